@@ -1,0 +1,21 @@
+# Sourced by scripts/run and scripts/test: installs the Debian packages triax needs when they
+# are missing (as root on a fresh Debian 12 machine; otherwise it only tells what is missing).
+triax_ensure_packages() {
+  local missing=()
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "triax: missing Debian packages: ${missing[*]} (run as root to install them)" >&2
+    return 1
+  fi
+  echo "triax: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# The packages every build needs; tests and benchmarks add LAPACKE (OpenBLAS) and GoogleTest.
+TRIAX_BUILD_PACKAGES=(cmake g++ make pkg-config libgomp1)
+TRIAX_TEST_PACKAGES=(libgtest-dev liblapacke-dev libopenblas-dev)

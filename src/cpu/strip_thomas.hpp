@@ -1,0 +1,93 @@
+#pragma once
+// cpu_thomas: Thomas vectorised across a strip of neighbouring systems (paper 000, s.5, the
+// y and z directions). Systems that are neighbours along the fastest batch dimension have their
+// row i side by side in memory, so each row of the strip is one contiguous run that the lane
+// loops read directly. The strip is narrow enough that its c', d' (and the rows just read) stay
+// in L2 between the forward and the backward pass. Operands whose lanes are not contiguous
+// (broadcast coefficients, odd strides) are gathered into a row buffer first.
+
+#include <algorithm>
+#include <cstdint>
+
+#include "core/problem.hpp"
+#include "cpu/thomas_lanes.hpp"
+
+namespace triax::detail::cpu {
+
+/// Where one strip lies: w systems starting at system s0, all in one line of batch dimension 0.
+struct Strip {
+  std::int64_t s0;
+  int w;
+};
+
+/// Per-thread scratch of the strip kernel, `width` lanes: c', d' for every row, then a row
+/// buffer per operand and the checked-mode bookkeeping.
+template <class T>
+struct StripScratch {
+  T* cp;
+  T* dp;
+  T* rows[operand_count];
+  int* info;  // 2 * width
+  static std::size_t elements(std::int64_t n, int width) {
+    return static_cast<std::size_t>(2 * n + operand_count) * width;
+  }
+};
+
+template <class T>
+inline const T* lane_row(const T* base, std::int64_t lane_stride, int w, T* buffer) {
+  if (lane_stride == 1) return base;
+  for (int j = 0; j < w; ++j) buffer[j] = base[j * lane_stride];
+  return buffer;
+}
+
+template <bool Accumulate, bool Checked, class T>
+void strip_thomas(const Problem& p, const Operands<T>& ops, Strip strip, StripScratch<T> s,
+                  int width) {
+  const std::int64_t n = p.n;
+  const int w = strip.w;
+  const T* in[op_x] = {ops.a, ops.b, ops.c, ops.d};
+  std::int64_t off[operand_count], rs[operand_count], ls[operand_count];
+  for (int op = 0; op < operand_count; ++op) {
+    off[op] = p.system_offset(op, strip.s0);
+    rs[op] = p.map[op].row_stride;
+    ls[op] = p.batch_rank > 0 ? p.map[op].batch_strides[0] : 1;
+  }
+  LaneInfo info{s.info, s.info + width};
+  if constexpr (Checked) std::fill(s.info, s.info + 2 * width, 0);
+
+  for (std::int64_t i = 0; i < n; ++i) {
+    const T* row[op_x];
+    for (int op = op_a; op < op_x; ++op) {
+      // a[0] and c[n-1] are never read.
+      if ((op == op_a && i == 0) || (op == op_c && i == n - 1)) {
+        row[op] = nullptr;
+        continue;
+      }
+      row[op] = lane_row(in[op] + off[op] + i * rs[op], ls[op], w, s.rows[op]);
+    }
+    forward_rows<Checked>(w, n, i, i + 1, row[op_a], row[op_b], row[op_c], row[op_d], 0, s.cp,
+                          s.dp, width, info);
+  }
+
+  T* x = ops.x + off[op_x];
+  for (std::int64_t i = n - 1; i >= 0; --i) {
+    backward_rows(w, n, i, i + 1, s.cp, s.dp, width);
+    const T* xs = s.dp + i * width;
+    T* out = x + i * rs[op_x];
+    if (ls[op_x] == 1) {
+      store_row<Accumulate, Checked>(w, i, xs, out, info);
+    } else {
+      T* buf = s.rows[op_x];
+      if constexpr (Accumulate) {
+        for (int j = 0; j < w; ++j) buf[j] = out[j * ls[op_x]];
+      }
+      store_row<Accumulate, Checked>(w, i, xs, buf, info);
+      for (int j = 0; j < w; ++j) out[j * ls[op_x]] = buf[j];
+    }
+  }
+  if constexpr (Checked) {
+    for (int j = 0; j < w; ++j) ops.info[strip.s0 + j] = final_info(info, j);
+  }
+}
+
+}  // namespace triax::detail::cpu

@@ -1,0 +1,119 @@
+#pragma once
+// The arithmetic of Thomas (paper 000, Algorithm 1) over W independent systems at once, "lanes",
+// whose row i is W consecutive values. Both CPU kernels feed it: the strip kernel reads rows of
+// neighbouring systems straight from memory, the transpose kernel from a tile it transposed.
+// The lane loops are plain loops the compiler vectorises (no ISA intrinsics), and W independent
+// dependency chains hide the latency of the division.
+//
+// Forward:  m = b[i] - a[i] c'[i-1];  c'[i] = c[i] / m;  d'[i] = (d[i] - a[i] d'[i-1]) / m.
+// Backward: x[n-1] = d'[n-1];  x[i] = d'[i] - c'[i] x[i+1]   (x overwrites d' in the workspace).
+
+#include <cstdint>
+#include <limits>
+
+namespace triax::detail::cpu {
+
+template <class T>
+inline bool is_finite(T v) {
+  // NaN fails the comparison, inf exceeds max; unlike std::isfinite this vectorises.
+  return (v < T(0) ? -v : v) <= std::numeric_limits<T>::max();
+}
+
+/// Breakdown bookkeeping for checked mode, per lane: the first bad forward row, and the last row
+/// whose stored solution is not finite.
+struct LaneInfo {
+  int* forward;   // W entries, 0 = clean
+  int* backward;  // W entries, 0 = clean
+};
+
+/// One forward row over w lanes. HasA is false on row 0 (a[0] is never read); HasC is false on
+/// row n-1 (c[n-1] is never read). Row i's c', d' go to cp, dp; row i-1's are cp_prev, dp_prev.
+template <bool HasA, bool HasC, bool Checked, class T>
+inline void forward_row(int w, std::int64_t i, const T* __restrict a, const T* __restrict b,
+                        const T* __restrict c, const T* __restrict d,
+                        const T* __restrict cp_prev, const T* __restrict dp_prev,
+                        T* __restrict cp, T* __restrict dp, LaneInfo info) {
+#pragma omp simd
+  for (int j = 0; j < w; ++j) {
+    T m = b[j];
+    T rhs = d[j];
+    if constexpr (HasA) {
+      m -= a[j] * cp_prev[j];
+      rhs -= a[j] * dp_prev[j];
+    }
+    const T r = T(1) / m;
+    cp[j] = HasC ? c[j] * r : T(0);
+    dp[j] = rhs * r;
+    if constexpr (Checked) {
+      const bool ok = m != T(0) && is_finite(m) && is_finite(dp[j]);
+      info.forward[j] = (!ok && info.forward[j] == 0) ? static_cast<int>(i + 1) : info.forward[j];
+    }
+  }
+}
+
+/// Forward rows [i0, i1) of an n-row system; row r of each operand is at base + (r - i0) * step
+/// (lane-contiguous rows), c'/d' rows at cp/dp + r * ws (the workspace's row pitch).
+template <bool Checked, class T>
+inline void forward_rows(int w, std::int64_t n, std::int64_t i0, std::int64_t i1, const T* a,
+                         const T* b, const T* c, const T* d, std::int64_t step, T* cp, T* dp,
+                         std::int64_t ws, LaneInfo info) {
+  for (std::int64_t i = i0; i < i1; ++i) {
+    const std::int64_t k = (i - i0) * step;
+    T* cpi = cp + i * ws;
+    T* dpi = dp + i * ws;
+    const bool last = i == n - 1;
+    if (i == 0) {
+      if (last) {
+        forward_row<false, false, Checked, T>(w, i, a, b + k, c, d + k, nullptr, nullptr, cpi, dpi,
+                                              info);
+      } else {
+        forward_row<false, true, Checked, T>(w, i, a, b + k, c + k, d + k, nullptr, nullptr, cpi,
+                                             dpi, info);
+      }
+    } else if (last) {
+      forward_row<true, false, Checked>(w, i, a + k, b + k, c, d + k, cpi - ws, dpi - ws, cpi,
+                                        dpi, info);
+    } else {
+      forward_row<true, true, Checked>(w, i, a + k, b + k, c + k, d + k, cpi - ws, dpi - ws, cpi,
+                                       dpi, info);
+    }
+  }
+}
+
+/// Back substitution of rows [i0, i1) (descending), given row i1's solution already in dp (or
+/// i1 == n). Leaves x in dp.
+template <class T>
+inline void backward_rows(int w, std::int64_t n, std::int64_t i0, std::int64_t i1, const T* cp,
+                          T* dp, std::int64_t ws) {
+  for (std::int64_t i = i1 - 1; i >= i0; --i) {
+    if (i == n - 1) continue;  // x[n-1] = d'[n-1]
+    const T* __restrict cpi = cp + i * ws;
+    T* __restrict dpi = dp + i * ws;
+    const T* __restrict next = dp + (i + 1) * ws;
+#pragma omp simd
+    for (int j = 0; j < w; ++j) dpi[j] -= cpi[j] * next[j];
+  }
+}
+
+/// Stores (or adds) one lane-contiguous row of solutions; in checked mode records the last row
+/// whose stored value is not finite.
+template <bool Accumulate, bool Checked, class T>
+inline void store_row(int w, std::int64_t i, const T* __restrict xs, T* __restrict out,
+                      LaneInfo info) {
+#pragma omp simd
+  for (int j = 0; j < w; ++j) {
+    const T v = Accumulate ? out[j] + xs[j] : xs[j];
+    out[j] = v;
+    if constexpr (Checked) {
+      const int row = static_cast<int>(i + 1);
+      info.backward[j] = (!is_finite(v) && row > info.backward[j]) ? row : info.backward[j];
+    }
+  }
+}
+
+/// Final info of a lane: the forward breakdown if any, else the backward one.
+inline int final_info(const LaneInfo& info, int j) {
+  return info.forward[j] != 0 ? info.forward[j] : info.backward[j];
+}
+
+}  // namespace triax::detail::cpu

@@ -1,0 +1,114 @@
+#pragma once
+// Test problems shared by every backend's tests: buffers laid out by a triax::Layout, filled with
+// random diagonally dominant systems (or constant-coefficient ones with a closed form), and a
+// comparison whose tolerance is a multiple of machine epsilon times a condition estimate.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "triax/triax.hpp"
+
+namespace triax::test {
+
+/// Elements a buffer must hold for a layout: one past its largest offset.
+inline std::size_t buffer_size(const Layout& l) {
+  if (l.size() == 0) return 1;
+  std::int64_t off = l.offset();
+  for (int k = 0; k < l.rank(); ++k) off += (l.extent(k) - 1) * l.stride(k);
+  return static_cast<std::size_t>(off + 1);
+}
+
+/// Calls f(offset) for every logical element of a layout.
+template <class F>
+void for_each_offset(const Layout& l, F&& f) {
+  if (l.size() == 0) return;
+  std::vector<std::int64_t> idx(l.rank(), 0);
+  while (true) {
+    f(l.offset_of(idx));
+    int k = 0;
+    while (k < l.rank() && ++idx[k] == l.extent(k)) idx[k++] = 0;
+    if (k == l.rank()) return;
+  }
+}
+
+/// The buffers of one batch: every operand in its own allocation, padding filled with a
+/// poison value so that reads of the wrong element show up.
+template <class T>
+struct Batch {
+  OperandLayouts layouts;
+  std::vector<T> a, b, c, d, x;
+  /// The condition estimate of the generated systems: max row (|a|+|b|+|c|) / min dominance
+  /// margin (|b|-|a|-|c|).
+  double condition = 1;
+
+  explicit Batch(const OperandLayouts& l)
+      : layouts(l),
+        a(buffer_size(l.a), poison()),
+        b(buffer_size(l.b), poison()),
+        c(buffer_size(l.c), poison()),
+        d(buffer_size(l.d), poison()),
+        x(buffer_size(l.x), poison()) {}
+
+  static T poison() { return std::numeric_limits<T>::quiet_NaN(); }
+
+  /// Random diagonally dominant systems: a, c, d uniform in [-1, 1], b = +-(|a| + |c| + margin)
+  /// with margin in [0.5, 1.5]. Broadcast operands get one value per element they hold.
+  void fill_random(std::uint64_t seed) {
+    std::mt19937_64 g(seed);
+    std::uniform_real_distribution<double> u(-1, 1), m(0.5, 1.5);
+    for_each_offset(layouts.a, [&](std::int64_t o) { a[o] = static_cast<T>(u(g)); });
+    for_each_offset(layouts.c, [&](std::int64_t o) { c[o] = static_cast<T>(u(g)); });
+    for_each_offset(layouts.d, [&](std::int64_t o) { d[o] = static_cast<T>(u(g)); });
+    // b needs the a and c of its own element; with different layouts (broadcast) use the
+    // largest |a| + |c| the batch holds, which keeps every row dominant.
+    double amax = 0, cmax = 0;
+    for_each_offset(layouts.a, [&](std::int64_t o) { amax = std::max(amax, std::abs(double(a[o]))); });
+    for_each_offset(layouts.c, [&](std::int64_t o) { cmax = std::max(cmax, std::abs(double(c[o]))); });
+    for_each_offset(layouts.b, [&](std::int64_t o) {
+      const double sign = u(g) < 0 ? -1 : 1;
+      b[o] = static_cast<T>(sign * (amax + cmax + m(g)));
+    });
+    condition = (2 * (amax + cmax) + 1.5) / 0.5;
+  }
+
+  /// Fills x's elements with a value (for increment tests) or the poison.
+  void fill_x(T value) {
+    for_each_offset(layouts.x, [&](std::int64_t o) { x[o] = value; });
+  }
+};
+
+/// Tolerance for comparing a solve in precision T with the long double reference: a multiple of
+/// epsilon times the condition estimate, scaled by the largest |x|.
+template <class T>
+double tolerance(double condition, double scale) {
+  return 32.0 * condition * std::numeric_limits<T>::epsilon() * std::max(scale, 1.0);
+}
+
+/// Compares two outputs element by element over a layout; NaN never passes.
+template <class T>
+::testing::AssertionResult outputs_match(const Layout& l, const std::vector<T>& got,
+                                         const std::vector<T>& want, double condition) {
+  double scale = 0;
+  for_each_offset(l, [&](std::int64_t o) { scale = std::max(scale, std::abs(double(want[o]))); });
+  const double tol = tolerance<T>(condition, scale);
+  std::int64_t bad = -1;
+  double worst = 0;
+  for_each_offset(l, [&](std::int64_t o) {
+    const double e = std::abs(double(got[o]) - double(want[o]));
+    if (!(e <= tol) && bad < 0) bad = o;
+    if (e > worst || std::isnan(e)) worst = std::isnan(e) ? INFINITY : e;
+  });
+  if (bad < 0) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << "element at offset " << bad << ": got " << got[bad] << ", want " << want[bad]
+         << " (tolerance " << tol << ", worst error " << worst << ")";
+}
+
+}  // namespace triax::test
