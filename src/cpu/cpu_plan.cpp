@@ -1,68 +1,69 @@
-// The CPU backend's plan: picks the strip or the transpose kernel, sizes the per-thread
-// workspace once, and runs the systems in parallel with OpenMP.
+// The CPU backend's plan: picks the strip or the transpose kernel and the instruction set, sizes
+// the per-thread workspace once, and hands each solve to the kernels (cpu/solve_batch.inc).
 #include <algorithm>
 #include <string>
 #include <vector>
 
 #include "core/backend_plan.hpp"
 #include "core/omp_threads.hpp"
-#include "cpu/strip_thomas.hpp"
-#include "cpu/transpose_thomas.hpp"
+#include "cpu/batch.hpp"
 #include "triax/errors.hpp"
 
 namespace triax::detail {
 namespace {
 
-// Bytes of L2 a strip may fill with its rows, c' and d' (half of the 512 KiB per core seen on
-// the development machine, leaving room for the streams passing through).
-constexpr std::int64_t strip_cache_budget = 256 * 1024;
-constexpr int min_strip = 8;
-constexpr int max_strip = 256;
+// How wide a strip of neighbouring systems is. Rows of a strip lie a whole row stride apart, so
+// each row is one short run in memory: the wider the strip, the longer the run and the better the
+// hardware streams it (on the development machine, 256^3 solves along y and z slowed sharply
+// below ~128 lanes). The strip's c' and d' (2 * n * width values) should stay in the caches
+// between the forward and the backward pass: the budget bounds them.
+constexpr std::int64_t strip_workspace_budget = 2 * 1024 * 1024;
+constexpr std::int64_t min_strip = 16;
+constexpr std::int64_t max_strip = 1024;
 
 template <class T>
 int strip_width(const Problem& p) {
-  // Per lane and row: a, b, c, d read and c', d' written.
-  const std::int64_t per_lane = std::max<std::int64_t>(p.n, 1) * 6 * sizeof(T);
-  std::int64_t w = std::clamp<std::int64_t>(strip_cache_budget / per_lane, min_strip, max_strip);
+  const std::int64_t per_lane = std::max<std::int64_t>(p.n, 1) * 2 * sizeof(T);
+  // Whole cache lines per row, so that neighbouring strips never share a line.
+  constexpr std::int64_t line = 64 / sizeof(T);
+  std::int64_t w = std::clamp(strip_workspace_budget / per_lane, min_strip, max_strip);
+  w = std::max(line, w / line * line);
   const std::int64_t e0 = p.batch_rank > 0 ? p.batch_extents[0] : 1;
-  w = std::min(w, e0);
-  // Split the line evenly rather than leave a thin last strip.
-  const std::int64_t strips = (e0 + w - 1) / w;
-  return static_cast<int>((e0 + strips - 1) / strips);
+  return static_cast<int>(std::min(w, e0));
 }
 
 template <class T>
 class CpuPlan final : public BackendPlan<T> {
  public:
   CpuPlan(const Problem& p, const Options& o) : threads_(host_threads(o.num_threads)) {
+    constexpr int tile_lanes = cpu::TileShape<T>::lanes;
     algorithm_ = o.algorithm;
     if (algorithm_ == Algorithm::automatic) {
       // Rows contiguous and enough systems to fill a tile: the local transpose; otherwise
       // neighbouring systems are side by side, and the strip kernel reads them directly.
       const bool rows_contiguous = p.map[op_d].row_stride == 1 && p.map[op_x].row_stride == 1;
-      algorithm_ = rows_contiguous && p.n > 1 && p.count >= cpu::TileShape<T>::lanes
+      algorithm_ = rows_contiguous && p.n > 1 && p.count >= tile_lanes
                        ? Algorithm::cpu_thomas_transpose
                        : Algorithm::cpu_thomas;
     }
     if (algorithm_ == Algorithm::cpu_thomas) {
       width_ = strip_width<T>(p);
-      per_thread_ = cpu::StripScratch<T>::elements(p.n, width_);
+      per_thread_ = cpu::strip_scratch_elements(p.n, width_);
     } else if (algorithm_ == Algorithm::cpu_thomas_transpose) {
-      per_thread_ = cpu::TileScratch<T>::elements(p.n);
+      per_thread_ = cpu::tile_scratch_elements<T>(p.n);
     } else {
       throw invalid_argument("triax::Solver: algorithm " + std::string(to_string(algorithm_)) +
                              " does not belong to the cpu backend");
     }
     work_.resize(per_thread_ * threads_);
-    info_.resize(2 * std::max<std::size_t>(width_, cpu::TileShape<T>::lanes) * threads_);
+    info_per_thread_ = 2 * std::max(width_, tile_lanes);
+    info_.resize(static_cast<std::size_t>(info_per_thread_) * threads_);
+    entry_ = cpu::avx2_kernels_usable() ? cpu::solve_batch_avx2<T> : cpu::solve_batch_baseline<T>;
   }
 
   void solve(const Problem& p, const Operands<T>& ops) override {
-    if (ops.accumulate) {
-      ops.info ? run<true, true>(p, ops) : run<true, false>(p, ops);
-    } else {
-      ops.info ? run<false, true>(p, ops) : run<false, false>(p, ops);
-    }
+    entry_({&p, ops, algorithm_, width_, threads_, work_.data(), per_thread_, info_.data(),
+            info_per_thread_});
   }
 
   Algorithm algorithm() const override { return algorithm_; }
@@ -71,55 +72,14 @@ class CpuPlan final : public BackendPlan<T> {
   }
 
  private:
-  template <bool Accumulate, bool Checked>
-  void run(const Problem& p, const Operands<T>& ops) {
-    if (algorithm_ == Algorithm::cpu_thomas) {
-      const std::int64_t e0 = p.batch_rank > 0 ? p.batch_extents[0] : 1;
-      const std::int64_t per_line = (e0 + width_ - 1) / width_;
-      const std::int64_t items = (p.count / e0) * per_line;
-#pragma omp parallel for num_threads(threads_) schedule(static)
-      for (std::int64_t item = 0; item < items; ++item) {
-        const int t = omp_get_thread_num();
-        const std::int64_t line = item / per_line;
-        const std::int64_t j0 = (item % per_line) * width_;
-        const cpu::Strip strip{line * e0 + j0,
-                               static_cast<int>(std::min<std::int64_t>(width_, e0 - j0))};
-        cpu::strip_thomas<Accumulate, Checked>(p, ops, strip, strip_scratch(t, p.n), width_);
-      }
-    } else {
-      constexpr int W = cpu::TileShape<T>::lanes;
-      const std::int64_t groups = (p.count + W - 1) / W;
-#pragma omp parallel for num_threads(threads_) schedule(static)
-      for (std::int64_t g = 0; g < groups; ++g) {
-        const int t = omp_get_thread_num();
-        const int w = static_cast<int>(std::min<std::int64_t>(W, p.count - g * W));
-        cpu::transpose_thomas<Accumulate, Checked>(p, ops, g * W, w, tile_scratch(t, p.n));
-      }
-    }
-  }
-
-  cpu::StripScratch<T> strip_scratch(int t, std::int64_t n) {
-    T* w = work_.data() + per_thread_ * t;
-    cpu::StripScratch<T> s{w, w + n * width_, {}, info_.data() + 2 * width_ * t};
-    for (int op = 0; op < operand_count; ++op) s.rows[op] = w + (2 * n + op) * width_;
-    return s;
-  }
-
-  cpu::TileScratch<T> tile_scratch(int t, std::int64_t n) {
-    constexpr int W = cpu::TileShape<T>::lanes;
-    constexpr int R = cpu::TileShape<T>::rows;
-    T* w = work_.data() + per_thread_ * t;
-    cpu::TileScratch<T> s{w, w + n * W, {}, info_.data() + 2 * W * t};
-    for (int op = 0; op < op_x; ++op) s.tile[op] = w + 2 * n * W + op * R * W;
-    return s;
-  }
-
   int threads_;
   Algorithm algorithm_;
   int width_ = 0;
   std::size_t per_thread_ = 0;
+  int info_per_thread_ = 0;
   std::vector<T> work_;
   std::vector<int> info_;
+  void (*entry_)(const cpu::Batch<T>&) = nullptr;
 };
 
 }  // namespace

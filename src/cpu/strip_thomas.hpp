@@ -12,7 +12,11 @@
 #include "core/problem.hpp"
 #include "cpu/thomas_lanes.hpp"
 
-namespace triax::detail::cpu {
+#ifndef TRIAX_CPU_ISA
+#error "kernel headers are included through cpu/solve_batch.inc, which names the instruction set"
+#endif
+
+namespace triax::detail::cpu::TRIAX_CPU_ISA {
 
 /// Where one strip lies: w systems starting at system s0, all in one line of batch dimension 0.
 struct Strip {
@@ -28,9 +32,6 @@ struct StripScratch {
   T* dp;
   T* rows[operand_count];
   int* info;  // 2 * width
-  static std::size_t elements(std::int64_t n, int width) {
-    return static_cast<std::size_t>(2 * n + operand_count) * width;
-  }
 };
 
 template <class T>
@@ -39,6 +40,10 @@ inline const T* lane_row(const T* base, std::int64_t lane_stride, int w, T* buff
   for (int j = 0; j < w; ++j) buffer[j] = base[j * lane_stride];
   return buffer;
 }
+
+// Rows of a strip lie a whole stride apart, too far for the hardware prefetcher to follow;
+// software prefetch keeps this many rows of loads in flight.
+inline constexpr int prefetch_rows = 2;
 
 template <bool Accumulate, bool Checked, class T>
 void strip_thomas(const Problem& p, const Operands<T>& ops, Strip strip, StripScratch<T> s,
@@ -56,6 +61,13 @@ void strip_thomas(const Problem& p, const Operands<T>& ops, Strip strip, StripSc
   if constexpr (Checked) std::fill(s.info, s.info + 2 * width, 0);
 
   for (std::int64_t i = 0; i < n; ++i) {
+    if (i + prefetch_rows < n) {
+      for (int op = op_a; op < op_x; ++op) {
+        if (ls[op] != 1) continue;
+        const char* ahead = reinterpret_cast<const char*>(in[op] + off[op] + (i + prefetch_rows) * rs[op]);
+        for (int byte = 0; byte < w * int(sizeof(T)); byte += 64) __builtin_prefetch(ahead + byte);
+      }
+    }
     const T* row[op_x];
     for (int op = op_a; op < op_x; ++op) {
       // a[0] and c[n-1] are never read.
@@ -90,4 +102,4 @@ void strip_thomas(const Problem& p, const Operands<T>& ops, Strip strip, StripSc
   }
 }
 
-}  // namespace triax::detail::cpu
+}  // namespace triax::detail::cpu::TRIAX_CPU_ISA

@@ -11,7 +11,11 @@
 #include <cstdint>
 #include <limits>
 
-namespace triax::detail::cpu {
+#ifndef TRIAX_CPU_ISA
+#error "kernel headers are included through cpu/solve_batch.inc, which names the instruction set"
+#endif
+
+namespace triax::detail::cpu::TRIAX_CPU_ISA {
 
 template <class T>
 inline bool is_finite(T v) {
@@ -116,4 +120,4 @@ inline int final_info(const LaneInfo& info, int j) {
   return info.forward[j] != 0 ? info.forward[j] : info.backward[j];
 }
 
-}  // namespace triax::detail::cpu
+}  // namespace triax::detail::cpu::TRIAX_CPU_ISA

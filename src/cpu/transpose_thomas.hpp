@@ -1,25 +1,26 @@
 #pragma once
 // cpu_thomas_transpose: Thomas along axis 0, where each system is contiguous and neighbouring
 // systems are far apart (paper 000, s.5, Figures 5 and 6). A group of W systems is processed
-// together: a block of R rows of each is read (one cache line per system and operand),
-// transposed into a tile so that row r of all W systems is contiguous, and the lane arithmetic
-// runs on the tile. The solution is transposed back on the way out. Any n (the last block is
-// short), any number of systems (the last group repeats its last system in the unused lanes and
-// never stores them), any strides.
+// together: a block of R rows of each is read with 16-byte loads, transposed in registers so
+// that row r of all W systems is contiguous, and the lane arithmetic runs on that tile. The
+// back substitution leaves x in the same tile form, and it is transposed back on the way out.
+// Blocks that are not whole (the tail of n, the last group of systems, rows that are not
+// contiguous) take a scalar path that does the same with plain loops; so does checked mode's
+// store, which inspects every value.
 
 #include <algorithm>
 #include <cstdint>
 
 #include "core/problem.hpp"
+#include "cpu/batch.hpp"
+#include "cpu/simd_transpose.hpp"
 #include "cpu/thomas_lanes.hpp"
 
-namespace triax::detail::cpu {
+#ifndef TRIAX_CPU_ISA
+#error "kernel headers are included through cpu/solve_batch.inc, which names the instruction set"
+#endif
 
-template <class T>
-struct TileShape {
-  static constexpr int lanes = 64 / sizeof(T) >= 8 ? 64 / sizeof(T) : 8;  // W
-  static constexpr int rows = 64 / sizeof(T);                              // R, one cache line
-};
+namespace triax::detail::cpu::TRIAX_CPU_ISA {
 
 /// Per-thread scratch of the transpose kernel: c', d' for every row of W lanes, four R x W
 /// tiles, and the checked-mode bookkeeping.
@@ -29,9 +30,6 @@ struct TileScratch {
   T* dp;
   T* tile[op_x];
   int* info;  // 2 * W
-  static std::size_t elements(std::int64_t n) {
-    return static_cast<std::size_t>(2 * n + op_x * TileShape<T>::rows) * TileShape<T>::lanes;
-  }
 };
 
 template <bool Accumulate, bool Checked, class T>
@@ -41,26 +39,56 @@ void transpose_thomas(const Problem& p, const Operands<T>& ops, std::int64_t s0,
   constexpr int R = TileShape<T>::rows;
   const std::int64_t n = p.n;
   const T* in[op_x] = {ops.a, ops.b, ops.c, ops.d};
-  std::int64_t base[operand_count][W];
+  const T* src[op_x][W];
+  T* dst[W];
   std::int64_t rs[operand_count];
+  bool unit_rows = true;
   for (int op = 0; op < operand_count; ++op) {
     rs[op] = p.map[op].row_stride;
-    for (int j = 0; j < W; ++j) base[op][j] = p.system_offset(op, s0 + std::min(j, w - 1));
+    unit_rows = unit_rows && rs[op] == 1;
+    // Lanes past the last system repeat it: they are computed but never stored.
+    for (int j = 0; j < W; ++j) {
+      const std::int64_t off = p.system_offset(op, s0 + std::min(j, w - 1));
+      if (op == op_x) {
+        dst[j] = ops.x + off;
+      } else {
+        src[op][j] = in[op] + off;
+      }
+    }
   }
   LaneInfo info{s.info, s.info + W};
   if constexpr (Checked) std::fill(s.info, s.info + 2 * W, 0);
 
+  constexpr int V = Vec16<T>::lanes;
   for (std::int64_t i0 = 0; i0 < n; i0 += R) {
     const int rows = static_cast<int>(std::min<std::int64_t>(R, n - i0));
+    // Whole vectors of rows go through the register transpose; a ragged tail, or rows that are
+    // not contiguous, take plain loops.
+    const int fast_rows = unit_rows ? rows / V * V : 0;
+    if (unit_rows && i0 + 2 * R <= n) {
+      // The next block's lines, so that memory works while this block is computed.
+      for (int op = op_a; op < op_x; ++op) {
+        for (int j = 0; j < W; ++j) {
+          const char* next = reinterpret_cast<const char*>(src[op][j] + i0 + R);
+          for (int byte = 0; byte < R * int(sizeof(T)); byte += 64) __builtin_prefetch(next + byte);
+        }
+      }
+    }
     for (int op = op_a; op < op_x; ++op) {
-      // a[0] and c[n-1] are never read.
-      const int r_begin = (op == op_a && i0 == 0) ? 1 : 0;
+      T* tile = s.tile[op];
+      if (fast_rows > 0) {
+        // a[0] and c[n-1] may be loaded with their neighbours, but the arithmetic never uses
+        // them (forward_rows treats row 0 and row n-1 apart).
+        const T* block[W];
+        for (int j = 0; j < W; ++j) block[j] = src[op][j] + i0;
+        load_transposed<T, W>(block, fast_rows, tile);
+      }
+      // a[0] and c[n-1] are never read on the scalar path.
+      const int r_begin = std::max(fast_rows, (op == op_a && i0 == 0) ? 1 : 0);
       const int r_end = op == op_c ? static_cast<int>(std::min<std::int64_t>(rows, n - 1 - i0))
                                    : rows;
-      const T* src = in[op];
-      T* tile = s.tile[op];
       for (int j = 0; j < W; ++j) {
-        const T* sys = src + base[op][j] + i0 * rs[op];
+        const T* sys = src[op][j] + i0 * rs[op];
         for (int r = r_begin; r < r_end; ++r) tile[r * W + j] = sys[r * rs[op]];
       }
     }
@@ -72,11 +100,17 @@ void transpose_thomas(const Problem& p, const Operands<T>& ops, std::int64_t s0,
   for (std::int64_t i0 = last_block; i0 >= 0; i0 -= R) {
     const int rows = static_cast<int>(std::min<std::int64_t>(R, n - i0));
     backward_rows(W, n, i0, i0 + rows, s.cp, s.dp, W);
+    const T* xs = s.dp + i0 * W;  // rows [i0, i0 + rows) of x, in tile form
+    const int fast_rows = (!Checked && unit_rows && w == W) ? rows / V * V : 0;
+    if (fast_rows > 0) {
+      T* block[W];
+      for (int j = 0; j < W; ++j) block[j] = dst[j] + i0;
+      store_transposed<Accumulate, T, W>(xs, fast_rows, block);
+    }
     for (int j = 0; j < w; ++j) {
-      T* out = ops.x + base[op_x][j] + i0 * rs[op_x];
-      const T* xs = s.dp + i0 * W + j;
-      for (int r = 0; r < rows; ++r) {
-        const T v = Accumulate ? out[r * rs[op_x]] + xs[r * W] : xs[r * W];
+      T* out = dst[j] + i0 * rs[op_x];
+      for (int r = fast_rows; r < rows; ++r) {
+        const T v = Accumulate ? out[r * rs[op_x]] + xs[r * W + j] : xs[r * W + j];
         out[r * rs[op_x]] = v;
         if constexpr (Checked) {
           const int row = static_cast<int>(i0 + r + 1);
@@ -90,4 +124,4 @@ void transpose_thomas(const Problem& p, const Operands<T>& ops, std::int64_t s0,
   }
 }
 
-}  // namespace triax::detail::cpu
+}  // namespace triax::detail::cpu::TRIAX_CPU_ISA
