@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "core/problem.hpp"
+#include "cpu/stream_store.hpp"
 #include "cpu/thomas_lanes.hpp"
 
 #ifndef TRIAX_CPU_ISA
@@ -81,12 +82,17 @@ void strip_thomas(const Problem& p, const Operands<T>& ops, Strip strip, StripSc
                           s.dp, width, info);
   }
 
+  // A separate output is streamed past the caches (measured 5-10% faster on 256^3 along y and
+  // z); in place, x's lines are d's, still cached from the forward pass, and plain stores win.
+  const bool stream_output = !Accumulate && !Checked && ops.x != ops.d;
   T* x = ops.x + off[op_x];
   for (std::int64_t i = n - 1; i >= 0; --i) {
     backward_rows(w, n, i, i + 1, s.cp, s.dp, width);
     const T* xs = s.dp + i * width;
     T* out = x + i * rs[op_x];
-    if (ls[op_x] == 1) {
+    if (ls[op_x] == 1 && stream_output) {
+      stream_row(w, xs, out);
+    } else if (ls[op_x] == 1) {
       store_row<Accumulate, Checked>(w, i, xs, out, info);
     } else {
       T* buf = s.rows[op_x];
@@ -97,6 +103,7 @@ void strip_thomas(const Problem& p, const Operands<T>& ops, Strip strip, StripSc
       for (int j = 0; j < w; ++j) out[j * ls[op_x]] = buf[j];
     }
   }
+  if (stream_output) stream_fence();
   if constexpr (Checked) {
     for (int j = 0; j < w; ++j) ops.info[strip.s0 + j] = final_info(info, j);
   }

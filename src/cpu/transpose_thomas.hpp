@@ -1,7 +1,7 @@
 #pragma once
 // cpu_thomas_transpose: Thomas along axis 0, where each system is contiguous and neighbouring
 // systems are far apart (paper 000, s.5, Figures 5 and 6). A group of W systems is processed
-// together: a block of R rows of each is read with 16-byte loads, transposed in registers so
+// together: a block of R rows of each is read with vector loads, transposed in registers so
 // that row r of all W systems is contiguous, and the lane arithmetic runs on that tile. The
 // back substitution leaves x in the same tile form, and it is transposed back on the way out.
 // Blocks that are not whole (the tail of n, the last group of systems, rows that are not
@@ -14,6 +14,7 @@
 #include "core/problem.hpp"
 #include "cpu/batch.hpp"
 #include "cpu/simd_transpose.hpp"
+#include "cpu/stream_store.hpp"
 #include "cpu/thomas_lanes.hpp"
 
 #ifndef TRIAX_CPU_ISA
@@ -56,18 +57,21 @@ void transpose_thomas(const Problem& p, const Operands<T>& ops, std::int64_t s0,
       }
     }
   }
+  // A separate output is streamed past the caches (see strip_thomas); in place, plain stores.
+  bool stream_output = !Accumulate && !Checked && ops.x != ops.d;
+  for (int j = 0; j < W; ++j) {
+    stream_output = stream_output && reinterpret_cast<std::uintptr_t>(dst[j]) % Vec<T>::bytes == 0;
+  }
   LaneInfo info{s.info, s.info + W};
   if constexpr (Checked) std::fill(s.info, s.info + 2 * W, 0);
 
-  constexpr int V = Vec16<T>::lanes;
+  constexpr int V = Vec<T>::lanes;
   for (std::int64_t i0 = 0; i0 < n; i0 += R) {
     const int rows = static_cast<int>(std::min<std::int64_t>(R, n - i0));
     // Whole vectors of rows go through the register transpose; a ragged tail, or rows that are
     // not contiguous, take plain loops.
     const int fast_rows = unit_rows ? rows / V * V : 0;
-    if (unit_rows && i0 + 2 * R <= n) {
-      // The next block's lines, so that memory works while this block is computed.
-      for (int op = op_a; op < op_x; ++op) {
+    for (int op = op_a; op < op_x; ++op) {
         for (int j = 0; j < W; ++j) {
           const char* next = reinterpret_cast<const char*>(src[op][j] + i0 + R);
           for (int byte = 0; byte < R * int(sizeof(T)); byte += 64) __builtin_prefetch(next + byte);
@@ -105,7 +109,11 @@ void transpose_thomas(const Problem& p, const Operands<T>& ops, std::int64_t s0,
     if (fast_rows > 0) {
       T* block[W];
       for (int j = 0; j < W; ++j) block[j] = dst[j] + i0;
-      store_transposed<Accumulate, T, W>(xs, fast_rows, block);
+      if (stream_output) {
+        store_transposed<Accumulate, true, T, W>(xs, fast_rows, block);
+      } else {
+        store_transposed<Accumulate, false, T, W>(xs, fast_rows, block);
+      }
     }
     for (int j = 0; j < w; ++j) {
       T* out = dst[j] + i0 * rs[op_x];
@@ -119,6 +127,7 @@ void transpose_thomas(const Problem& p, const Operands<T>& ops, std::int64_t s0,
       }
     }
   }
+  if (stream_output) stream_fence();
   if constexpr (Checked) {
     for (int j = 0; j < w; ++j) ops.info[s0 + j] = final_info(info, j);
   }
