@@ -72,13 +72,6 @@ void transpose_thomas(const Problem& p, const Operands<T>& ops, std::int64_t s0,
     // not contiguous, take plain loops.
     const int fast_rows = unit_rows ? rows / V * V : 0;
     for (int op = op_a; op < op_x; ++op) {
-        for (int j = 0; j < W; ++j) {
-          const char* next = reinterpret_cast<const char*>(src[op][j] + i0 + R);
-          for (int byte = 0; byte < R * int(sizeof(T)); byte += 64) __builtin_prefetch(next + byte);
-        }
-      }
-    }
-    for (int op = op_a; op < op_x; ++op) {
       T* tile = s.tile[op];
       if (fast_rows > 0) {
         // a[0] and c[n-1] may be loaded with their neighbours, but the arithmetic never uses
