@@ -15,7 +15,7 @@ namespace triax::detail::cpu {
 /// The transpose kernel's tile: W systems side by side, R rows of each at a time.
 template <class T>
 struct TileShape {
-  static constexpr int lanes = 64 / sizeof(T);   // W: one cache line of one row across systems
+  static constexpr int lanes = 256 / sizeof(T);  // W: four cache lines of one row across systems
   static constexpr int rows = 256 / sizeof(T);  // R: 256-byte runs of each system per visit
 };
 

@@ -1,14 +1,10 @@
 #pragma once
-// Register transposes of small square blocks (one vector per row: 4 x 4 floats; 2 x 2 doubles,
-// or 4 x 4 where AVX gives 32-byte vectors) written with the GCC/Clang vector extensions, which
-// every target lowers to its own shuffles (SSE2, AVX, NEON, ...): the local transpose of paper
-// 000, section 5, without ISA intrinsics (streaming stores excepted, with a plain fallback).
+// Register transposes of small square blocks, one vector per row (2 x 2 doubles and 4 x 4
+// floats with 16-byte vectors; 4 x 4 doubles and 8 x 8 floats where AVX gives 32-byte vectors),
+// written with the GCC/Clang vector extensions, which every target lowers to its own shuffles
+// (SSE2, AVX, NEON, ...): the local transpose of paper 000, section 5, without ISA intrinsics.
 
 #include <cstdint>
-
-#if defined(__SSE2__)
-#include <immintrin.h>
-#endif
 
 #ifndef TRIAX_CPU_ISA
 #error "kernel headers are included through cpu/solve_batch.inc, which names the instruction set"
@@ -18,12 +14,14 @@ namespace triax::detail::cpu::TRIAX_CPU_ISA {
 
 // Attributes on a dependent alias are dropped by GCC, so each vector type is spelled out. The
 // _u types are the same vectors aligned only to their element, for loads and stores at any row.
-typedef float float4_t __attribute__((vector_size(16)));
-typedef float float4_u __attribute__((vector_size(16), aligned(4)));
 #if defined(__AVX__)
+typedef float float_v __attribute__((vector_size(32)));
+typedef float float_u __attribute__((vector_size(32), aligned(4)));
 typedef double double_v __attribute__((vector_size(32)));
 typedef double double_u __attribute__((vector_size(32), aligned(8)));
 #else
+typedef float float_v __attribute__((vector_size(16)));
+typedef float float_u __attribute__((vector_size(16), aligned(4)));
 typedef double double_v __attribute__((vector_size(16)));
 typedef double double_u __attribute__((vector_size(16), aligned(8)));
 #endif
@@ -39,10 +37,10 @@ struct Vec<double> {
 };
 template <>
 struct Vec<float> {
-  static constexpr int bytes = 16;
-  static constexpr int lanes = 4;
-  using type = float4_t;
-  using unaligned = float4_u;
+  static constexpr int bytes = sizeof(float_v);
+  static constexpr int lanes = bytes / sizeof(float);
+  using type = float_v;
+  using unaligned = float_u;
 };
 
 // Typed vector accesses rather than memcpy: a memcpy may alias anything, which would make the
@@ -55,26 +53,6 @@ inline typename Vec<T>::type load_vec(const T* p) {
 template <class T>
 inline void store_vec(T* p, typename Vec<T>::type v) {
   *reinterpret_cast<typename Vec<T>::unaligned*>(p) = v;
-}
-
-/// A vector store past the caches (p aligned to the vector); a plain store without SSE2.
-template <class T>
-inline void stream_vec(T* p, typename Vec<T>::type v) {
-#if defined(__AVX__)
-  if constexpr (Vec<T>::bytes == 32) {
-    _mm256_stream_pd(reinterpret_cast<double*>(p), reinterpret_cast<__m256d>(v));
-    return;
-  }
-#endif
-#if defined(__SSE2__)
-  if constexpr (Vec<T>::bytes == 16 && sizeof(T) == 8) {
-    _mm_stream_pd(reinterpret_cast<double*>(p), reinterpret_cast<__m128d>(v));
-  } else if constexpr (Vec<T>::bytes == 16) {
-    _mm_stream_ps(reinterpret_cast<float*>(p), reinterpret_cast<__m128>(v));
-  }
-#else
-  store_vec(p, v);
-#endif
 }
 
 #if defined(__clang__)
@@ -106,17 +84,38 @@ inline void transpose_block(double_v (&v)[2]) {
 }
 #endif
 
-inline void transpose_block(float4_t (&v)[4]) {
+#if defined(__AVX__)
+inline void transpose_block(float_v (&v)[8]) {
+  using Index = std::int32_t __attribute__((vector_size(32)));
+  float_v t[8], u[8];
+  for (int k = 0; k < 8; k += 2) {  // interleave pairs of rows
+    t[k] = TRIAX_SHUFFLE(v[k], v[k + 1], Index, 0, 8, 1, 9, 4, 12, 5, 13);
+    t[k + 1] = TRIAX_SHUFFLE(v[k], v[k + 1], Index, 2, 10, 3, 11, 6, 14, 7, 15);
+  }
+  for (int k = 0; k < 8; k += 4) {  // then pairs of pairs
+    u[k] = TRIAX_SHUFFLE(t[k], t[k + 2], Index, 0, 1, 8, 9, 4, 5, 12, 13);
+    u[k + 1] = TRIAX_SHUFFLE(t[k], t[k + 2], Index, 2, 3, 10, 11, 6, 7, 14, 15);
+    u[k + 2] = TRIAX_SHUFFLE(t[k + 1], t[k + 3], Index, 0, 1, 8, 9, 4, 5, 12, 13);
+    u[k + 3] = TRIAX_SHUFFLE(t[k + 1], t[k + 3], Index, 2, 3, 10, 11, 6, 7, 14, 15);
+  }
+  for (int k = 0; k < 4; ++k) {  // then the two 128-bit halves
+    v[k] = TRIAX_SHUFFLE(u[k], u[k + 4], Index, 0, 1, 2, 3, 8, 9, 10, 11);
+    v[k + 4] = TRIAX_SHUFFLE(u[k], u[k + 4], Index, 4, 5, 6, 7, 12, 13, 14, 15);
+  }
+}
+#else
+inline void transpose_block(float_v (&v)[4]) {
   using Index = std::int32_t __attribute__((vector_size(16)));
-  const float4_t t0 = TRIAX_SHUFFLE(v[0], v[1], Index, 0, 4, 1, 5);
-  const float4_t t1 = TRIAX_SHUFFLE(v[0], v[1], Index, 2, 6, 3, 7);
-  const float4_t t2 = TRIAX_SHUFFLE(v[2], v[3], Index, 0, 4, 1, 5);
-  const float4_t t3 = TRIAX_SHUFFLE(v[2], v[3], Index, 2, 6, 3, 7);
+  const float_v t0 = TRIAX_SHUFFLE(v[0], v[1], Index, 0, 4, 1, 5);
+  const float_v t1 = TRIAX_SHUFFLE(v[0], v[1], Index, 2, 6, 3, 7);
+  const float_v t2 = TRIAX_SHUFFLE(v[2], v[3], Index, 0, 4, 1, 5);
+  const float_v t3 = TRIAX_SHUFFLE(v[2], v[3], Index, 2, 6, 3, 7);
   v[0] = TRIAX_SHUFFLE(t0, t2, Index, 0, 1, 4, 5);
   v[1] = TRIAX_SHUFFLE(t0, t2, Index, 2, 3, 6, 7);
   v[2] = TRIAX_SHUFFLE(t1, t3, Index, 0, 1, 4, 5);
   v[3] = TRIAX_SHUFFLE(t1, t3, Index, 2, 3, 6, 7);
 }
+#endif
 
 #undef TRIAX_SHUFFLE
 
@@ -139,9 +138,8 @@ inline void load_transposed(const T* const* src, int rows, T* __restrict tile) {
 }
 
 /// Writes (or adds) tile[r * W + j] to rows [0, rows) of W systems (system j at dst[j]); rows
-/// is a multiple of the vector length. Stream: store past the caches (every dst[j] aligned
-/// to the vector).
-template <bool Accumulate, bool Stream, class T, int W>
+/// is a multiple of the vector length.
+template <bool Accumulate, class T, int W>
 inline void store_transposed(const T* __restrict tile, int rows, T* const* dst) {
   constexpr int V = Vec<T>::lanes;
   for (int jb = 0; jb < W; jb += V) {
@@ -153,11 +151,7 @@ inline void store_transposed(const T* __restrict tile, int rows, T* const* dst) 
       for (int k = 0; k < V; ++k) v[k] = load_vec(in + (rb + k) * W);
       transpose_block(v);
       for (int k = 0; k < V; ++k) {
-        if constexpr (Stream) {
-          stream_vec(out[k] + rb, v[k]);
-        } else {
-          store_vec(out[k] + rb, Accumulate ? load_vec(out[k] + rb) + v[k] : v[k]);
-        }
+        store_vec(out[k] + rb, Accumulate ? load_vec(out[k] + rb) + v[k] : v[k]);
       }
     }
   }

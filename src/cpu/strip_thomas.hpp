@@ -42,10 +42,6 @@ inline const T* lane_row(const T* base, std::int64_t lane_stride, int w, T* buff
   return buffer;
 }
 
-// Rows of a strip lie a whole stride apart, too far for the hardware prefetcher to follow;
-// software prefetch keeps this many rows of loads in flight.
-inline constexpr int prefetch_rows = 2;
-
 template <bool Accumulate, bool Checked, class T>
 void strip_thomas(const Problem& p, const Operands<T>& ops, Strip strip, StripScratch<T> s,
                   int width) {
@@ -62,13 +58,6 @@ void strip_thomas(const Problem& p, const Operands<T>& ops, Strip strip, StripSc
   if constexpr (Checked) std::fill(s.info, s.info + 2 * width, 0);
 
   for (std::int64_t i = 0; i < n; ++i) {
-    if (i + prefetch_rows < n) {
-      for (int op = op_a; op < op_x; ++op) {
-        if (ls[op] != 1) continue;
-        const char* ahead = reinterpret_cast<const char*>(in[op] + off[op] + (i + prefetch_rows) * rs[op]);
-        for (int byte = 0; byte < w * int(sizeof(T)); byte += 64) __builtin_prefetch(ahead + byte);
-      }
-    }
     const T* row[op_x];
     for (int op = op_a; op < op_x; ++op) {
       // a[0] and c[n-1] are never read.

@@ -1,0 +1,66 @@
+#pragma once
+// What triax-bench measures (a Case: one array, its axes, one precision) and what it reports
+// (a Row per algorithm or baseline per axis).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "triax/options.hpp"
+
+namespace triax::bench {
+
+enum class Mode { in_place, separate, increment };
+enum class Precision { f32, f64 };
+
+const char* to_string(Mode mode);
+const char* to_string(Precision precision);
+inline std::size_t size_of(Precision p) { return p == Precision::f32 ? 4 : 8; }
+
+/// One generated array (extents, precision), solved along each of `axes`.
+struct Case {
+  Backend backend = Backend::cpu;
+  Precision precision = Precision::f64;
+  std::vector<std::int64_t> extents;
+  std::vector<int> axes;
+  std::string algorithm = "automatic";  ///< automatic | all | a name from triax::to_string
+  Mode mode = Mode::in_place;
+  int reps = 20;
+  bool baselines = true;       ///< run LAPACK (cpu) or cuSPARSE (cuda) where they apply
+  bool baselines_only = false;  ///< skip triax (records the baselines and copy alone)
+};
+
+/// One measured line of the table.
+struct Row {
+  std::string backend;    ///< cpu, cuda, reference, lapack, cusparse
+  std::string algorithm;  ///< triax algorithm or baseline routine
+  bool automatic = false; ///< the algorithm the plan's automatic choice picks for this case
+  std::string precision;
+  std::string mode;
+  std::vector<std::int64_t> extents;
+  int axis = 0;
+  std::int64_t n = 0;        ///< rows per system
+  std::int64_t systems = 0;  ///< number of systems
+  double bytes = 0;          ///< effective bytes: what a perfect solver must move
+  double median_ms = 0, min_ms = 0, max_ms = 0;
+  double gbps = 0, pct_copy = 0;
+  double residual = -1;      ///< max sampled relative residual (-1: not checked)
+  std::string baseline;      ///< the baseline of this case ("" = none)
+  double baseline_ms = 0;
+  double speedup = 0;        ///< baseline_ms / median_ms
+};
+
+/// The in-run copy reference (GB/s counts bytes read + bytes written).
+struct CopyReference {
+  std::string how;      ///< which copy was the faster
+  double bytes = 0;     ///< size of one buffer
+  double gbps = 0;      ///< the faster of the candidates
+  std::vector<std::pair<std::string, double>> candidates;  ///< name, GB/s
+};
+
+/// Fills n, systems, bytes and the rates of a row from its timing.
+void finish_row(Row& row, const CopyReference& copy);
+
+/// Effective bytes of one solve: read a, b, c, d and write x (5 arrays); increment also reads u.
+double effective_bytes(std::int64_t points, Precision precision, Mode mode);
+
+}  // namespace triax::bench

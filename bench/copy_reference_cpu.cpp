@@ -1,0 +1,52 @@
+#include <omp.h>
+
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <vector>
+
+#include "copy_reference.hpp"
+#include "host_memory.hpp"
+#include "stats.hpp"
+
+namespace triax::bench {
+
+CopyReference measure_host_copy(double gib, int reps) {
+  const std::size_t bytes = static_cast<std::size_t>(gib * double(1 << 30)) / 64 * 64;
+  auto src = host_array<char>(bytes), dst = host_array<char>(bytes);
+  parallel_copy(src.get(), dst.get(), bytes);  // first touch of both, in parallel
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < static_cast<std::int64_t>(bytes); i += 4096) src[i] = char(i);
+
+  const std::pair<const char*, std::function<void()>> candidates[] = {
+      {"std::memcpy", [&] { std::memcpy(dst.get(), src.get(), bytes); }},
+      {"openmp_copy", [&] { parallel_copy(dst.get(), src.get(), bytes); }},
+  };
+  CopyReference ref;
+  ref.bytes = static_cast<double>(bytes);
+  for (const auto& [name, copy] : candidates) {
+    const Timing t = measure(reps, [] {}, copy, [](auto& f) { return host_ms(f); });
+    const double gbps = 2.0 * ref.bytes / (t.median_ms * 1e-3) / 1e9;
+    ref.candidates.emplace_back(name, gbps);
+    if (gbps > ref.gbps) {
+      ref.gbps = gbps;
+      ref.how = name;
+    }
+  }
+  return ref;
+}
+
+std::string host_description() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line, model = "unknown CPU";
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      model = line.substr(line.find(':') + 2);
+      break;
+    }
+  }
+  return model + ", " + std::to_string(omp_get_max_threads()) + " OpenMP threads";
+}
+
+}  // namespace triax::bench

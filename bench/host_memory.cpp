@@ -1,0 +1,22 @@
+#include "host_memory.hpp"
+
+#include <cstdint>
+
+namespace triax::bench {
+
+void flush_host_caches() {
+  constexpr std::size_t words = (std::size_t(256) << 20) / sizeof(std::uint64_t);  // 256 MiB
+  static const std::unique_ptr<std::uint64_t[]> buffer = [] {
+    auto b = host_array<std::uint64_t>(words);
+#pragma omp parallel for schedule(static)
+    for (std::size_t i = 0; i < words; ++i) b[i] = i;
+    return b;
+  }();
+  std::uint64_t sum = 0;
+#pragma omp parallel for reduction(+ : sum) schedule(static)
+  for (std::size_t i = 0; i < words; i += 8) sum += buffer[i];  // one word per 64-byte line
+  static volatile std::uint64_t sink;
+  sink = sum;
+}
+
+}  // namespace triax::bench

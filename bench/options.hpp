@@ -1,0 +1,30 @@
+#pragma once
+// The command line of triax-bench and the predefined suites.
+#include <string>
+#include <vector>
+
+#include "case.hpp"
+
+namespace triax::bench {
+
+struct Config {
+  std::vector<Case> cases;
+  std::string suite;        ///< "", "cpu" or "gpu"
+  std::string json_path;    ///< "" = no JSON
+  bool check_targets = false;
+  double copy_gib = 0;      ///< size of each copy-reference buffer (0 = the backend's default)
+};
+
+/// Parses argv; prints usage and exits on --help or on a bad argument.
+Config parse_command_line(int argc, char** argv);
+
+/// The cases of a predefined suite ("cpu" or "gpu"), `reps` repetitions each.
+std::vector<Case> suite_cases(const std::string& suite, int reps, bool baselines_only);
+
+/// Every named algorithm of a backend (enum values whose name starts with "<backend>_").
+std::vector<Algorithm> algorithms_of(Backend backend);
+
+/// The algorithms a case asks for: automatic, every one of the backend, or one by name.
+std::vector<Algorithm> requested_algorithms(const Case& c);
+
+}  // namespace triax::bench
