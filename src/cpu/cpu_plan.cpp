@@ -22,6 +22,9 @@ constexpr std::int64_t strip_workspace_budget = 1024 * 1024;
 constexpr std::int64_t min_strip = 16;
 constexpr std::int64_t max_strip = 1024;
 
+// The largest per-thread workspace the transpose kernel may own.
+constexpr std::size_t tile_workspace_limit = 32 * 1024 * 1024;
+
 template <class T>
 int strip_width(const Problem& p) {
   const std::int64_t per_lane = std::max<std::int64_t>(p.n, 1) * 2 * sizeof(T);
@@ -42,8 +45,11 @@ class CpuPlan final : public BackendPlan<T> {
     if (algorithm_ == Algorithm::automatic) {
       // Rows contiguous and enough systems to fill a tile: the local transpose; otherwise
       // neighbouring systems are side by side, and the strip kernel reads them directly.
+      // Very long systems would need a huge tile workspace (c', d' of every row of W systems):
+      // they go to the strip kernel, whose workspace is as wide as the batch line allows.
       const bool rows_contiguous = p.map[op_d].row_stride == 1 && p.map[op_x].row_stride == 1;
-      algorithm_ = rows_contiguous && p.n > 1 && p.count >= tile_lanes
+      const bool tile_fits = cpu::tile_scratch_elements<T>(p.n) * sizeof(T) <= tile_workspace_limit;
+      algorithm_ = rows_contiguous && tile_fits && p.n > 1 && p.count >= tile_lanes
                        ? Algorithm::cpu_thomas_transpose
                        : Algorithm::cpu_thomas;
     }
