@@ -1,6 +1,7 @@
 // Layout constructors and their argument checks.
 #include "triax/layout.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "triax/errors.hpp"
@@ -59,8 +60,10 @@ Layout Layout::packed(std::span<const std::int64_t> extents) {
   std::int64_t s = 1;
   for (std::size_t k = 0; k < extents.size(); ++k) {
     strides[k] = s;
+    // An empty dimension still gets distinct strides after it (the array holds nothing anyway).
     // Saturate instead of overflowing; the plan's overflow check then rejects the layout.
-    s = (extents[k] != 0 && s > INT64_MAX / extents[k]) ? INT64_MAX : s * extents[k];
+    const std::int64_t e = std::max<std::int64_t>(extents[k], 1);
+    s = s > INT64_MAX / e ? INT64_MAX : s * e;
   }
   return strided(extents, std::span<const std::int64_t>(strides.data(), extents.size()), 0);
 }
@@ -93,7 +96,8 @@ Layout Layout::padded(std::span<const std::int64_t> extents,
     }
     strides[k] = s;
     offset += b * s;
-    s = (allocated[k] != 0 && s > INT64_MAX / allocated[k]) ? INT64_MAX : s * allocated[k];
+    const std::int64_t e = std::max<std::int64_t>(allocated[k], 1);
+    s = s > INT64_MAX / e ? INT64_MAX : s * e;
   }
   return strided(extents, std::span<const std::int64_t>(strides.data(), extents.size()), offset);
 }

@@ -58,7 +58,7 @@ void validate_layouts(const OperandLayouts& layouts, int axis) {
     }
   }
   // The output must not write one element twice (d is checked at an in-place solve).
-  for (int k = 0; k < layouts.x.rank(); ++k) {
+  for (int k = 0; k < layouts.x.rank() && layouts.x.size() > 0; ++k) {
     if (layouts.x.stride(k) == 0 && layouts.x.extent(k) > 1) {
       throw invalid_argument("triax::Solver: layout of x has stride[" + std::to_string(k) +
                              "] = 0 with extent " + std::to_string(layouts.x.extent(k)) +
@@ -103,7 +103,7 @@ void validate_pointers(const void* a, const void* b, const void* c, const void* 
   }
   // d itself is written in place; its layout must not write one element twice.
   if (in_place) {
-    for (int k = 0; k < layouts.d.rank(); ++k) {
+    for (int k = 0; k < layouts.d.rank() && layouts.d.size() > 0; ++k) {
       if (layouts.d.stride(k) == 0 && layouts.d.extent(k) > 1) {
         throw invalid_argument("triax::Solver: solving in place needs d without broadcast, but "
                                "d has stride[" + std::to_string(k) + "] = 0 with extent " +

@@ -1,0 +1,134 @@
+// Property test of the one place where an N-D solve becomes a batch: every (system, row) of the
+// normalised problem must land on the element the N-D layout puts there, each exactly once.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <set>
+#include <vector>
+
+#include "core/normalize.hpp"
+#include "core/validate.hpp"
+#include "support/problems.hpp"
+
+namespace triax {
+namespace {
+
+using detail::operand_count;
+
+Layout random_layout(std::mt19937_64& g, const std::vector<std::int64_t>& extents, bool broadcast) {
+  const int rank = static_cast<int>(extents.size());
+  std::uniform_int_distribution<int> pad(0, 2), pick(0, 2);
+  std::vector<std::int64_t> allocated(rank), begin(rank);
+  for (int k = 0; k < rank; ++k) {
+    begin[k] = pad(g);
+    allocated[k] = extents[k] + begin[k] + pad(g);
+  }
+  if (broadcast) {
+    // Stride 0 on some dimensions, packed on the others.
+    std::vector<std::int64_t> strides(rank);
+    std::int64_t s = 1;
+    for (int k = 0; k < rank; ++k) {
+      strides[k] = pick(g) == 0 ? 0 : s;
+      s *= extents[k] + 1;
+    }
+    return Layout::strided(extents, strides, pad(g));
+  }
+  switch (pick(g)) {
+    case 0: return Layout::packed(extents);
+    case 1: return Layout::padded(extents, allocated, begin);
+    default: {
+      // Dimensions stored in a random order.
+      std::vector<int> order(rank);
+      for (int k = 0; k < rank; ++k) order[k] = k;
+      std::shuffle(order.begin(), order.end(), g);
+      std::vector<std::int64_t> strides(rank);
+      std::int64_t s = 1;
+      for (int k : order) {
+        strides[k] = s;
+        s *= allocated[k];
+      }
+      return Layout::strided(extents, strides, pad(g) * 3);
+    }
+  }
+}
+
+// The multi-index of (system s, row i): systems enumerate the non-axis dimensions, fastest first.
+std::vector<std::int64_t> index_of(const Layout& l, int axis, std::int64_t s, std::int64_t i) {
+  std::vector<std::int64_t> idx(l.rank());
+  for (int k = 0; k < l.rank(); ++k) {
+    if (k == axis) {
+      idx[k] = i;
+      continue;
+    }
+    idx[k] = s % l.extent(k);
+    s /= l.extent(k);
+  }
+  return idx;
+}
+
+TEST(Normalize, EveryRowOfEverySystemKeepsItsOffset) {
+  std::mt19937_64 g(20261122);
+  for (int trial = 0; trial < 400; ++trial) {
+    std::uniform_int_distribution<int> rank_dist(1, 8);
+    const int rank = rank_dist(g);
+    std::vector<std::int64_t> extents(rank);
+    std::int64_t total = 1;
+    for (auto& e : extents) {
+      std::uniform_int_distribution<int> ext(rank > 5 ? 1 : 0, rank > 5 ? 3 : 5);
+      e = ext(g);
+      total *= std::max<std::int64_t>(e, 1);
+    }
+    const int axis = std::uniform_int_distribution<int>(0, rank - 1)(g);
+    const Layout lx = random_layout(g, extents, false);
+    const Layout ld = random_layout(g, extents, false);
+    const Layout la = random_layout(g, extents, trial % 3 == 0);
+    const OperandLayouts layouts(la, random_layout(g, extents, trial % 5 == 0), la, ld, lx);
+    detail::validate_layouts(layouts, axis);
+    const detail::Problem p = detail::normalize(layouts, axis);
+    const Layout* by_op[operand_count] = {&layouts.a, &layouts.b, &layouts.c, &layouts.d,
+                                          &layouts.x};
+    SCOPED_TRACE("trial " + std::to_string(trial) + ", rank " + std::to_string(rank) +
+                 ", axis " + std::to_string(axis));
+    ASSERT_EQ(p.n, extents[axis]);
+    std::int64_t count = 1;
+    for (int k = 0; k < rank; ++k) count *= (k == axis ? 1 : extents[k]);
+    ASSERT_EQ(p.count, count);
+    ASSERT_LE(p.batch_rank, rank - 1);
+    for (int op = 0; op < operand_count; ++op) {
+      std::set<std::int64_t> seen;
+      for (std::int64_t s = 0; s < p.count; ++s) {
+        for (std::int64_t i = 0; i < p.n; ++i) {
+          const std::int64_t got = p.system_offset(op, s) + i * p.map[op].row_stride;
+          const std::int64_t want = by_op[op]->offset_of(index_of(*by_op[op], axis, s, i));
+          ASSERT_EQ(got, want) << "operand " << op << ", system " << s << ", row " << i;
+          seen.insert(want);
+        }
+      }
+      // A layout without broadcast visits each of its elements exactly once.
+      bool broadcast = false;
+      for (int k = 0; k < rank; ++k) broadcast |= by_op[op]->stride(k) == 0 && extents[k] > 1;
+      if (!broadcast) EXPECT_EQ(static_cast<std::int64_t>(seen.size()), p.count * p.n);
+    }
+  }
+}
+
+TEST(Normalize, PackedBatchDimensionsMergeToTheFewest) {
+  const auto l = Layout::packed({7, 5, 3});
+  EXPECT_EQ(detail::normalize(OperandLayouts(l), 0).batch_rank, 1);  // y and z merge
+  EXPECT_EQ(detail::normalize(OperandLayouts(l), 1).batch_rank, 2);  // x and z cannot
+  EXPECT_EQ(detail::normalize(OperandLayouts(l), 2).batch_rank, 1);  // x and y merge
+  const auto p = detail::normalize(OperandLayouts(l), 1);
+  EXPECT_EQ(p.n, 5);
+  EXPECT_EQ(p.map[detail::op_d].row_stride, 7);
+  EXPECT_EQ(p.batch_extents[0], 7);
+  EXPECT_EQ(p.batch_extents[1], 3);
+  // Extents of 1 vanish.
+  EXPECT_EQ(detail::normalize(OperandLayouts(Layout::packed({1, 9, 1, 4})), 3).batch_rank, 1);
+  // Padding stops a merge: a padded x-row is not contiguous with the next.
+  const auto padded = Layout::padded({4, 4, 4}, {6, 4, 4}, {1, 0, 0});
+  EXPECT_EQ(detail::normalize(OperandLayouts(padded), 2).batch_rank, 2);
+}
+
+}  // namespace
+}  // namespace triax
