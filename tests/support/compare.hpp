@@ -1,0 +1,83 @@
+#pragma once
+// Runs one solve on a backend and on the reference backend from identical inputs and compares:
+// the shared check behind every backend's tests.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "support/problems.hpp"
+
+namespace triax::test {
+
+enum class Mode { in_place, separate, increment };
+
+inline const char* to_string(Mode m) {
+  return m == Mode::in_place ? "in_place" : m == Mode::separate ? "separate" : "increment";
+}
+
+/// Runs `mode` on solver s over the batch's buffers (which it modifies).
+template <class T>
+void run_mode(Solver<T>& s, Batch<T>& batch, Mode mode, int* info = nullptr) {
+  switch (mode) {
+    case Mode::in_place:
+      s.solve_in_place(batch.a.data(), batch.b.data(), batch.c.data(), batch.d.data(), info);
+      break;
+    case Mode::separate:
+      s.solve(batch.a.data(), batch.b.data(), batch.c.data(), batch.d.data(), batch.x.data(), info);
+      break;
+    case Mode::increment:
+      s.solve_increment(batch.a.data(), batch.b.data(), batch.c.data(), batch.d.data(),
+                        batch.x.data(), info);
+      break;
+  }
+}
+
+/// The elements of a buffer that a layout does not cover.
+inline std::vector<bool> covered(const Layout& l, std::size_t size) {
+  std::vector<bool> in(size, false);
+  for_each_offset(l, [&](std::int64_t o) { in[o] = true; });
+  return in;
+}
+
+/// Solves with `make_solver()` and with the reference backend on the same random inputs, and
+/// checks: the outputs agree within an epsilon-based tolerance, and nothing outside the output
+/// layout was written (padding keeps its NaN poison).
+template <class T>
+void expect_matches_reference(const OperandLayouts& layouts, int axis, Mode mode,
+                              std::uint64_t seed,
+                              const std::function<Solver<T>(const OperandLayouts&, int)>& make) {
+  SCOPED_TRACE(std::string("mode ") + to_string(mode) + ", axis " + std::to_string(axis) +
+               ", seed " + std::to_string(seed));
+  Batch<T> batch(layouts);
+  batch.fill_random(seed);
+  if (mode == Mode::increment) {
+    std::mt19937_64 g(seed ^ 0x9e3779b97f4a7c15ull);
+    std::uniform_real_distribution<double> u(-1, 1);
+    for_each_offset(layouts.x, [&](std::int64_t o) { batch.x[o] = static_cast<T>(u(g)); });
+  }
+  Batch<T> want = batch;
+  Solver<T> reference(Backend::reference, layouts, axis);
+  run_mode(reference, want, mode);
+  Solver<T> solver = make(layouts, axis);
+  run_mode(solver, batch, mode);
+
+  const Layout& out = mode == Mode::in_place ? layouts.d : layouts.x;
+  const std::vector<T>& got_buf = mode == Mode::in_place ? batch.d : batch.x;
+  const std::vector<T>& want_buf = mode == Mode::in_place ? want.d : want.x;
+  EXPECT_TRUE(outputs_match(out, got_buf, want_buf, batch.condition));
+  const std::vector<bool> in = covered(out, got_buf.size());
+  for (std::size_t o = 0; o < got_buf.size(); ++o) {
+    if (!in[o]) ASSERT_TRUE(std::isnan(got_buf[o])) << "padding at offset " << o << " written";
+  }
+  if (mode != Mode::in_place) {
+    // d is an input: it must come back unchanged.
+    for_each_offset(layouts.d, [&](std::int64_t o) { ASSERT_EQ(batch.d[o], want.d[o]); });
+  }
+}
+
+}  // namespace triax::test
