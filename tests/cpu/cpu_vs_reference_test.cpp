@@ -21,10 +21,8 @@ constexpr Algorithm cpu_algorithms[] = {Algorithm::automatic, Algorithm::cpu_tho
 constexpr Mode modes[] = {Mode::in_place, Mode::separate, Mode::increment};
 
 template <class T>
-std::function<Solver<T>(const OperandLayouts&, int)> cpu_solver(Algorithm algorithm) {
-  return [algorithm](const OperandLayouts& l, int axis) {
-    return Solver<T>(Backend::cpu, l, axis, {.algorithm = algorithm});
-  };
+Runner<T> cpu_solver(Algorithm algorithm) {
+  return host_runner<T>(Backend::cpu, algorithm);
 }
 
 std::uint64_t seed_of(const std::string& name, int k) {
@@ -120,10 +118,7 @@ TYPED_TEST(CpuVsReference, DenseLuAgreesWithReferenceThomas) {
   for (std::int64_t n : {1, 2, 3, 17, 64}) {
     expect_matches_reference<T>(
         OperandLayouts(Layout::packed({n, 5})), 0, Mode::separate, seed_of("lu", ++k),
-        [](const OperandLayouts& l, int axis) {
-          return Solver<T>(Backend::reference, l, axis,
-                           {.algorithm = Algorithm::reference_dense_lu});
-        });
+        host_runner<T>(Backend::reference, Algorithm::reference_dense_lu));
   }
 }
 

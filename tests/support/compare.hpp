@@ -44,13 +44,25 @@ inline std::vector<bool> covered(const Layout& l, std::size_t size) {
   return in;
 }
 
-/// Solves with `make_solver()` and with the reference backend on the same random inputs, and
-/// checks: the outputs agree within an epsilon-based tolerance, and nothing outside the output
-/// layout was written (padding keeps its NaN poison).
+/// Runs one solve of a batch in some backend's memory: the backends' tests differ only in this.
+template <class T>
+using Runner = std::function<void(const OperandLayouts&, int axis, Mode, Batch<T>&)>;
+
+/// A runner for host backends: a plan with the given algorithm, run on the host buffers.
+template <class T>
+Runner<T> host_runner(Backend backend, Algorithm algorithm) {
+  return [=](const OperandLayouts& layouts, int axis, Mode mode, Batch<T>& batch) {
+    Solver<T> solver(backend, layouts, axis, {.algorithm = algorithm});
+    run_mode(solver, batch, mode);
+  };
+}
+
+/// Solves with `run` and with the reference backend on the same random inputs, and checks: the
+/// outputs agree within an epsilon-based tolerance, and nothing outside the output layout was
+/// written (padding keeps its NaN poison).
 template <class T>
 void expect_matches_reference(const OperandLayouts& layouts, int axis, Mode mode,
-                              std::uint64_t seed,
-                              const std::function<Solver<T>(const OperandLayouts&, int)>& make) {
+                              std::uint64_t seed, const Runner<T>& run) {
   SCOPED_TRACE(std::string("mode ") + to_string(mode) + ", axis " + std::to_string(axis) +
                ", seed " + std::to_string(seed));
   Batch<T> batch(layouts);
@@ -63,8 +75,7 @@ void expect_matches_reference(const OperandLayouts& layouts, int axis, Mode mode
   Batch<T> want = batch;
   Solver<T> reference(Backend::reference, layouts, axis);
   run_mode(reference, want, mode);
-  Solver<T> solver = make(layouts, axis);
-  run_mode(solver, batch, mode);
+  run(layouts, axis, mode, batch);
 
   const Layout& out = mode == Mode::in_place ? layouts.d : layouts.x;
   const std::vector<T>& got_buf = mode == Mode::in_place ? batch.d : batch.x;

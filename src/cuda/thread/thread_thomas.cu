@@ -1,0 +1,110 @@
+// thread_thomas: one thread per system (paper 000 s.6.2, cuThomasBatch of paper 002). Rows are
+// read at the system's row stride; when neighbouring systems are neighbours in memory (axes >= 1)
+// the threads of a warp read one contiguous run per row, coalesced. c' and d' live in a
+// workspace interleaved by system (row i of system s at i * count + s), so their traffic is
+// coalesced on every axis. Any layout, any n, every mode.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "core/problem.hpp"
+#include "cuda/cuda_check.hpp"
+#include "cuda/launch/kernels.hpp"
+
+namespace triax::detail::cuda {
+namespace {
+
+template <class T>
+__device__ inline bool finite(T v) {
+  return isfinite(v);
+}
+
+template <class T, bool Accumulate, bool Checked>
+__global__ void thread_thomas_kernel(Problem p, Operands<T> ops, T* __restrict__ cp,
+                                     T* __restrict__ dp) {
+  const std::int64_t count = p.count;
+  const std::int64_t n = p.n;
+  for (std::int64_t s = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; s < count;
+       s += std::int64_t(gridDim.x) * blockDim.x) {
+    const T* a = ops.a + p.system_offset(op_a, s);
+    const T* b = ops.b + p.system_offset(op_b, s);
+    const T* c = ops.c + p.system_offset(op_c, s);
+    const T* d = ops.d + p.system_offset(op_d, s);
+    T* x = ops.x + p.system_offset(op_x, s);
+    const std::int64_t ra = p.map[op_a].row_stride, rb = p.map[op_b].row_stride,
+                       rc = p.map[op_c].row_stride, rd = p.map[op_d].row_stride,
+                       rx = p.map[op_x].row_stride;
+    int forward_info = 0;
+    T cp_prev = 0, dp_prev = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+      const T ai = i > 0 ? a[i * ra] : T(0);  // a[0] is never read
+      const T ci = i + 1 < n ? c[i * rc] : T(0);  // nor c[n-1]
+      const T m = b[i * rb] - ai * cp_prev;
+      const T r = T(1) / m;
+      cp_prev = ci * r;
+      dp_prev = (d[i * rd] - ai * dp_prev) * r;
+      cp[i * count + s] = cp_prev;
+      dp[i * count + s] = dp_prev;
+      if (Checked && forward_info == 0 && !(m != T(0) && finite(m) && finite(dp_prev))) {
+        forward_info = static_cast<int>(i + 1);
+      }
+    }
+    int backward_info = 0;
+    T next = 0;
+    for (std::int64_t i = n - 1; i >= 0; --i) {
+      const T xi = i == n - 1 ? dp[i * count + s] : dp[i * count + s] - cp[i * count + s] * next;
+      next = xi;
+      const T out = Accumulate ? x[i * rx] + xi : xi;
+      x[i * rx] = out;
+      if (Checked && backward_info == 0 && !finite(out)) backward_info = static_cast<int>(i + 1);
+    }
+    if (Checked) ops.info[s] = forward_info != 0 ? forward_info : backward_info;
+  }
+}
+
+constexpr int block_threads = 128;
+
+template <class T, bool Accumulate, bool Checked>
+void launch(const Problem& p, const Operands<T>& ops, void* workspace, cudaStream_t stream) {
+  T* cp = static_cast<T*>(workspace);
+  T* dp = cp + p.n * p.count;
+  const std::int64_t blocks = (p.count + block_threads - 1) / block_threads;
+  const unsigned grid = static_cast<unsigned>(blocks < (1 << 30) ? blocks : (1 << 30));
+  thread_thomas_kernel<T, Accumulate, Checked><<<grid, block_threads, 0, stream>>>(p, ops, cp, dp);
+  TRIAX_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+template <class T>
+bool thread_thomas_supports(const Problem&) {
+  return true;
+}
+
+template <class T>
+std::size_t thread_thomas_workspace(const Problem& p) {
+  return 2 * static_cast<std::size_t>(p.n) * static_cast<std::size_t>(p.count) * sizeof(T);
+}
+
+template <class T>
+void thread_thomas(const Problem& p, const Operands<T>& ops, void* workspace,
+                   cudaStream_t stream) {
+  const bool checked = ops.info != nullptr;
+  if (ops.accumulate) {
+    checked ? launch<T, true, true>(p, ops, workspace, stream)
+            : launch<T, true, false>(p, ops, workspace, stream);
+  } else {
+    checked ? launch<T, false, true>(p, ops, workspace, stream)
+            : launch<T, false, false>(p, ops, workspace, stream);
+  }
+}
+
+#define TRIAX_INSTANTIATE(T)                                                                 \
+  template bool thread_thomas_supports<T>(const Problem&);                                   \
+  template std::size_t thread_thomas_workspace<T>(const Problem&);                           \
+  template void thread_thomas<T>(const Problem&, const Operands<T>&, void*, cudaStream_t);
+TRIAX_INSTANTIATE(float)
+TRIAX_INSTANTIATE(double)
+#undef TRIAX_INSTANTIATE
+
+}  // namespace triax::detail::cuda
