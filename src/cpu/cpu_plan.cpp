@@ -1,7 +1,9 @@
 // The CPU backend's plan: picks the strip or the transpose kernel and the instruction set, sizes
 // the per-thread workspace once, and hands each solve to the kernels (cpu/solve_batch.inc).
 #include <algorithm>
+#include <cstdlib>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/backend_plan.hpp"
@@ -65,7 +67,11 @@ class CpuPlan final : public BackendPlan<T> {
     work_.resize(per_thread_ * threads_);
     info_per_thread_ = 2 * std::max(width_, tile_lanes);
     info_.resize(static_cast<std::size_t>(info_per_thread_) * threads_);
-    entry_ = cpu::avx2_kernels_usable() ? cpu::solve_batch_avx2<T> : cpu::solve_batch_baseline<T>;
+    // TRIAX_CPU_ISA=baseline forces the portable kernels (the tests run both copies).
+    const char* isa = std::getenv("TRIAX_CPU_ISA");
+    const bool baseline_only = isa != nullptr && std::string_view(isa) == "baseline";
+    entry_ = cpu::avx2_kernels_usable() && !baseline_only ? cpu::solve_batch_avx2<T>
+                                                          : cpu::solve_batch_baseline<T>;
   }
 
   void solve(const Problem& p, const Operands<T>& ops) override {

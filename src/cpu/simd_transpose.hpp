@@ -62,17 +62,22 @@ inline void store_vec(T* p, typename Vec<T>::type v) {
 #endif
 
 /// Transposes a V x V block in registers: v[k] is row k; on return v[k] is column k.
+/// Four lanes (AVX doubles, SSE floats): interleave pairs of rows, then pairs of pairs.
+template <class V, class Index>
+inline void transpose4(V (&v)[4]) {
+  const V t0 = TRIAX_SHUFFLE(v[0], v[1], Index, 0, 4, 1, 5);
+  const V t1 = TRIAX_SHUFFLE(v[0], v[1], Index, 2, 6, 3, 7);
+  const V t2 = TRIAX_SHUFFLE(v[2], v[3], Index, 0, 4, 1, 5);
+  const V t3 = TRIAX_SHUFFLE(v[2], v[3], Index, 2, 6, 3, 7);
+  v[0] = TRIAX_SHUFFLE(t0, t2, Index, 0, 1, 4, 5);
+  v[1] = TRIAX_SHUFFLE(t0, t2, Index, 2, 3, 6, 7);
+  v[2] = TRIAX_SHUFFLE(t1, t3, Index, 0, 1, 4, 5);
+  v[3] = TRIAX_SHUFFLE(t1, t3, Index, 2, 3, 6, 7);
+}
+
 #if defined(__AVX__)
 inline void transpose_block(double_v (&v)[4]) {
-  using Index = std::int64_t __attribute__((vector_size(32)));
-  const double_v t0 = TRIAX_SHUFFLE(v[0], v[1], Index, 0, 4, 2, 6);
-  const double_v t1 = TRIAX_SHUFFLE(v[0], v[1], Index, 1, 5, 3, 7);
-  const double_v t2 = TRIAX_SHUFFLE(v[2], v[3], Index, 0, 4, 2, 6);
-  const double_v t3 = TRIAX_SHUFFLE(v[2], v[3], Index, 1, 5, 3, 7);
-  v[0] = TRIAX_SHUFFLE(t0, t2, Index, 0, 1, 4, 5);
-  v[1] = TRIAX_SHUFFLE(t1, t3, Index, 0, 1, 4, 5);
-  v[2] = TRIAX_SHUFFLE(t0, t2, Index, 2, 3, 6, 7);
-  v[3] = TRIAX_SHUFFLE(t1, t3, Index, 2, 3, 6, 7);
+  transpose4<double_v, std::int64_t __attribute__((vector_size(32)))>(v);
 }
 #else
 inline void transpose_block(double_v (&v)[2]) {
@@ -105,15 +110,7 @@ inline void transpose_block(float_v (&v)[8]) {
 }
 #else
 inline void transpose_block(float_v (&v)[4]) {
-  using Index = std::int32_t __attribute__((vector_size(16)));
-  const float_v t0 = TRIAX_SHUFFLE(v[0], v[1], Index, 0, 4, 1, 5);
-  const float_v t1 = TRIAX_SHUFFLE(v[0], v[1], Index, 2, 6, 3, 7);
-  const float_v t2 = TRIAX_SHUFFLE(v[2], v[3], Index, 0, 4, 1, 5);
-  const float_v t3 = TRIAX_SHUFFLE(v[2], v[3], Index, 2, 6, 3, 7);
-  v[0] = TRIAX_SHUFFLE(t0, t2, Index, 0, 1, 4, 5);
-  v[1] = TRIAX_SHUFFLE(t0, t2, Index, 2, 3, 6, 7);
-  v[2] = TRIAX_SHUFFLE(t1, t3, Index, 0, 1, 4, 5);
-  v[3] = TRIAX_SHUFFLE(t1, t3, Index, 2, 3, 6, 7);
+  transpose4<float_v, std::int32_t __attribute__((vector_size(16)))>(v);
 }
 #endif
 
