@@ -25,15 +25,15 @@ struct Case {
   std::string algorithm = "automatic";  ///< automatic | all | a name from triax::to_string
   Mode mode = Mode::in_place;
   int reps = 20;
-  bool baselines = true;       ///< run LAPACK (cpu) or cuSPARSE (cuda) where they apply
+  bool baselines = true;        ///< run LAPACK (cpu) or cuSPARSE (cuda) where they apply
   bool baselines_only = false;  ///< skip triax (records the baselines and copy alone)
 };
 
 /// One measured line of the table.
 struct Row {
-  std::string backend;    ///< cpu, cuda, reference, lapack, cusparse
-  std::string algorithm;  ///< triax algorithm or baseline routine
-  bool automatic = false; ///< the algorithm the plan's automatic choice picks for this case
+  std::string backend;     ///< cpu, cuda, reference, lapack, cusparse
+  std::string algorithm;   ///< triax algorithm or baseline routine
+  bool automatic = false;  ///< the algorithm the plan's automatic choice picks for this case
   std::string precision;
   std::string mode;
   std::vector<std::int64_t> extents;
@@ -43,17 +43,17 @@ struct Row {
   double bytes = 0;          ///< effective bytes: what a perfect solver must move
   double median_ms = 0, min_ms = 0, max_ms = 0;
   double gbps = 0, pct_copy = 0;
-  double residual = -1;      ///< max sampled relative residual (-1: not checked)
-  std::string baseline;      ///< the baseline of this case ("" = none)
+  double residual = -1;  ///< max sampled relative residual (-1: not checked)
+  std::string baseline;  ///< the baseline of this case ("" = none)
   double baseline_ms = 0;
-  double speedup = 0;        ///< baseline_ms / median_ms
+  double speedup = 0;  ///< baseline_ms / median_ms
 };
 
 /// The in-run copy reference (GB/s counts bytes read + bytes written).
 struct CopyReference {
-  std::string how;      ///< which copy was the faster
-  double bytes = 0;     ///< size of one buffer
-  double gbps = 0;      ///< the faster of the candidates
+  std::string how;                                         ///< which copy was the faster
+  double bytes = 0;                                        ///< size of one buffer
+  double gbps = 0;                                         ///< the faster of the candidates
   std::vector<std::pair<std::string, double>> candidates;  ///< name, GB/s
 };
 

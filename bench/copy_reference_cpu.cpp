@@ -26,7 +26,8 @@ CopyReference measure_host_copy(double gib, int reps) {
   CopyReference ref;
   ref.bytes = static_cast<double>(bytes);
   for (const auto& [name, copy] : candidates) {
-    const Timing t = measure(reps, [] {}, copy, [](auto& f) { return host_ms(f); });
+    const Timing t = measure(
+        reps, [] {}, copy, [](auto& f) { return host_ms(f); });
     const double gbps = 2.0 * ref.bytes / (t.median_ms * 1e-3) / 1e9;
     ref.candidates.emplace_back(name, gbps);
     if (gbps > ref.gbps) {

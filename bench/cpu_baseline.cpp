@@ -13,9 +13,13 @@ namespace triax::bench {
 bool lapack_available() { return TRIAX_BENCH_HAS_LAPACKE != 0; }
 
 template <>
-std::string lapack_name<float>() { return "lapacke_sgtsv"; }
+std::string lapack_name<float>() {
+  return "lapacke_sgtsv";
+}
 template <>
-std::string lapack_name<double>() { return "lapacke_dgtsv"; }
+std::string lapack_name<double>() {
+  return "lapacke_dgtsv";
+}
 
 namespace {
 
@@ -48,8 +52,8 @@ std::int64_t solve_batch(const AxisGeometry& g, const T* a, const T* b, const T*
         if (i + 1 < g.n) du[i] = c[o];
         rhs[i] = d[o];
       }
-      failures += gtsv(static_cast<lapack_int>(g.n), dl.data(), dd.data(), du.data(),
-                       rhs.data()) != 0;
+      failures +=
+          gtsv(static_cast<lapack_int>(g.n), dl.data(), dd.data(), du.data(), rhs.data()) != 0;
       for (std::int64_t i = 0; i < g.n; ++i) out[o0 + i * s] = rhs[i];
     }
   }
@@ -62,9 +66,9 @@ std::int64_t solve_batch(const AxisGeometry& g, const T* a, const T* b, const T*
 }  // namespace
 
 template <class T>
-Timing lapack_gtsv_batch(std::span<const std::int64_t> extents, int axis, const T* a,
-                         const T* b, const T* c, const T* d, T* out, int reps,
-                         void (*prepare)(), std::int64_t* failures) {
+Timing lapack_gtsv_batch(std::span<const std::int64_t> extents, int axis, const T* a, const T* b,
+                         const T* c, const T* d, T* out, int reps, void (*prepare)(),
+                         std::int64_t* failures) {
   const AxisGeometry g(extents, axis);
   *failures = 0;
   auto solve = [&] { *failures = solve_batch(g, a, b, c, d, out); };
@@ -75,7 +79,7 @@ template Timing lapack_gtsv_batch<float>(std::span<const std::int64_t>, int, con
                                          const float*, const float*, const float*, float*, int,
                                          void (*)(), std::int64_t*);
 template Timing lapack_gtsv_batch<double>(std::span<const std::int64_t>, int, const double*,
-                                          const double*, const double*, const double*, double*,
-                                          int, void (*)(), std::int64_t*);
+                                          const double*, const double*, const double*, double*, int,
+                                          void (*)(), std::int64_t*);
 
 }  // namespace triax::bench

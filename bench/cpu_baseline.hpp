@@ -21,8 +21,8 @@ std::string lapack_name();
 /// untimed before each batch. Returns the number of systems gtsv reported as singular through
 /// `failures`.
 template <class T>
-Timing lapack_gtsv_batch(std::span<const std::int64_t> extents, int axis, const T* a,
-                         const T* b, const T* c, const T* d, T* out, int reps,
-                         void (*prepare)(), std::int64_t* failures);
+Timing lapack_gtsv_batch(std::span<const std::int64_t> extents, int axis, const T* a, const T* b,
+                         const T* c, const T* d, T* out, int reps, void (*prepare)(),
+                         std::int64_t* failures);
 
 }  // namespace triax::bench

@@ -29,7 +29,8 @@ inline std::int64_t product(std::span<const std::int64_t> e) {
 struct AxisGeometry {
   std::int64_t n, stride, systems;
   AxisGeometry(std::span<const std::int64_t> extents, int axis)
-      : n(extents[axis]), stride(product(extents.first(axis))),
+      : n(extents[axis]),
+        stride(product(extents.first(axis))),
         systems(n == 0 ? 0 : product(extents) / n) {}
   std::int64_t start(std::int64_t j) const { return j % stride + (j / stride) * stride * n; }
 };

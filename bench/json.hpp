@@ -15,10 +15,22 @@ class JsonWriter {
  public:
   explicit JsonWriter(std::ostream& out) : out_(out) {}
 
-  JsonWriter& begin_object() { open('{'); return *this; }
-  JsonWriter& end_object() { close('}'); return *this; }
-  JsonWriter& begin_array() { open('['); return *this; }
-  JsonWriter& end_array() { close(']'); return *this; }
+  JsonWriter& begin_object() {
+    open('{');
+    return *this;
+  }
+  JsonWriter& end_object() {
+    close('}');
+    return *this;
+  }
+  JsonWriter& begin_array() {
+    open('[');
+    return *this;
+  }
+  JsonWriter& end_array() {
+    close(']');
+    return *this;
+  }
 
   /// The next value belongs to this key (inside an object).
   JsonWriter& key(std::string_view k) {
@@ -29,10 +41,22 @@ class JsonWriter {
     return *this;
   }
 
-  JsonWriter& value(std::string_view s) { separate(); string(s); return *this; }
+  JsonWriter& value(std::string_view s) {
+    separate();
+    string(s);
+    return *this;
+  }
   JsonWriter& value(const char* s) { return value(std::string_view(s)); }
-  JsonWriter& value(bool v) { separate(); out_ << (v ? "true" : "false"); return *this; }
-  JsonWriter& value(std::int64_t v) { separate(); out_ << v; return *this; }
+  JsonWriter& value(bool v) {
+    separate();
+    out_ << (v ? "true" : "false");
+    return *this;
+  }
+  JsonWriter& value(std::int64_t v) {
+    separate();
+    out_ << v;
+    return *this;
+  }
   JsonWriter& value(int v) { return value(static_cast<std::int64_t>(v)); }
   JsonWriter& value(double v) {
     separate();
@@ -84,10 +108,18 @@ class JsonWriter {
     out_ << '"';
     for (char ch : s) {
       switch (ch) {
-        case '"': out_ << "\\\""; break;
-        case '\\': out_ << "\\\\"; break;
-        case '\n': out_ << "\\n"; break;
-        case '\t': out_ << "\\t"; break;
+        case '"':
+          out_ << "\\\"";
+          break;
+        case '\\':
+          out_ << "\\\\";
+          break;
+        case '\n':
+          out_ << "\\n";
+          break;
+        case '\t':
+          out_ << "\\t";
+          break;
         default:
           if (static_cast<unsigned char>(ch) < 0x20) {
             char buf[8];

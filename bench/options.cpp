@@ -1,5 +1,7 @@
 #include "options.hpp"
 
+#include "triax/layout.hpp"
+
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
@@ -8,7 +10,8 @@
 namespace triax::bench {
 namespace {
 
-constexpr const char* usage = R"(triax-bench: batched tridiagonal solves against baselines and a device copy.
+constexpr const char* usage =
+    R"(triax-bench: batched tridiagonal solves against baselines and a device copy.
 
   --backend cpu|cuda|reference   (default cpu)
   --precision float|double|both  repeatable (default double)
@@ -41,7 +44,7 @@ std::vector<std::int64_t> parse_extents(std::string_view s) {
     e.push_back(v);
     s = x == std::string_view::npos ? std::string_view() : s.substr(x + 1);
   }
-  if (e.empty() || e.size() > static_cast<std::size_t>(max_rank)) {
+  if (e.empty() || e.size() > static_cast<std::size_t>(triax::max_rank)) {
     fail("--extents needs 1 to 8 extents");
   }
   return e;
@@ -68,9 +71,12 @@ std::vector<std::int64_t> sweep_extents(std::int64_t n, int axis) {
 
 const char* to_string(Mode mode) {
   switch (mode) {
-    case Mode::in_place: return "inplace";
-    case Mode::separate: return "separate";
-    case Mode::increment: return "increment";
+    case Mode::in_place:
+      return "inplace";
+    case Mode::separate:
+      return "separate";
+    case Mode::increment:
+      return "increment";
   }
   return "?";
 }
@@ -124,11 +130,10 @@ std::vector<Case> suite_cases(const std::string& suite, int reps, bool baselines
           cases.push_back(base);
         }
       }
-      for (std::int64_t n : {256, 512}) {
-        base.extents = {n, n, n};
-        base.axes = {0, 1, 2};
-        cases.push_back(base);
-      }
+      // The 256^3 cube is the sweep's n = 256 point on every axis; 512^3 comes on top.
+      base.extents = {512, 512, 512};
+      base.axes = {0, 1, 2};
+      cases.push_back(base);
     } else {
       fail("unknown suite '" + suite + "' (cpu or gpu)");
     }
@@ -167,10 +172,14 @@ Config parse_command_line(int argc, char** argv) {
       c.algorithm = next();
     } else if (arg == "--mode") {
       const std::string m = next();
-      if (m == "inplace") c.mode = Mode::in_place;
-      else if (m == "separate") c.mode = Mode::separate;
-      else if (m == "increment") c.mode = Mode::increment;
-      else fail("unknown mode '" + m + "'");
+      if (m == "inplace")
+        c.mode = Mode::in_place;
+      else if (m == "separate")
+        c.mode = Mode::separate;
+      else if (m == "increment")
+        c.mode = Mode::increment;
+      else
+        fail("unknown mode '" + m + "'");
     } else if (arg == "--reps") {
       c.reps = std::atoi(next().c_str());
       if (c.reps < 10) fail("--reps must be at least 10");

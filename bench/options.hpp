@@ -9,10 +9,10 @@ namespace triax::bench {
 
 struct Config {
   std::vector<Case> cases;
-  std::string suite;        ///< "", "cpu" or "gpu"
-  std::string json_path;    ///< "" = no JSON
+  std::string suite;      ///< "", "cpu" or "gpu"
+  std::string json_path;  ///< "" = no JSON
   bool check_targets = false;
-  double copy_gib = 0;      ///< size of each copy-reference buffer (0 = the backend's default)
+  double copy_gib = 0;  ///< size of each copy-reference buffer (0 = the backend's default)
 };
 
 /// Parses argv; prints usage and exits on --help or on a bad argument.

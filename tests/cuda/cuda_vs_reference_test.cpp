@@ -22,7 +22,24 @@ class CudaVsReference : public ::testing::Test {
 using ValueTypes = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(CudaVsReference, ValueTypes);
 
-constexpr Algorithm cuda_algorithms[] = {Algorithm::automatic, Algorithm::cuda_thread_thomas};
+constexpr Algorithm cuda_algorithms[] = {Algorithm::automatic, Algorithm::cuda_thread_thomas,
+                                         Algorithm::cuda_thread_thomas_shared_transpose};
+
+// Runs the check for every algorithm whose plan accepts the layout (the transpose kernels take
+// contiguous rows only).
+template <class T>
+void for_each_accepting(const OperandLayouts& layouts, int axis,
+                        const std::function<void(Algorithm)>& check) {
+  for (Algorithm alg : cuda_algorithms) {
+    bool accepted = true;
+    try {
+      Solver<T> probe(Backend::cuda, layouts, axis, {.algorithm = alg});
+    } catch (const invalid_argument&) {
+      accepted = false;
+    }
+    if (accepted) check(alg);
+  }
+}
 constexpr Mode modes[] = {Mode::in_place, Mode::separate, Mode::increment};
 
 std::uint64_t seed_of(const std::string& name, int k) {
@@ -37,11 +54,11 @@ TYPED_TEST(CudaVsReference, BoundarySizes) {
     const std::int64_t systems = n > 1000 ? 40 : 130;
     for (int axis = 0; axis < 2; ++axis) {
       const auto layout = axis == 0 ? Layout::packed({n, systems}) : Layout::packed({systems, n});
-      for (Algorithm alg : cuda_algorithms) {
+      for_each_accepting<T>(OperandLayouts(layout), axis, [&](Algorithm alg) {
         SCOPED_TRACE("n " + std::to_string(n) + ", " + std::string(to_string(alg)));
         expect_matches_reference<T>(OperandLayouts(layout), axis, Mode::separate,
                                     seed_of("sizes", ++k), cuda_runner<T>(alg));
-      }
+      });
     }
   }
   expect_matches_reference<T>(OperandLayouts(Layout::packed({100000, 3})), 0, Mode::in_place,
@@ -55,8 +72,11 @@ TYPED_TEST(CudaVsReference, EveryAxisLayoutAndMode) {
   for (const auto& shape : shapes) {
     for (int axis = 0; axis < static_cast<int>(shape.size()); ++axis) {
       for (Mode mode : modes) {
-        expect_matches_reference<T>(OperandLayouts(Layout::packed(shape)), axis, mode,
-                                    seed_of("axes", ++k), cuda_runner<T>(Algorithm::automatic));
+        const OperandLayouts layouts(Layout::packed(shape));
+        for_each_accepting<T>(layouts, axis, [&](Algorithm alg) {
+          expect_matches_reference<T>(layouts, axis, mode, seed_of("axes", ++k),
+                                      cuda_runner<T>(alg));
+        });
       }
     }
   }
@@ -68,9 +88,11 @@ TYPED_TEST(CudaVsReference, EveryAxisLayoutAndMode) {
     strides[axis] = 1;
     const auto coef = Layout::strided(extents, strides);
     for (Mode mode : modes) {
-      expect_matches_reference<T>(OperandLayouts(padded, other, padded, other, padded), axis,
-                                  mode, seed_of("padded", ++k),
-                                  cuda_runner<T>(Algorithm::automatic));
+      const OperandLayouts mixed(padded, other, padded, other, padded);
+      for_each_accepting<T>(mixed, axis, [&](Algorithm alg) {
+        expect_matches_reference<T>(mixed, axis, mode, seed_of("padded", ++k),
+                                    cuda_runner<T>(alg));
+      });
       expect_matches_reference<T>(OperandLayouts(coef, coef, coef, other, padded), axis, mode,
                                   seed_of("broadcast", ++k), cuda_runner<T>(Algorithm::automatic));
     }
@@ -90,14 +112,14 @@ TYPED_TEST(CudaVsReference, CheckedModeReportsBreakdown) {
   std::vector<int> info(systems, -1);
   int* dinfo = nullptr;
   TRIAX_TEST_CUDA_OK(cudaMalloc(&dinfo, systems * sizeof(int)));
-  for (Algorithm alg : cuda_algorithms) {
+  for_each_accepting<T>(OperandLayouts(layout), 1, [&](Algorithm alg) {
     Solver<T> s(Backend::cuda, layout, 1, {.algorithm = alg, .checked = true});
     s.solve(a.get(), b.get(), c.get(), d.get(), x.get(), dinfo);
     TRIAX_TEST_CUDA_OK(cudaMemcpy(info.data(), dinfo, systems * sizeof(int), cudaMemcpyDeviceToHost));
     for (int k = 0; k < systems; ++k) {
       EXPECT_EQ(info[k], k == 5 ? 1 : k == 9 ? 13 : 0) << "system " << k << ", " << to_string(alg);
     }
-  }
+  });
   cudaFree(dinfo);
 }
 

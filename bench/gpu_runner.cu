@@ -1,0 +1,85 @@
+#include <cstdio>
+
+#include "driver.hpp"
+#include "gpu_baseline.hpp"
+#include "gpu_context.hpp"
+#include "gpu_runner.hpp"
+
+namespace triax::bench {
+namespace {
+
+/// Device memory, events on one stream, the cuSPARSE baselines.
+template <class T>
+class GpuEnv {
+ public:
+  T* upload(const T* host, std::int64_t count) {
+    T* p = scratch(count);
+    TRIAX_CUDA_CHECK(cudaMemcpy(p, host, bytes(count), cudaMemcpyHostToDevice));
+    return p;
+  }
+  T* scratch(std::int64_t count) { return static_cast<T*>(ctx_.allocate(bytes(count))); }
+  void copy(T* dst, const T* src, std::int64_t count) { ctx_.copy(dst, src, bytes(count)); }
+  void flush() { ctx_.flush(); }
+  template <class F>
+  double time_one(F& f) {
+    return ctx_.time_one(f);
+  }
+  const T* fetch(const T* out, std::int64_t count) {
+    if (!host_) host_ = host_array<T>(count);
+    TRIAX_CUDA_CHECK(
+        cudaMemcpyAsync(host_.get(), out, bytes(count), cudaMemcpyDeviceToHost, ctx_.stream()));
+    TRIAX_CUDA_CHECK(cudaStreamSynchronize(ctx_.stream()));
+    return host_.get();
+  }
+  Options options(Algorithm alg) const {
+    Options o;
+    o.algorithm = alg;
+    o.stream = ctx_.stream();
+    return o;
+  }
+  void baselines(const Case& c, int axis, const DeviceInputs<T>& in, std::vector<Row>& rows) {
+    const AxisGeometry g(c.extents, axis);
+    const bool last = axis + 1 == static_cast<int>(c.extents.size());
+    const char* p = c.precision == Precision::f32 ? "S" : "D";
+    if (axis == 0) {
+      add(c, axis, in, rows, std::string("cusparse") + p + "gtsv2StridedBatch", [&] {
+        return cusparse_gtsv2_strided_batch<T>(ctx_, g, in.a, in.b, in.c, in.d, in.out, c.reps);
+      });
+    }
+    if (last) {
+      add(c, axis, in, rows, std::string("cusparse") + p + "gtsvInterleavedBatch", [&] {
+        return cusparse_gtsv_interleaved_batch<T>(ctx_, g, in.a, in.b, in.c, in.d, in.out, c.reps);
+      });
+    }
+  }
+
+ private:
+  static std::size_t bytes(std::int64_t count) { return std::size_t(count) * sizeof(T); }
+
+  template <class Run>
+  void add(const Case& c, int axis, const DeviceInputs<T>& in, std::vector<Row>& rows,
+           const std::string& name, Run&& run) {
+    Row r = base_row<T>(c, axis, "cusparse", name);
+    r.bytes = effective_bytes(in.count, c.precision, Mode::separate);
+    try {
+      set_timing(r, run());
+    } catch (const error& e) {
+      std::printf("  %s skipped: %s\n", name.c_str(), e.what());
+      return;
+    }
+    r.residual = sampled_residual<T>(c.extents, axis, in.host_a, in.host_b, in.host_c, in.host_d,
+                                     fetch(in.out, in.count));
+    rows.push_back(r);
+  }
+
+  GpuContext ctx_;
+  std::unique_ptr<T[]> host_;
+};
+
+}  // namespace
+
+void run_gpu_case(const Case& c, const CopyReference& copy, std::vector<Row>& rows) {
+  run_case_in_precision<GpuEnv>(c, copy, rows);
+}
+
+}  // namespace triax::bench

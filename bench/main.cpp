@@ -1,0 +1,93 @@
+// triax-bench: the single benchmark entry (docs/performance.md describes the method).
+#include <cstdio>
+#include <exception>
+
+#include "copy_reference.hpp"
+#include "cpu_baseline.hpp"
+#include "host_runner.hpp"
+#include "options.hpp"
+#include "report.hpp"
+#if TRIAX_BENCH_HAS_CUDA
+#include "gpu_runner.hpp"
+#endif
+
+int main(int argc, char** argv) {
+  using namespace triax::bench;
+  try {
+    const Config cfg = parse_command_line(argc, argv);
+    bool any_host = false, any_cuda = false;
+    for (const Case& c : cfg.cases)
+      (c.backend == triax::Backend::cuda ? any_cuda : any_host) = true;
+
+    RunInfo info;
+    info.suite = cfg.suite;
+    info.mode = cfg.cases.empty() ? "inplace" : to_string(cfg.cases.front().mode);
+    info.host = host_description();
+    info.lapack = lapack_available();
+    std::printf("triax-bench: host %s\n", info.host.c_str());
+    std::printf(
+        "mode %s; effective bytes = %s x points x sizeof(T); median of %d solves after 2 "
+        "warm-up solves; caches flushed (by reading) and the output restored before each "
+        "solve, outside the timing; * = the plan's automatic pick\n",
+        info.mode.c_str(),
+        info.mode == "increment" ? "6 (read a, b, c, d, u; write u)"
+                                 : "5 (read a, b, c, d; write x)",
+        cfg.cases.empty() ? 0 : cfg.cases.front().reps);
+    if (any_host) {
+      info.host_copy = measure_host_copy(cfg.copy_gib > 0 ? cfg.copy_gib : 1.0, 10);
+      print_copy("host", info.host_copy);
+      if (!info.lapack) std::printf("note: built without LAPACKE: no CPU baseline\n");
+    }
+    if (any_cuda) {
+#if TRIAX_BENCH_HAS_CUDA
+      info.device = device_description();
+      std::printf("device %s\n", info.device.c_str());
+      info.device_copy = measure_device_copy(cfg.copy_gib > 0 ? cfg.copy_gib : 2.0, 20);
+      print_copy("device", info.device_copy);
+#else
+      std::fprintf(stderr,
+                   "triax-bench: built without CUDA (configure with "
+                   "-DTRIAX_ENABLE_CUDA=ON); the cuda cases are skipped\n");
+#endif
+    }
+
+    std::vector<Row> rows;
+    print_header();
+    for (const Case& c : cfg.cases) {
+      const std::size_t first = rows.size();
+      try {
+        if (c.backend == triax::Backend::cuda) {
+#if TRIAX_BENCH_HAS_CUDA
+          run_gpu_case(c, info.device_copy, rows);
+#endif
+        } else {
+          run_host_case(c, info.host_copy, rows);
+        }
+      } catch (const std::exception& e) {  // keep the rows so far; the JSON says what failed
+        info.errors.push_back(e.what());
+        std::printf("  case failed: %s\n", e.what());
+      }
+      for (std::size_t i = first; i < rows.size(); ++i) print_row(rows[i]);
+    }
+
+    std::vector<TargetResult> targets;
+    if (cfg.check_targets) {
+      if (cfg.cases.empty() || cfg.cases.front().baselines_only) {
+        std::printf("\n--check-targets: no triax rows to judge (--baselines-only)\n");
+      } else if (cfg.suite.empty()) {
+        std::printf("\n--check-targets applies to --suite cpu|gpu only\n");
+      } else {
+        targets = check_targets(cfg.suite, rows);
+        print_targets(targets);
+      }
+    }
+    if (!cfg.json_path.empty()) {
+      write_json(cfg.json_path, info, rows, targets);
+      std::printf("wrote %s\n", cfg.json_path.c_str());
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "triax-bench: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,220 @@
+#include "report.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <stdexcept>
+
+#include "json.hpp"
+
+namespace triax::bench {
+namespace {
+
+std::string extents_text(const std::vector<std::int64_t>& e) {
+  std::string s;
+  for (std::size_t i = 0; i < e.size(); ++i) {
+    if (i) s += 'x';
+    s += std::to_string(e[i]);
+  }
+  return s;
+}
+
+std::string where(const Row& r) {
+  return r.precision + " " + extents_text(r.extents) + " axis " + std::to_string(r.axis) +
+         " n=" + std::to_string(r.n);
+}
+
+/// Rows of one (precision, extents, axis): the automatic pick, the best triax row and the
+/// baselines' times by name.
+struct Group {
+  const Row* pick = nullptr;
+  const Row* best = nullptr;
+  std::map<std::string, double> baseline_ms;
+};
+
+std::map<std::string, Group> group_rows(const std::vector<Row>& rows) {
+  std::map<std::string, Group> groups;
+  for (const Row& r : rows) {
+    Group& g = groups[where(r)];
+    if (r.backend == "lapack" || r.backend == "cusparse") {
+      g.baseline_ms[r.algorithm] = r.median_ms;
+      continue;
+    }
+    if (r.automatic) g.pick = &r;
+    if (!g.best || r.pct_copy > g.best->pct_copy) g.best = &r;
+  }
+  return groups;
+}
+
+TargetResult judge(const std::string& target, const std::string& at, const Group& g, double bar,
+                   double (*value_of)(const Row&, const Group&)) {
+  TargetResult t{target, at, 0, bar, false, ""};
+  if (!g.pick) {
+    t.note = "no row of the automatic pick";
+    return t;
+  }
+  t.value = value_of(*g.pick, g);
+  t.pass = t.value >= bar;
+  if (g.best && g.best != g.pick) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "best: %s %.3g", g.best->algorithm.c_str(),
+                  value_of(*g.best, g));
+    t.note = buf;
+  }
+  t.note = (t.note.empty() ? "" : t.note + "; ") + "pick: " + g.pick->algorithm;
+  return t;
+}
+
+double pct_of_copy(const Row& r, const Group&) { return r.pct_copy; }
+
+double speedup_over(const Row& r, const Group& g, const std::string& prefix) {
+  for (const auto& [name, ms] : g.baseline_ms) {
+    if (name.find(prefix) != std::string::npos && r.median_ms > 0) return ms / r.median_ms;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void print_copy(const char* what, const CopyReference& copy) {
+  std::printf("%s copy reference: %.1f GB/s (%s; 2 x %.2f GiB moved per copy;", what, copy.gbps,
+              copy.how.c_str(), copy.bytes / double(1 << 30));
+  for (const auto& [name, gbps] : copy.candidates) std::printf(" %s %.1f", name.c_str(), gbps);
+  std::printf(")\n");
+}
+
+void print_header() {
+  std::printf("%-8s %-37s %-6s %-14s %4s %6s %9s %9s %8s %6s %-24s %9s %7s %8s\n", "backend",
+              "algorithm", "prec", "extents", "axis", "n", "systems", "median_ms", "GB/s", "%copy",
+              "baseline", "base_ms", "speedup", "resid");
+}
+
+void print_row(const Row& r) {
+  std::printf("%-8s %-37s %-6s %-14s %4d %6lld %9lld %9.3f %8.1f %6.1f %-24s ", r.backend.c_str(),
+              (r.algorithm + (r.automatic ? " *" : "")).c_str(), r.precision.c_str(),
+              extents_text(r.extents).c_str(), r.axis, static_cast<long long>(r.n),
+              static_cast<long long>(r.systems), r.median_ms, r.gbps, r.pct_copy,
+              r.baseline.empty() ? "-" : r.baseline.c_str());
+  if (r.baseline.empty()) {
+    std::printf("%9s %7s ", "-", "-");
+  } else {
+    std::printf("%9.3f %6.2fx ", r.baseline_ms, r.speedup);
+  }
+  std::printf("%8.1e\n", r.residual);
+  std::fflush(stdout);
+}
+
+std::vector<TargetResult> check_targets(const std::string& suite, const std::vector<Row>& rows) {
+  std::vector<TargetResult> out;
+  for (const auto& [at, g] : group_rows(rows)) {
+    if (!g.pick && !g.best) continue;
+    const Row& r = g.pick ? *g.pick : *g.best;
+    if (suite == "cpu") {
+      out.push_back(
+          judge(">= 8x lapack gtsv (speedup)", at, g, 8.0,
+                [](const Row& x, const Group& gg) { return speedup_over(x, gg, "gtsv"); }));
+      out.push_back(judge(r.axis == 0 ? ">= 65% of copy on axis 0" : ">= 75% of copy on axes 1, 2",
+                          at, g, r.axis == 0 ? 65.0 : 75.0, pct_of_copy));
+    } else if (suite == "gpu") {
+      if (r.n == 256 || r.n == 512)
+        out.push_back(judge(">= 88% of copy (n 256, 512)", at, g, 88.0, pct_of_copy));
+      if (r.n == 1024) out.push_back(judge(">= 85% of copy (n 1024)", at, g, 85.0, pct_of_copy));
+      out.push_back(judge(">= 70% of copy (every n)", at, g, 70.0, pct_of_copy));
+      if (r.axis == 0) {
+        out.push_back(judge(">= 4x gtsv2StridedBatch (axis 0)", at, g, 4.0,
+                            [](const Row& x, const Group& gg) {
+                              return speedup_over(x, gg, "gtsv2StridedBatch");
+                            }));
+      }
+      if (r.axis + 1 == static_cast<int>(r.extents.size())) {
+        out.push_back(judge(">= 1.7x gtsvInterleavedBatch (last axis)", at, g, 1.7,
+                            [](const Row& x, const Group& gg) {
+                              return speedup_over(x, gg, "gtsvInterleavedBatch");
+                            }));
+      }
+    }
+  }
+  return out;
+}
+
+void print_targets(const std::vector<TargetResult>& results) {
+  int passed = 0;
+  std::printf("\ntargets (judged on the automatic pick, marked * above):\n");
+  for (const auto& t : results) {
+    passed += t.pass;
+    std::printf("%s  %-42s %-36s %8.2f (bar %g)  %s\n", t.pass ? "PASS" : "FAIL", t.target.c_str(),
+                t.where.c_str(), t.value, t.bar, t.note.c_str());
+  }
+  std::printf("%d of %zu targets passed\n", passed, results.size());
+}
+
+void write_json(const std::string& path, const RunInfo& info, const std::vector<Row>& rows,
+                const std::vector<TargetResult>& targets) {
+  std::ofstream file(path);
+  if (!file) throw std::runtime_error("cannot write " + path);
+  JsonWriter j(file);
+  auto copy = [&](const char* key, const CopyReference& c) {
+    j.key(key)
+        .begin_object()
+        .field("how", c.how)
+        .field("buffer_bytes", c.bytes)
+        .field("gbps", c.gbps);
+    j.key("candidates").begin_object();
+    for (const auto& [name, gbps] : c.candidates) j.field(name, gbps);
+    j.end_object().end_object();
+  };
+  j.begin_object()
+      .field("tool", "triax-bench")
+      .field("host", info.host)
+      .field("device", info.device)
+      .field("suite", info.suite)
+      .field("mode", info.mode)
+      .field("lapack", info.lapack)
+      .field("bytes_counted", "read a, b, c, d and write x (increment also reads u)")
+      .field("statistic", "median");
+  if (info.host_copy.gbps > 0) copy("host_copy", info.host_copy);
+  if (info.device_copy.gbps > 0) copy("device_copy", info.device_copy);
+  j.key("rows").begin_array();
+  for (const Row& r : rows) {
+    j.begin_object()
+        .field("backend", r.backend)
+        .field("algorithm", r.algorithm)
+        .field("automatic", r.automatic)
+        .field("precision", r.precision)
+        .field("mode", r.mode)
+        .field("extents", r.extents)
+        .field("axis", r.axis)
+        .field("n", r.n)
+        .field("systems", r.systems)
+        .field("bytes", r.bytes)
+        .field("median_ms", r.median_ms)
+        .field("min_ms", r.min_ms)
+        .field("max_ms", r.max_ms)
+        .field("gbps", r.gbps)
+        .field("pct_copy", r.pct_copy)
+        .field("residual", r.residual)
+        .field("baseline", r.baseline)
+        .field("baseline_ms", r.baseline_ms)
+        .field("speedup", r.speedup)
+        .end_object();
+  }
+  j.end_array();
+  j.key("errors").begin_array();
+  for (const auto& e : info.errors) j.value(e);
+  j.end_array();
+  j.key("targets").begin_array();
+  for (const auto& t : targets) {
+    j.begin_object()
+        .field("target", t.target)
+        .field("where", t.where)
+        .field("value", t.value)
+        .field("bar", t.bar)
+        .field("pass", t.pass)
+        .field("note", t.note)
+        .end_object();
+  }
+  j.end_array().end_object();
+  file << '\n';
+}
+
+}  // namespace triax::bench

@@ -1,0 +1,36 @@
+#pragma once
+// The human-readable table, the target checks of the suites and the JSON file.
+#include <string>
+#include <vector>
+
+#include "case.hpp"
+
+namespace triax::bench {
+
+struct TargetResult {
+  std::string target;  ///< e.g. "axis 0 >= 65% of copy"
+  std::string where;   ///< the row it judges
+  double value = 0, bar = 0;
+  bool pass = false;
+  std::string note;
+};
+
+struct RunInfo {
+  std::string host, device, suite, mode;
+  CopyReference host_copy, device_copy;
+  bool lapack = false;
+  std::vector<std::string> errors;  ///< cases that stopped with an exception
+};
+
+void print_copy(const char* what, const CopyReference& copy);
+void print_header();
+void print_row(const Row& row);
+
+/// The targets of a suite ("cpu" or "gpu"), judged on the rows of the automatic pick.
+std::vector<TargetResult> check_targets(const std::string& suite, const std::vector<Row>& rows);
+void print_targets(const std::vector<TargetResult>& results);
+
+void write_json(const std::string& path, const RunInfo& info, const std::vector<Row>& rows,
+                const std::vector<TargetResult>& targets);
+
+}  // namespace triax::bench
