@@ -37,6 +37,13 @@ class CudaPlan final : public BackendPlan<T> {
   CudaPlan(const Problem& p, const Options& o) : stream_(static_cast<cudaStream_t>(o.stream)) {
     const CudaAlgorithm<T>* chosen = nullptr;
     for (const auto& candidate : cuda_algorithms<T>) {
+      // H100 (bench/results/gpu-h100.json): the shared-memory transpose needs many systems to
+      // keep enough warps in flight; below 65536 the plain kernel was faster (n = 512, 32768
+      // systems: 15.9% against 9.5% of the copy).
+      if (o.algorithm == Algorithm::automatic &&
+          candidate.name == Algorithm::cuda_thread_thomas_shared_transpose && p.count < 65536) {
+        continue;
+      }
       const bool wanted = o.algorithm == Algorithm::automatic || o.algorithm == candidate.name;
       if (wanted && candidate.supports(p)) {
         chosen = &candidate;
