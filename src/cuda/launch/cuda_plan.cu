@@ -51,8 +51,13 @@ class CudaPlan final : public BackendPlan<T> {
       }
     }
     if (chosen == nullptr) {
-      throw invalid_argument("triax::Solver: algorithm " + std::string(to_string(o.algorithm)) +
-                             " is not available in the cuda backend for this layout");
+      bool built = o.algorithm == Algorithm::automatic;
+      for (const auto& candidate : cuda_algorithms<T>) built |= candidate.name == o.algorithm;
+      throw invalid_argument(
+          "triax::Solver: algorithm " + std::string(to_string(o.algorithm)) +
+          (built ? " does not support this layout (n = " + std::to_string(p.n) +
+                       ", row stride of d = " + std::to_string(p.map[op_d].row_stride) + ")"
+                 : " is not built into the cuda backend of this version"));
     }
     algorithm_ = *chosen;
     workspace_bytes_ = algorithm_.workspace(p);

@@ -24,14 +24,11 @@ namespace triax::detail::cuda {
   template <class T>                                                                   \
   void name(const Problem& p, const Operands<T>& ops, void* workspace, cudaStream_t stream);
 
-// thread/: one thread per system.
+// thread/: one thread per system. (The shuffle-transpose variant of paper 000's Algorithm 9,
+// warp/ and block/ with the Thomas-PCR hybrids come next; their Algorithm values exist and the
+// plan rejects them until they are built.)
 TRIAX_DECLARE_CUDA_ALGORITHM(thread_thomas)
 TRIAX_DECLARE_CUDA_ALGORITHM(thread_thomas_shared_transpose)
-TRIAX_DECLARE_CUDA_ALGORITHM(thread_thomas_shuffle_transpose)
-// warp/: a warp per system, Thomas on register chunks, PCR on the reduced system.
-TRIAX_DECLARE_CUDA_ALGORITHM(warp_thomas_pcr)
-// block/: several warps per system for long systems.
-TRIAX_DECLARE_CUDA_ALGORITHM(block_thomas_pcr)
 
 #undef TRIAX_DECLARE_CUDA_ALGORITHM
 
