@@ -23,17 +23,18 @@ using ValueTypes = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(CudaVsReference, ValueTypes);
 
 constexpr Algorithm cuda_algorithms[] = {Algorithm::automatic, Algorithm::cuda_thread_thomas,
-                                         Algorithm::cuda_thread_thomas_shared_transpose};
+                                         Algorithm::cuda_thread_thomas_shared_transpose,
+                                         Algorithm::cuda_block_thomas_pcr};
 
 // Runs the check for every algorithm whose plan accepts the layout (the transpose kernels take
 // contiguous rows only).
 template <class T>
 void for_each_accepting(const OperandLayouts& layouts, int axis,
-                        const std::function<void(Algorithm)>& check) {
+                        const std::function<void(Algorithm)>& check, bool checked = false) {
   for (Algorithm alg : cuda_algorithms) {
     bool accepted = true;
     try {
-      Solver<T> probe(Backend::cuda, layouts, axis, {.algorithm = alg});
+      Solver<T> probe(Backend::cuda, layouts, axis, {.algorithm = alg, .checked = checked});
     } catch (const invalid_argument&) {
       accepted = false;
     }
@@ -119,7 +120,7 @@ TYPED_TEST(CudaVsReference, CheckedModeReportsBreakdown) {
     for (int k = 0; k < systems; ++k) {
       EXPECT_EQ(info[k], k == 5 ? 1 : k == 9 ? 13 : 0) << "system " << k << ", " << to_string(alg);
     }
-  });
+  }, /*checked=*/true);
   cudaFree(dinfo);
 }
 

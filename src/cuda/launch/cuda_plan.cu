@@ -15,6 +15,7 @@ namespace {
 template <class T>
 struct CudaAlgorithm {
   Algorithm name;
+  bool checks;  // fills info in checked mode
   bool (*supports)(const Problem&);
   std::size_t (*workspace)(const Problem&);
   void (*run)(const Problem&, const Operands<T>&, void*, cudaStream_t);
@@ -23,11 +24,14 @@ struct CudaAlgorithm {
 // The algorithms built into this version, in the order `automatic` prefers them.
 template <class T>
 const CudaAlgorithm<T> cuda_algorithms[] = {
+    // Axes >= 1, n <= 512 (float) / 256 (double): the register hybrid, read once, write once.
+    {Algorithm::cuda_block_thomas_pcr, false, cuda::block_thomas_pcr_supports<T>,
+     cuda::block_thomas_pcr_workspace<T>, cuda::block_thomas_pcr<T>},
     // Axis 0: reads through a shared-memory transpose (coalesced), 5x the plain kernel there.
-    {Algorithm::cuda_thread_thomas_shared_transpose,
+    {Algorithm::cuda_thread_thomas_shared_transpose, true,
      cuda::thread_thomas_shared_transpose_supports<T>,
      cuda::thread_thomas_shared_transpose_workspace<T>, cuda::thread_thomas_shared_transpose<T>},
-    {Algorithm::cuda_thread_thomas, cuda::thread_thomas_supports<T>,
+    {Algorithm::cuda_thread_thomas, true, cuda::thread_thomas_supports<T>,
      cuda::thread_thomas_workspace<T>, cuda::thread_thomas<T>},
 };
 
@@ -45,7 +49,7 @@ class CudaPlan final : public BackendPlan<T> {
         continue;
       }
       const bool wanted = o.algorithm == Algorithm::automatic || o.algorithm == candidate.name;
-      if (wanted && candidate.supports(p)) {
+      if (wanted && candidate.supports(p) && (candidate.checks || !o.checked)) {
         chosen = &candidate;
         break;
       }
@@ -55,8 +59,9 @@ class CudaPlan final : public BackendPlan<T> {
       for (const auto& candidate : cuda_algorithms<T>) built |= candidate.name == o.algorithm;
       throw invalid_argument(
           "triax::Solver: algorithm " + std::string(to_string(o.algorithm)) +
-          (built ? " does not support this layout (n = " + std::to_string(p.n) +
-                       ", row stride of d = " + std::to_string(p.map[op_d].row_stride) + ")"
+          (built ? " does not support this layout or mode (n = " + std::to_string(p.n) +
+                       ", row stride of d = " + std::to_string(p.map[op_d].row_stride) +
+                       (o.checked ? ", checked mode" : "") + ")"
                  : " is not built into the cuda backend of this version"));
     }
     algorithm_ = *chosen;

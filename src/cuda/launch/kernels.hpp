@@ -24,11 +24,13 @@ namespace triax::detail::cuda {
   template <class T>                                                                   \
   void name(const Problem& p, const Operands<T>& ops, void* workspace, cudaStream_t stream);
 
-// thread/: one thread per system. (The shuffle-transpose variant of paper 000's Algorithm 9,
-// warp/ and block/ with the Thomas-PCR hybrids come next; their Algorithm values exist and the
-// plan rejects them until they are built.)
+// thread/: one thread per system. (The shuffle-transpose variant of paper 000's Algorithm 9 and
+// the warp-per-system hybrid of warp/ come next; their Algorithm values exist and the plan
+// rejects them until they are built.)
 TRIAX_DECLARE_CUDA_ALGORITHM(thread_thomas)
 TRIAX_DECLARE_CUDA_ALGORITHM(thread_thomas_shared_transpose)
+// block/: a block of 32 neighbouring systems x P chunk warps, Thomas-PCR hybrid in registers.
+TRIAX_DECLARE_CUDA_ALGORITHM(block_thomas_pcr)
 
 #undef TRIAX_DECLARE_CUDA_ALGORITHM
 

@@ -1,0 +1,44 @@
+#pragma once
+// What one time step needs from memory, on the host or on a GPU: the solution u, two
+// right-hand-side buffers, the three broadcast coefficients, the explicit operator, and a clock
+// around the three solves. heat_problem.cpp steps either kind through the same template.
+
+#include <cstdint>
+#include <vector>
+
+namespace adi {
+
+// One value per diagonal for every row of every system (the layouts broadcast them).
+template <class T>
+struct Coefficients {
+  T a, b, c;
+};
+
+// Timestamps 0..3 bracket the solves along x, y and z of one step.
+inline constexpr int step_marks = 4;
+
+template <class T>
+class HostFields {
+ public:
+  HostFields(std::int64_t n, const std::vector<T>& u0, Coefficients<T> coefficients);
+  T* u() { return u_.data(); }
+  T* d1() { return d1_.data(); }
+  T* d2() { return d2_.data(); }
+  const T* a() const { return &coefficients_[0]; }
+  const T* b() const { return &coefficients_[1]; }
+  const T* c() const { return &coefficients_[2]; }
+  // d1 = dt (Lx + Ly + Lz) u, scale = dt / h^2.
+  void explicit_rhs(T scale);
+  void mark(int index);
+  // Adds the time between consecutive marks of this step to seconds[0..2].
+  void add_elapsed(double* seconds);
+  std::vector<T> u_on_host() const { return u_; }
+
+ private:
+  std::int64_t n_;
+  std::vector<T> u_, d1_, d2_;
+  T coefficients_[3];
+  double marks_[step_marks] = {};
+};
+
+}  // namespace adi
