@@ -25,7 +25,13 @@ namespace triax::detail::cuda {
 namespace {
 
 constexpr int lanes = 32;
-constexpr int max_chunks = 16;  // P: the reduced system has 2P rows, in shared memory
+// P, the chunks per system, is at most 16: the reduced system's 2P rows live in shared memory.
+// Float chunks of at most 8 rows take up to 32: their threads need few registers, so a block of
+// 1024 threads fits (H100: float n = 128 ran at 51% of the copy with 8-row chunks, 38% with
+// 32-row chunks, whose 128 registers allow only 16 warps per SM).
+constexpr int max_chunks = 16;
+template <class T, int MaxChunk>
+constexpr int chunk_limit = (sizeof(T) == 4 && MaxChunk == 8) ? 32 : max_chunks;
 
 struct Chunking {
   int chunks;  // P
@@ -35,8 +41,8 @@ struct Chunking {
 // The smallest P <= 16 whose chunks (M = ceil(n / P) rows, the last possibly shorter) all have
 // at least 2 and at most max_length rows: long chunks give each thread more independent loads
 // and keep the reduced system (solved by one warp while the others wait) short.
-inline bool choose_chunking(std::int64_t n, int max_length, Chunking& c) {
-  for (int p = 1; p <= max_chunks; ++p) {
+inline bool choose_chunking(std::int64_t n, int max_length, int most_chunks, Chunking& c) {
+  for (int p = 1; p <= most_chunks; ++p) {
     const std::int64_t m = (n + p - 1) / p;
     const std::int64_t last = n - (p - 1) * m;
     if (m <= max_length && m >= 2 && last >= 2) {
@@ -47,11 +53,23 @@ inline bool choose_chunking(std::int64_t n, int max_length, Chunking& c) {
   return false;
 }
 
-template <class T, int MaxChunk, bool Accumulate>
-__global__ void __launch_bounds__(lanes* max_chunks)
+// Rows a thread keeps in registers: 32 floats or 16 doubles (3 arrays of them) fit in 128
+// registers without spilling (ptxas -v), so n <= 512 in float and n <= 256 in double.
+template <class T>
+constexpr int max_chunk_length = sizeof(T) == 4 ? 32 : 16;
+
+// Float: 8-row chunks when they fit in 32 chunks; otherwise the fewest chunks (up to 16).
+template <class T>
+bool choose_for(std::int64_t n, Chunking& c) {
+  return (sizeof(T) == 4 && choose_chunking(n, 8, 32, c)) ||
+         choose_chunking(n, max_chunk_length<T>, max_chunks, c);
+}
+
+template <class T, int MaxChunk, bool Accumulate, int MaxChunks = chunk_limit<T, MaxChunk>>
+__global__ void __launch_bounds__(lanes* MaxChunks)
     block_thomas_pcr_kernel(Problem p, Operands<T> ops, Chunking chunking) {
-  __shared__ T red[4][2 * max_chunks][lanes];  // sub, diag, super, rhs of the reduced rows
-  __shared__ T xr[2 * max_chunks][lanes];      // their solution
+  __shared__ T red[4][2 * MaxChunks][lanes];  // sub, diag, super, rhs of the reduced rows
+  __shared__ T xr[2 * MaxChunks][lanes];      // their solution
   const int lane = threadIdx.x, chunk = threadIdx.y, P = chunking.chunks;
   const std::int64_t s_real = std::int64_t(blockIdx.x) * lanes + lane;
   const bool valid = s_real < p.count;
@@ -174,15 +192,10 @@ void launch(const Problem& p, const Operands<T>& ops, const Chunking& c, cudaStr
   TRIAX_CUDA_CHECK_LAUNCH();
 }
 
-// Rows a thread keeps in registers: 32 floats or 16 doubles (3 arrays of them) fit in 128
-// registers without spilling (ptxas -v), so n <= 512 in float and n <= 256 in double.
-template <class T>
-constexpr int max_chunk_length = sizeof(T) == 4 ? 32 : 16;
-
 template <class T, bool Accumulate>
 void dispatch(const Problem& p, const Operands<T>& ops, cudaStream_t stream) {
   Chunking c{};
-  choose_chunking(p.n, max_chunk_length<T>, c);
+  choose_for<T>(p.n, c);
   if (c.length <= 8) {
     launch<T, 8, Accumulate>(p, ops, c, stream);
   } else if (c.length <= 16) {
@@ -201,7 +214,7 @@ bool block_thomas_pcr_supports(const Problem& p) {
   return p.batch_rank >= 1 && p.map[op_d].batch_strides[0] == 1 &&
          p.map[op_x].batch_strides[0] == 1 && p.map[op_d].row_stride != 1 &&
          (p.count + lanes - 1) / lanes < (std::int64_t(1) << 31) &&
-         choose_chunking(p.n, max_chunk_length<T>, c);
+         choose_for<T>(p.n, c);
 }
 
 template <class T>
