@@ -20,6 +20,7 @@
 #include "core/problem.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/launch/kernels.hpp"
+#include "cuda/solve_modes.cuh"
 
 namespace triax::detail::cuda {
 namespace {
@@ -224,7 +225,8 @@ std::size_t block_thomas_pcr_workspace(const Problem&) {
 
 template <class T>
 void block_thomas_pcr(const Problem& p, const Operands<T>& ops, void*, cudaStream_t stream) {
-  ops.accumulate ? dispatch<T, true>(p, ops, stream) : dispatch<T, false>(p, ops, stream);
+  // Checked mode never reaches this kernel (the plan's table says it does not check).
+  with_solve_mode(ops, [&](auto accumulate, auto) { dispatch<T, accumulate.value>(p, ops, stream); });
 }
 
 #define TRIAX_INSTANTIATE(T)                                                               \

@@ -12,6 +12,7 @@
 #include "core/problem.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/launch/kernels.hpp"
+#include "cuda/solve_modes.cuh"
 
 namespace triax::detail::cuda {
 namespace {
@@ -173,20 +174,15 @@ bool thread_thomas_shared_transpose_supports(const Problem& p) {
 
 template <class T>
 std::size_t thread_thomas_shared_transpose_workspace(const Problem& p) {
-  return 2 * static_cast<std::size_t>(p.n) * static_cast<std::size_t>(p.count) * sizeof(T);
+  return interleaved_workspace_bytes<T>(p);
 }
 
 template <class T>
 void thread_thomas_shared_transpose(const Problem& p, const Operands<T>& ops, void* workspace,
                                     cudaStream_t stream) {
-  const bool checked = ops.info != nullptr;
-  if (ops.accumulate) {
-    checked ? launch<T, true, true>(p, ops, workspace, stream)
-            : launch<T, true, false>(p, ops, workspace, stream);
-  } else {
-    checked ? launch<T, false, true>(p, ops, workspace, stream)
-            : launch<T, false, false>(p, ops, workspace, stream);
-  }
+  with_solve_mode(ops, [&](auto accumulate, auto checked) {
+    launch<T, accumulate.value, checked.value>(p, ops, workspace, stream);
+  });
 }
 
 #define TRIAX_INSTANTIATE(T)                                                               \
