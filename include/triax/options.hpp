@@ -29,9 +29,12 @@ enum class Algorithm {
   cpu_thomas_transpose,          ///< axis 0: local transpose of square tiles (paper 000, s.5)
   cuda_thread_thomas,            ///< one thread per system, reading rows at the system stride
   cuda_thread_thomas_shared_transpose,   ///< axis 0: transpose through shared memory (Alg. 8)
-  cuda_thread_thomas_shuffle_transpose,  ///< axis 0: transpose through warp shuffles (Alg. 9)
-  cuda_warp_thomas_pcr,          ///< a warp per system: Thomas on chunks, PCR on the reduced system
-  cuda_block_thomas_pcr,         ///< several warps per system, for long systems
+  cuda_thread_thomas_shuffle_transpose,  ///< axis 0: transpose through warp shuffles (Alg. 9);
+                                         ///< not built yet: plans that force it are rejected
+  cuda_warp_thomas_pcr,  ///< a warp per system (Alg. 10); not built yet: plans are rejected
+  cuda_block_thomas_pcr,  ///< axes >= 1: 32 neighbouring systems per block, a warp per chunk of
+                          ///< rows in registers, the reduced system in shared memory (Alg. 11);
+                          ///< n <= 512 (float) / 256 (double), not in checked mode
 };
 
 /// The name of an algorithm, as written in this header (e.g. "cpu_thomas").
