@@ -211,11 +211,9 @@ void dispatch(const Problem& p, const Operands<T>& ops, cudaStream_t stream) {
 template <class T>
 bool block_thomas_pcr_supports(const Problem& p) {
   Chunking c{};
-  // Lanes must be neighbouring systems in d and x (coalescing), and the grid fits one launch.
-  return p.batch_rank >= 1 && p.map[op_d].batch_strides[0] == 1 &&
-         p.map[op_x].batch_strides[0] == 1 && p.map[op_d].row_stride != 1 &&
-         (p.count + lanes - 1) / lanes < (std::int64_t(1) << 31) &&
-         choose_for<T>(p.n, c);
+  // Any layout is correct. Fast where lanes are neighbouring systems (axes >= 1: coalesced), and
+  // along axis 0, where each thread's chunk is one contiguous run of whole sectors.
+  return (p.count + lanes - 1) / lanes < (std::int64_t(1) << 31) && choose_for<T>(p.n, c);
 }
 
 template <class T>
