@@ -30,7 +30,7 @@ enum class Algorithm {
   cuda_thread_thomas,            ///< one thread per system, reading rows at the system stride
   cuda_thread_thomas_shared_transpose,   ///< axis 0: transpose through shared memory (Alg. 8)
   cuda_thread_thomas_shuffle_transpose,  ///< axis 0: transpose through warp shuffles (Alg. 9);
-                                         ///< not built yet: plans that force it are rejected
+                                         ///< d and x with contiguous rows only
   cuda_warp_thomas_pcr,  ///< a warp per system (Alg. 10); not built yet: plans are rejected
   cuda_block_thomas_pcr,  ///< axes >= 1: 32 neighbouring systems per block, a warp per chunk of
                           ///< rows in registers, the reduced system in shared memory (Alg. 11);

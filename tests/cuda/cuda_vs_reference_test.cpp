@@ -4,6 +4,8 @@
 // the wrong memory space.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -24,7 +26,14 @@ TYPED_TEST_SUITE(CudaVsReference, ValueTypes);
 
 constexpr Algorithm cuda_algorithms[] = {Algorithm::automatic, Algorithm::cuda_thread_thomas,
                                          Algorithm::cuda_thread_thomas_shared_transpose,
+                                         Algorithm::cuda_thread_thomas_shuffle_transpose,
                                          Algorithm::cuda_block_thomas_pcr};
+
+/// TRIAX_TEST_QUICK=1 (compute-sanitizer runs): fewer sizes, no long systems.
+bool quick() {
+  const char* v = std::getenv("TRIAX_TEST_QUICK");
+  return v != nullptr && std::string(v) == "1";
+}
 
 // Runs the check for every algorithm whose plan accepts the layout (the transpose kernels take
 // contiguous rows only).
@@ -49,21 +58,42 @@ std::uint64_t seed_of(const std::string& name, int k) {
 
 TYPED_TEST(CudaVsReference, BoundarySizes) {
   using T = TypeParam;
+  const std::vector<std::int64_t> full = {1,   2,   3,   31,  32,   33,   63,   64,   65,  255,
+                                          256, 257, 383, 384, 385, 1023, 1024, 1025, 4096, 100000};
+  const std::vector<std::int64_t> few = {1, 2, 3, 31, 33, 65, 257, 385, 1025};
   int k = 0;
-  for (std::int64_t n : {1, 2, 3, 31, 32, 33, 63, 64, 65, 255, 256, 257, 383, 384, 385, 1023,
-                         1024, 1025, 4096}) {
-    const std::int64_t systems = n > 1000 ? 40 : 130;
+  for (std::int64_t n : quick() ? few : full) {
+    // Fewer systems for long ones; 130 leaves a partial warp and a partial block.
+    const std::int64_t systems = n > 10000 ? 35 : n > 1000 ? 40 : 130;
     for (int axis = 0; axis < 2; ++axis) {
       const auto layout = axis == 0 ? Layout::packed({n, systems}) : Layout::packed({systems, n});
       for_each_accepting<T>(OperandLayouts(layout), axis, [&](Algorithm alg) {
         SCOPED_TRACE("n " + std::to_string(n) + ", " + std::string(to_string(alg)));
-        expect_matches_reference<T>(OperandLayouts(layout), axis, Mode::separate,
+        expect_matches_reference<T>(OperandLayouts(layout), axis,
+                                    n > 10000 ? Mode::in_place : Mode::separate,
                                     seed_of("sizes", ++k), cuda_runner<T>(alg));
       });
     }
   }
-  expect_matches_reference<T>(OperandLayouts(Layout::packed({100000, 3})), 0, Mode::in_place,
-                              seed_of("long", 1), cuda_runner<T>(Algorithm::automatic));
+}
+
+// Kernels that pick their tiling by batch size (the shuffle transpose's group width) get batches
+// on each side of the thresholds, with a partial warp at the end.
+TYPED_TEST(CudaVsReference, ManySystems) {
+  using T = TypeParam;
+  const std::int64_t n = quick() ? 5 : 33;
+  int k = 0;
+  for (std::int64_t systems : {std::int64_t(16384 + 7), std::int64_t(32768 + 13),
+                               std::int64_t(65536 + 45)}) {
+    for (int axis = 0; axis < 2; ++axis) {
+      const auto layout = axis == 0 ? Layout::packed({n, systems}) : Layout::packed({systems, n});
+      for_each_accepting<T>(OperandLayouts(layout), axis, [&](Algorithm alg) {
+        SCOPED_TRACE(std::to_string(systems) + " systems, " + std::string(to_string(alg)));
+        expect_matches_reference<T>(OperandLayouts(layout), axis, modes[k % 3],
+                                    seed_of("many", ++k), cuda_runner<T>(alg));
+      });
+    }
+  }
 }
 
 TYPED_TEST(CudaVsReference, EveryAxisLayoutAndMode) {
@@ -94,8 +124,11 @@ TYPED_TEST(CudaVsReference, EveryAxisLayoutAndMode) {
         expect_matches_reference<T>(mixed, axis, mode, seed_of("padded", ++k),
                                     cuda_runner<T>(alg));
       });
-      expect_matches_reference<T>(OperandLayouts(coef, coef, coef, other, padded), axis, mode,
-                                  seed_of("broadcast", ++k), cuda_runner<T>(Algorithm::automatic));
+      const OperandLayouts broadcast(coef, coef, coef, other, padded);
+      for_each_accepting<T>(broadcast, axis, [&](Algorithm alg) {
+        expect_matches_reference<T>(broadcast, axis, mode, seed_of("broadcast", ++k),
+                                    cuda_runner<T>(alg));
+      });
     }
   }
 }
@@ -103,25 +136,73 @@ TYPED_TEST(CudaVsReference, EveryAxisLayoutAndMode) {
 TYPED_TEST(CudaVsReference, CheckedModeReportsBreakdown) {
   using T = TypeParam;
   constexpr std::int64_t n = 50, systems = 33;
-  const auto layout = Layout::packed({systems, n});
-  Batch<T> batch{OperandLayouts(layout)};
-  batch.fill_random(77);
-  batch.b[0 * systems + 5] = 0;    // system 5, row 0
-  batch.a[12 * systems + 9] = 0;   // system 9, row 12: pivot b - a c' = 0
-  batch.b[12 * systems + 9] = 0;
-  DeviceBuffer<T> a(batch.a), b(batch.b), c(batch.c), d(batch.d), x(batch.x);
-  std::vector<int> info(systems, -1);
-  int* dinfo = nullptr;
-  TRIAX_TEST_CUDA_OK(cudaMalloc(&dinfo, systems * sizeof(int)));
-  for_each_accepting<T>(OperandLayouts(layout), 1, [&](Algorithm alg) {
-    Solver<T> s(Backend::cuda, layout, 1, {.algorithm = alg, .checked = true});
-    s.solve(a.get(), b.get(), c.get(), d.get(), x.get(), dinfo);
-    TRIAX_TEST_CUDA_OK(cudaMemcpy(info.data(), dinfo, systems * sizeof(int), cudaMemcpyDeviceToHost));
-    for (int k = 0; k < systems; ++k) {
-      EXPECT_EQ(info[k], k == 5 ? 1 : k == 9 ? 13 : 0) << "system " << k << ", " << to_string(alg);
+  for (int axis = 0; axis < 2; ++axis) {
+    const auto layout = axis == 0 ? Layout::packed({n, systems}) : Layout::packed({systems, n});
+    // Element (system s, row i) of the packed layout.
+    const auto at = [&](std::int64_t s, std::int64_t i) { return axis == 0 ? s * n + i : i * systems + s; };
+    Batch<T> batch{OperandLayouts(layout)};
+    batch.fill_random(77);
+    batch.b[at(5, 0)] = 0;  // system 5, row 0: zero pivot
+    batch.a[at(9, 12)] = 0;  // system 9, row 12: pivot b - a c' = 0
+    batch.b[at(9, 12)] = 0;
+    batch.d[at(20, 30)] = std::numeric_limits<T>::infinity();  // system 20: d' not finite at row 30
+    DeviceBuffer<T> a(batch.a), b(batch.b), c(batch.c), d(batch.d);
+    int* dinfo = nullptr;
+    TRIAX_TEST_CUDA_OK(cudaMalloc(&dinfo, systems * sizeof(int)));
+    for (Mode mode : modes) {
+      for_each_accepting<T>(OperandLayouts(layout), axis, [&](Algorithm alg) {
+        SCOPED_TRACE(std::string(to_string(alg)) + ", axis " + std::to_string(axis) + ", " +
+                     to_string(mode));
+        DeviceBuffer<T> x(batch.x), dd(batch.d);
+        TRIAX_TEST_CUDA_OK(cudaMemset(x.get(), 0, batch.x.size() * sizeof(T)));
+        TRIAX_TEST_CUDA_OK(cudaMemset(dinfo, 0xff, systems * sizeof(int)));
+        Solver<T> s(Backend::cuda, layout, axis, {.algorithm = alg, .checked = true});
+        switch (mode) {
+          case Mode::in_place: s.solve_in_place(a.get(), b.get(), c.get(), dd.get(), dinfo); break;
+          case Mode::separate: s.solve(a.get(), b.get(), c.get(), d.get(), x.get(), dinfo); break;
+          case Mode::increment:
+            s.solve_increment(a.get(), b.get(), c.get(), d.get(), x.get(), dinfo);
+            break;
+        }
+        std::vector<int> info(systems, -1);
+        TRIAX_TEST_CUDA_OK(
+            cudaMemcpy(info.data(), dinfo, systems * sizeof(int), cudaMemcpyDeviceToHost));
+        for (int k = 0; k < systems; ++k) {
+          EXPECT_EQ(info[k], k == 5 ? 1 : k == 9 ? 13 : k == 20 ? 31 : 0) << "system " << k;
+        }
+      }, /*checked=*/true);
     }
-  }, /*checked=*/true);
-  cudaFree(dinfo);
+    TRIAX_TEST_CUDA_OK(cudaFree(dinfo));
+  }
+}
+
+TYPED_TEST(CudaVsReference, PlansRejectAlgorithmsThatCannotRun) {
+  using T = TypeParam;
+  const auto layout = Layout::packed({40, 64});
+  const auto expect_rejected = [&](Algorithm alg, int axis, bool checked) {
+    try {
+      Solver<T> s(Backend::cuda, layout, axis, {.algorithm = alg, .checked = checked});
+      ADD_FAILURE() << to_string(alg) << " accepted on axis " << axis;
+    } catch (const invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(to_string(alg)), std::string::npos) << e.what();
+    }
+  };
+  expect_rejected(Algorithm::cpu_thomas, 0, false);  // another backend's
+  expect_rejected(Algorithm::reference_thomas, 1, false);
+  // The transposes need contiguous rows of d and x: not along axis 1.
+  expect_rejected(Algorithm::cuda_thread_thomas_shared_transpose, 1, false);
+  expect_rejected(Algorithm::cuda_thread_thomas_shuffle_transpose, 1, false);
+  // Every forced CUDA algorithm that is accepted reports itself and its workspace.
+  for (Algorithm alg : cuda_algorithms) {
+    for (int axis = 0; axis < 2; ++axis) {
+      try {
+        Solver<T> s(Backend::cuda, layout, axis, {.algorithm = alg});
+        if (alg != Algorithm::automatic) EXPECT_EQ(s.algorithm(), alg);
+      } catch (const invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find(to_string(alg)), std::string::npos) << e.what();
+      }
+    }
+  }
 }
 
 TYPED_TEST(CudaVsReference, WrongMemorySpaceIsRejected) {

@@ -38,6 +38,42 @@ void for_each_offset(const Layout& l, F&& f) {
   }
 }
 
+/// The offset of row i of system s when solving along `axis`: systems enumerate the other
+/// dimensions in mixed radix, the fastest (lowest) dimension first. normalize() numbers systems
+/// this way, and checked mode's info array follows it.
+inline std::int64_t system_row_offset(const Layout& l, int axis, std::int64_t s, std::int64_t i) {
+  std::vector<std::int64_t> idx(l.rank());
+  for (int k = 0; k < l.rank(); ++k) {
+    if (k == axis) {
+      idx[k] = i;
+    } else {
+      idx[k] = s % l.extent(k);
+      s /= l.extent(k);
+    }
+  }
+  return l.offset_of(idx);
+}
+
+/// A seed for the running test, different for every test (typed and parameterised instances
+/// included) and for every k within it; tests print it with SCOPED_TRACE.
+inline std::uint64_t test_seed(std::uint64_t k = 0) {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  std::string name = info ? std::string(info->test_suite_name()) + "." + info->name() : "none";
+  std::uint64_t h = 1469598103934665603ull;  // FNV-1a: the same seed on every platform
+  for (unsigned char ch : name) h = (h ^ ch) * 1099511628211ull;
+  return h ^ (k * 0x9e3779b97f4a7c15ull);
+}
+
+/// Sets every element of a buffer that a layout does not cover to `value`.
+template <class T>
+void fill_outside(const Layout& l, std::vector<T>& buffer, T value) {
+  std::vector<bool> in(buffer.size(), false);
+  for_each_offset(l, [&](std::int64_t o) { in[o] = true; });
+  for (std::size_t o = 0; o < buffer.size(); ++o) {
+    if (!in[o]) buffer[o] = value;
+  }
+}
+
 /// The buffers of one batch: every operand in its own allocation, padding filled with a
 /// poison value so that reads of the wrong element show up.
 template <class T>

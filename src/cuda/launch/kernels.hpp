@@ -24,14 +24,25 @@ namespace triax::detail::cuda {
   template <class T>                                                                   \
   void name(const Problem& p, const Operands<T>& ops, void* workspace, cudaStream_t stream);
 
-// thread/: one thread per system. (The shuffle-transpose variant of paper 000's Algorithm 9 and
-// the warp-per-system hybrid of warp/ come next; their Algorithm values exist and the plan
-// rejects them until they are built.)
+// thread/: one thread per system: at the row stride, and for axis 0 through a shared-memory
+// (Algorithm 8) or a register-shuffle (Algorithm 9) transpose. (The warp-per-system hybrid of
+// warp/ comes next; its Algorithm value exists and plans reject it until it is built.)
 TRIAX_DECLARE_CUDA_ALGORITHM(thread_thomas)
 TRIAX_DECLARE_CUDA_ALGORITHM(thread_thomas_shared_transpose)
+TRIAX_DECLARE_CUDA_ALGORITHM(thread_thomas_shuffle_transpose)
 // block/: a block of 32 neighbouring systems x P chunk warps, Thomas-PCR hybrid in registers.
 TRIAX_DECLARE_CUDA_ALGORITHM(block_thomas_pcr)
 
 #undef TRIAX_DECLARE_CUDA_ALGORITHM
 
 }  // namespace triax::detail::cuda
+
+/// In an algorithm's own .cu, inside namespace triax::detail::cuda: instantiates its three
+/// launchers for float and double.
+#define TRIAX_INSTANTIATE_CUDA_ALGORITHM(name)                                                 \
+  template bool name##_supports<float>(const Problem&);                                        \
+  template std::size_t name##_workspace<float>(const Problem&);                                \
+  template void name<float>(const Problem&, const Operands<float>&, void*, cudaStream_t);      \
+  template bool name##_supports<double>(const Problem&);                                       \
+  template std::size_t name##_workspace<double>(const Problem&);                               \
+  template void name<double>(const Problem&, const Operands<double>&, void*, cudaStream_t);

@@ -11,20 +11,19 @@
 #include "cuda/cuda_check.hpp"
 #include "cuda/launch/kernels.hpp"
 #include "cuda/solve_modes.cuh"
+#include "cuda/thread/thomas_steps.cuh"
 
 namespace triax::detail::cuda {
 namespace {
-
-template <class T>
-__device__ inline bool finite(T v) {
-  return isfinite(v);
-}
 
 template <class T, bool Accumulate, bool Checked>
 __global__ void thread_thomas_kernel(Problem p, Operands<T> ops, T* __restrict__ cp,
                                      T* __restrict__ dp) {
   const std::int64_t count = p.count;
   const std::int64_t n = p.n;
+  const std::int64_t ra = p.map[op_a].row_stride, rb = p.map[op_b].row_stride,
+                     rc = p.map[op_c].row_stride, rd = p.map[op_d].row_stride,
+                     rx = p.map[op_x].row_stride;
   for (std::int64_t s = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; s < count;
        s += std::int64_t(gridDim.x) * blockDim.x) {
     const T* a = ops.a + p.system_offset(op_a, s);
@@ -32,34 +31,22 @@ __global__ void thread_thomas_kernel(Problem p, Operands<T> ops, T* __restrict__
     const T* c = ops.c + p.system_offset(op_c, s);
     const T* d = ops.d + p.system_offset(op_d, s);
     T* x = ops.x + p.system_offset(op_x, s);
-    const std::int64_t ra = p.map[op_a].row_stride, rb = p.map[op_b].row_stride,
-                       rc = p.map[op_c].row_stride, rd = p.map[op_d].row_stride,
-                       rx = p.map[op_x].row_stride;
-    int forward_info = 0;
-    T cp_prev = 0, dp_prev = 0;
+    ThomasForward<T, Checked> forward;
     for (std::int64_t i = 0; i < n; ++i) {
-      const T ai = i > 0 ? a[i * ra] : T(0);  // a[0] is never read
+      const T ai = i > 0 ? a[i * ra] : T(0);      // a[0] is never read
       const T ci = i + 1 < n ? c[i * rc] : T(0);  // nor c[n-1]
-      const T m = b[i * rb] - ai * cp_prev;
-      const T r = T(1) / m;
-      cp_prev = ci * r;
-      dp_prev = (d[i * rd] - ai * dp_prev) * r;
-      cp[i * count + s] = cp_prev;
-      dp[i * count + s] = dp_prev;
-      if (Checked && forward_info == 0 && !(m != T(0) && finite(m) && finite(dp_prev))) {
-        forward_info = static_cast<int>(i + 1);
-      }
+      forward.step(ai, b[i * rb], ci, d[i * rd], i);
+      cp[i * count + s] = forward.cp;
+      dp[i * count + s] = forward.dp;
     }
-    int backward_info = 0;
-    T next = 0;
+    ThomasBackward<T, Checked> backward;
     for (std::int64_t i = n - 1; i >= 0; --i) {
-      const T xi = i == n - 1 ? dp[i * count + s] : dp[i * count + s] - cp[i * count + s] * next;
-      next = xi;
+      const T xi = backward.step(cp[i * count + s], dp[i * count + s]);
       const T out = Accumulate ? x[i * rx] + xi : xi;
       x[i * rx] = out;
-      if (Checked && backward_info == 0 && !finite(out)) backward_info = static_cast<int>(i + 1);
+      backward.check(out, i);
     }
-    if (Checked) ops.info[s] = forward_info != 0 ? forward_info : backward_info;
+    if (Checked) ops.info[s] = thomas_info(forward, backward);
   }
 }
 
@@ -95,12 +82,6 @@ void thread_thomas(const Problem& p, const Operands<T>& ops, void* workspace,
   });
 }
 
-#define TRIAX_INSTANTIATE(T)                                                                 \
-  template bool thread_thomas_supports<T>(const Problem&);                                   \
-  template std::size_t thread_thomas_workspace<T>(const Problem&);                           \
-  template void thread_thomas<T>(const Problem&, const Operands<T>&, void*, cudaStream_t);
-TRIAX_INSTANTIATE(float)
-TRIAX_INSTANTIATE(double)
-#undef TRIAX_INSTANTIATE
+TRIAX_INSTANTIATE_CUDA_ALGORITHM(thread_thomas)
 
 }  // namespace triax::detail::cuda

@@ -13,6 +13,7 @@
 #include "cuda/cuda_check.hpp"
 #include "cuda/launch/kernels.hpp"
 #include "cuda/solve_modes.cuh"
+#include "cuda/thread/thomas_steps.cuh"
 
 namespace triax::detail::cuda {
 namespace {
@@ -82,8 +83,7 @@ __global__ void __launch_bounds__(warp_size* warps_per_block)
     T* x_base = ops.x + p.system_offset(op_x, s);
     T(&tile)[op_x][warp_size * pitch] = tiles[warp];
 
-    int forward_info = 0;
-    T cp_prev = 0, dp_prev = 0;
+    ThomasForward<T, Checked> forward;
     for (std::int64_t i0 = 0; i0 < n; i0 += R) {
       const int rows = static_cast<int>(n - i0 < R ? n - i0 : R);
       for (int op = op_a; op < op_x; ++op) {
@@ -93,24 +93,17 @@ __global__ void __launch_bounds__(warp_size* warps_per_block)
       for (int r = 0; r < R; ++r) {
         if (r < rows) {
           const std::int64_t i = i0 + r;
-          const T ai = i > 0 ? tile[op_a][lane * pitch + r] : T(0);  // a[0] is never used
+          const T ai = i > 0 ? tile[op_a][lane * pitch + r] : T(0);      // a[0] is never used
           const T ci = i + 1 < n ? tile[op_c][lane * pitch + r] : T(0);  // nor c[n-1]
-          const T m = tile[op_b][lane * pitch + r] - ai * cp_prev;
-          const T rcp = T(1) / m;
-          cp_prev = ci * rcp;
-          dp_prev = (tile[op_d][lane * pitch + r] - ai * dp_prev) * rcp;
-          cp[i * count + s] = cp_prev;
-          dp[i * count + s] = dp_prev;
-          if (Checked && forward_info == 0 && !(m != T(0) && isfinite(m) && isfinite(dp_prev))) {
-            forward_info = static_cast<int>(i + 1);
-          }
+          forward.step(ai, tile[op_b][lane * pitch + r], ci, tile[op_d][lane * pitch + r], i);
+          cp[i * count + s] = forward.cp;
+          dp[i * count + s] = forward.dp;
         }
       }
       __syncwarp();
     }
 
-    int backward_info = 0;
-    T next = 0;
+    ThomasBackward<T, Checked> backward;
     const std::int64_t last_block = ((n - 1) / R) * R;
     for (std::int64_t i0 = last_block; i0 >= 0; i0 -= R) {
       const int rows = static_cast<int>(n - i0 < R ? n - i0 : R);
@@ -119,33 +112,29 @@ __global__ void __launch_bounds__(warp_size* warps_per_block)
       for (int r = R - 1; r >= 0; --r) {
         if (r < rows) {
           const std::int64_t i = i0 + r;
-          const T xi = i == n - 1 ? dp[i * count + s] : dp[i * count + s] - cp[i * count + s] * next;
-          next = xi;
-          out[lane * pitch + r] = xi;
+          out[lane * pitch + r] = backward.step(cp[i * count + s], dp[i * count + s]);
         }
       }
       __syncwarp();
-      if (Accumulate || Checked) {
+      if (Checked) {
         // Checked mode inspects the stored values: do the add per lane, then store plainly.
-        if (Checked) {
 #pragma unroll
-          for (int r = R - 1; r >= 0; --r) {
-            if (r < rows) {
-              const std::int64_t i = i0 + r;
-              T v = out[lane * pitch + r];
-              if (Accumulate) v += x_base[i * p.map[op_x].row_stride];
-              out[lane * pitch + r] = v;
-              if (backward_info == 0 && !isfinite(v)) backward_info = static_cast<int>(i + 1);
-            }
+        for (int r = R - 1; r >= 0; --r) {
+          if (r < rows) {
+            const std::int64_t i = i0 + r;
+            T v = out[lane * pitch + r];
+            if (Accumulate) v += x_base[i * p.map[op_x].row_stride];
+            out[lane * pitch + r] = v;
+            backward.check(v, i);
           }
-          __syncwarp();
-          store_tile<T, false>(x_base, i0, rows, p.map[op_x].row_stride, out, lane, valid);
-          continue;
         }
+        __syncwarp();
+        store_tile<T, false>(x_base, i0, rows, p.map[op_x].row_stride, out, lane, valid);
+      } else {
+        store_tile<T, Accumulate>(x_base, i0, rows, p.map[op_x].row_stride, out, lane, valid);
       }
-      store_tile<T, Accumulate>(x_base, i0, rows, p.map[op_x].row_stride, out, lane, valid);
     }
-    if (Checked && valid) ops.info[s] = forward_info != 0 ? forward_info : backward_info;
+    if (Checked && valid) ops.info[s] = thomas_info(forward, backward);
   }
 }
 
@@ -185,13 +174,6 @@ void thread_thomas_shared_transpose(const Problem& p, const Operands<T>& ops, vo
   });
 }
 
-#define TRIAX_INSTANTIATE(T)                                                               \
-  template bool thread_thomas_shared_transpose_supports<T>(const Problem&);                \
-  template std::size_t thread_thomas_shared_transpose_workspace<T>(const Problem&);        \
-  template void thread_thomas_shared_transpose<T>(const Problem&, const Operands<T>&, void*, \
-                                                  cudaStream_t);
-TRIAX_INSTANTIATE(float)
-TRIAX_INSTANTIATE(double)
-#undef TRIAX_INSTANTIATE
+TRIAX_INSTANTIATE_CUDA_ALGORITHM(thread_thomas_shared_transpose)
 
 }  // namespace triax::detail::cuda
