@@ -1,5 +1,6 @@
 #include "core/validate.hpp"
 
+#include <cstdio>
 #include <string>
 
 namespace triax::detail {
@@ -18,8 +19,17 @@ std::int64_t max_offset(const Layout& l) {
   for (int k = 0; k < l.rank(); ++k) {
     if (l.extent(k) == 0) return l.offset();
     off += static_cast<__int128>(l.extent(k) - 1) * l.stride(k);
+    // Each term is below 2^126: stop before a sum of them could overflow 128 bits too.
+    if (off > INT64_MAX) return -1;
   }
-  return off > INT64_MAX ? -1 : static_cast<std::int64_t>(off);
+  return static_cast<std::int64_t>(off);
+}
+
+// A pointer as the message shows it.
+std::string address(const void* p) {
+  char text[2 + 2 * sizeof(void*) + 1];
+  std::snprintf(text, sizeof text, "%p", p);
+  return text;
 }
 
 }  // namespace
@@ -88,7 +98,8 @@ void validate_pointers(const void* a, const void* b, const void* c, const void* 
     }
     if (reinterpret_cast<std::uintptr_t>(ptrs[op]) % alignment != 0) {
       throw invalid_argument("triax::Solver: pointer " + std::string(operand_names[op]) +
-                             " is not aligned to " + std::to_string(alignment) + " bytes");
+                             " = " + address(ptrs[op]) + " is not aligned to " +
+                             std::to_string(alignment) + " bytes");
     }
   }
   const Layout& out_layout = in_place ? layouts.d : layouts.x;
@@ -97,8 +108,9 @@ void validate_pointers(const void* a, const void* b, const void* c, const void* 
   for (int op = op_a; op <= last_input; ++op) {
     const ByteRange in = byte_range(ptrs[op], layout_of(layouts, op), element_size);
     if (in.lo < out.hi && out.lo < in.hi) {
-      throw invalid_argument("triax::Solver: the output overlaps input " +
-                             std::string(operand_names[op]));
+      throw invalid_argument("triax::Solver: the output " + std::string(in_place ? "d" : "x") +
+                             " = " + address(x) + " overlaps input " +
+                             std::string(operand_names[op]) + " = " + address(ptrs[op]));
     }
   }
   // d itself is written in place; its layout must not write one element twice.

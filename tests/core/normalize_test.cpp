@@ -53,22 +53,10 @@ Layout random_layout(std::mt19937_64& g, const std::vector<std::int64_t>& extent
   }
 }
 
-// The multi-index of (system s, row i): systems enumerate the non-axis dimensions, fastest first.
-std::vector<std::int64_t> index_of(const Layout& l, int axis, std::int64_t s, std::int64_t i) {
-  std::vector<std::int64_t> idx(l.rank());
-  for (int k = 0; k < l.rank(); ++k) {
-    if (k == axis) {
-      idx[k] = i;
-      continue;
-    }
-    idx[k] = s % l.extent(k);
-    s /= l.extent(k);
-  }
-  return idx;
-}
-
 TEST(Normalize, EveryRowOfEverySystemKeepsItsOffset) {
-  std::mt19937_64 g(20261122);
+  const std::uint64_t seed = test::test_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 g(seed);
   for (int trial = 0; trial < 400; ++trial) {
     std::uniform_int_distribution<int> rank_dist(1, 8);
     const int rank = rank_dist(g);
@@ -100,16 +88,38 @@ TEST(Normalize, EveryRowOfEverySystemKeepsItsOffset) {
       for (std::int64_t s = 0; s < p.count; ++s) {
         for (std::int64_t i = 0; i < p.n; ++i) {
           const std::int64_t got = p.system_offset(op, s) + i * p.map[op].row_stride;
-          const std::int64_t want = by_op[op]->offset_of(index_of(*by_op[op], axis, s, i));
+          const std::int64_t want = test::system_row_offset(*by_op[op], axis, s, i);
           ASSERT_EQ(got, want) << "operand " << op << ", system " << s << ", row " << i;
           seen.insert(want);
         }
       }
-      // A layout without broadcast visits each of its elements exactly once.
+      // The (system, row) pairs reach exactly the layout's elements...
+      std::set<std::int64_t> all;
+      test::for_each_offset(*by_op[op], [&](std::int64_t o) { all.insert(o); });
+      EXPECT_EQ(seen, all) << "operand " << op;
+      // ...and, without broadcast, each exactly once: count * n distinct offsets.
       bool broadcast = false;
       for (int k = 0; k < rank; ++k) broadcast |= by_op[op]->stride(k) == 0 && extents[k] > 1;
       if (!broadcast) EXPECT_EQ(static_cast<std::int64_t>(seen.size()), p.count * p.n);
     }
+  }
+}
+
+// Packed arrays of any rank: the dimensions below the axis merge into one batch dimension and
+// those above into another; the two merge as well when the axis has extent 1. Extents of 1
+// vanish. No layout needs fewer.
+TEST(Normalize, PackedBatchRankIsMinimal) {
+  std::mt19937_64 g(test::test_seed());
+  for (int trial = 0; trial < 300; ++trial) {
+    const int rank = std::uniform_int_distribution<int>(1, 8)(g);
+    std::vector<std::int64_t> extents(rank);
+    for (auto& e : extents) e = std::uniform_int_distribution<int>(1, 3)(g);
+    const int axis = std::uniform_int_distribution<int>(0, rank - 1)(g);
+    int below = 0, above = 0;
+    for (int k = 0; k < rank; ++k) (k < axis ? below : above) += k != axis && extents[k] > 1;
+    const int want = extents[axis] == 1 ? (below + above > 0) : (below > 0) + (above > 0);
+    const auto p = detail::normalize(OperandLayouts(Layout::packed(extents)), axis);
+    ASSERT_EQ(p.batch_rank, want) << "trial " << trial << ", rank " << rank << ", axis " << axis;
   }
 }
 

@@ -25,9 +25,6 @@ Runner<T> cpu_solver(Algorithm algorithm) {
   return host_runner<T>(Backend::cpu, algorithm);
 }
 
-std::uint64_t seed_of(const std::string& name, int k) {
-  return std::hash<std::string>{}(name) + 7919u * static_cast<std::uint64_t>(k);
-}
 
 TYPED_TEST(CpuVsReference, EveryAxisOfOneToFourDimensions) {
   using T = TypeParam;
@@ -39,7 +36,7 @@ TYPED_TEST(CpuVsReference, EveryAxisOfOneToFourDimensions) {
       for (Algorithm alg : cpu_algorithms) {
         for (Mode mode : modes) {
           expect_matches_reference<T>(OperandLayouts(Layout::packed(shape)), axis, mode,
-                                      seed_of("axes", ++k), cpu_solver<T>(alg));
+                                      test_seed(++k), cpu_solver<T>(alg));
         }
       }
     }
@@ -54,8 +51,9 @@ TYPED_TEST(CpuVsReference, BoundarySizesAlongEachAxis) {
       const auto layout = axis == 0 ? Layout::packed({n, 37}) : Layout::packed({37, n});
       for (Algorithm alg : cpu_algorithms) {
         SCOPED_TRACE("n " + std::to_string(n) + ", " + std::string(to_string(alg)));
-        expect_matches_reference<T>(OperandLayouts(layout), axis, Mode::separate,
-                                    seed_of("sizes", ++k), cpu_solver<T>(alg));
+        ++k;
+        expect_matches_reference<T>(OperandLayouts(layout), axis, modes[k % 3], test_seed(k),
+                                    cpu_solver<T>(alg));
       }
     }
   }
@@ -64,12 +62,15 @@ TYPED_TEST(CpuVsReference, BoundarySizesAlongEachAxis) {
 TYPED_TEST(CpuVsReference, LongSystems) {
   using T = TypeParam;
   // One system of 100000 rows, and a few of them side by side.
-  expect_matches_reference<T>(OperandLayouts(Layout::packed({100000})), 0, Mode::in_place,
-                              seed_of("long", 1), cpu_solver<T>(Algorithm::automatic));
+  int k = 0;
+  for (Algorithm alg : cpu_algorithms) {
+    expect_matches_reference<T>(OperandLayouts(Layout::packed({100000})), 0, modes[k % 3],
+                                test_seed(++k), cpu_solver<T>(alg));
+  }
   expect_matches_reference<T>(OperandLayouts(Layout::packed({3, 100000})), 1, Mode::separate,
-                              seed_of("long", 2), cpu_solver<T>(Algorithm::automatic));
+                              test_seed(++k), cpu_solver<T>(Algorithm::automatic));
   expect_matches_reference<T>(OperandLayouts(Layout::packed({20000, 40})), 0, Mode::increment,
-                              seed_of("long", 3), cpu_solver<T>(Algorithm::cpu_thomas_transpose));
+                              test_seed(++k), cpu_solver<T>(Algorithm::cpu_thomas_transpose));
 }
 
 TYPED_TEST(CpuVsReference, PaddedOffsetAndPermutedLayouts) {
@@ -80,14 +81,17 @@ TYPED_TEST(CpuVsReference, PaddedOffsetAndPermutedLayouts) {
   const auto px = Layout::padded({19, 10, 7}, {20, 10, 10}, {0, 0, 2});
   // z fastest in memory, then x, then y.
   const auto perm = Layout::strided({19, 10, 7}, {7, 7 * 19, 1}, 5);
+  // Odd strides with gaps everywhere: x at stride 3, y at 61, z at 617.
+  const auto odd = Layout::strided({19, 10, 7}, {3, 61, 617}, 11);
   int k = 0;
   for (int axis = 0; axis < 3; ++axis) {
     for (Algorithm alg : cpu_algorithms) {
       for (Mode mode : modes) {
-        expect_matches_reference<T>(OperandLayouts(pa, pd, perm, pd, px), axis, mode,
-                                    seed_of("padded", ++k), cpu_solver<T>(alg));
-        expect_matches_reference<T>(OperandLayouts(perm), axis, mode, seed_of("perm", ++k),
-                                    cpu_solver<T>(alg));
+        for (const OperandLayouts& layouts :
+             {OperandLayouts(pa, pd, perm, pd, px), OperandLayouts(perm), OperandLayouts(odd),
+              OperandLayouts(odd, perm, pa, odd, pd), OperandLayouts(perm, odd, pd, px, odd)}) {
+          expect_matches_reference<T>(layouts, axis, mode, test_seed(++k), cpu_solver<T>(alg));
+        }
       }
     }
   }
@@ -106,8 +110,69 @@ TYPED_TEST(CpuVsReference, BroadcastCoefficients) {
     for (Algorithm alg : cpu_algorithms) {
       for (Mode mode : modes) {
         expect_matches_reference<T>(OperandLayouts(coef, coef, coef, dense, dense), axis, mode,
-                                    seed_of("broadcast", ++k), cpu_solver<T>(alg));
+                                    test_seed(++k), cpu_solver<T>(alg));
       }
+    }
+  }
+}
+
+// Broadcast along only some batch dimensions: coefficients that vary along the axis and one
+// batch dimension, shared across the other.
+TYPED_TEST(CpuVsReference, PartlyBroadcastCoefficients) {
+  using T = TypeParam;
+  const std::vector<std::int64_t> shape = {21, 8, 6};
+  int k = 0;
+  for (int axis = 0; axis < 3; ++axis) {
+    for (int shared = 0; shared < 3; ++shared) {
+      if (shared == axis) continue;
+      std::vector<std::int64_t> strides = {1, 21, 21 * 8};
+      strides[shared] = 0;
+      const auto coef = Layout::strided(shape, strides, 3);
+      const auto dense = Layout::padded({21, 8, 6}, {23, 8, 7}, {1, 0, 1});
+      for (Algorithm alg : cpu_algorithms) {
+        expect_matches_reference<T>(OperandLayouts(coef, dense, coef, dense, dense), axis,
+                                    modes[k % 3], test_seed(++k), cpu_solver<T>(alg));
+      }
+    }
+  }
+}
+
+// Threads split the batch, never a system: any thread count gives the same bits.
+TYPED_TEST(CpuVsReference, ThreadCountDoesNotChangeTheResult) {
+  using T = TypeParam;
+  const auto layout = Layout::padded({70, 45, 9}, {72, 45, 9}, {1, 0, 0});
+  for (int axis = 0; axis < 3; ++axis) {
+    for (Algorithm alg : cpu_algorithms) {
+      Batch<T> batch{OperandLayouts(layout)};
+      batch.fill_random(test_seed(axis));
+      std::vector<T> first;
+      for (int threads : {1, 2, 3, 7}) {
+        Batch<T> work = batch;
+        Solver<T> s(Backend::cpu, layout, axis, {.algorithm = alg, .num_threads = threads});
+        run_mode(s, work, Mode::separate);
+        if (first.empty()) {
+          first = work.x;
+        } else {
+          EXPECT_TRUE(same_bits(work.x, first))
+              << to_string(alg) << ", axis " << axis << ", " << threads << " threads";
+        }
+      }
+    }
+  }
+}
+
+// A plan is made once and used many times: repeated solves on fresh data stay right.
+TYPED_TEST(CpuVsReference, PlanIsReusable) {
+  using T = TypeParam;
+  const auto layout = Layout::packed({40, 33});
+  for (int axis = 0; axis < 2; ++axis) {
+    Solver<T> plan(Backend::cpu, layout, axis);
+    const Runner<T> reuse = [&](const OperandLayouts&, int, Mode mode, Batch<T>& batch) {
+      run_mode(plan, batch, mode);
+    };
+    for (int k = 0; k < 6; ++k) {
+      expect_matches_reference<T>(OperandLayouts(layout), axis, modes[k % 3],
+                                  test_seed(axis * 10 + k), reuse);
     }
   }
 }
@@ -117,7 +182,7 @@ TYPED_TEST(CpuVsReference, DenseLuAgreesWithReferenceThomas) {
   int k = 0;
   for (std::int64_t n : {1, 2, 3, 17, 64}) {
     expect_matches_reference<T>(
-        OperandLayouts(Layout::packed({n, 5})), 0, Mode::separate, seed_of("lu", ++k),
+        OperandLayouts(Layout::packed({n, 5})), 0, Mode::separate, test_seed(++k),
         host_runner<T>(Backend::reference, Algorithm::reference_dense_lu));
   }
 }

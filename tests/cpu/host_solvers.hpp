@@ -1,0 +1,38 @@
+#pragma once
+// The host solvers the CPU suite runs side by side: both reference algorithms and every CPU one.
+
+#include <string>
+#include <vector>
+
+#include "support/compare.hpp"
+
+namespace triax::test {
+
+struct HostSolver {
+  Backend backend;
+  Algorithm algorithm;
+  std::string name() const {
+    return std::string(to_string(backend)) + "/" + std::string(to_string(algorithm));
+  }
+};
+
+inline constexpr HostSolver reference_thomas{Backend::reference, Algorithm::reference_thomas};
+inline constexpr HostSolver reference_dense_lu{Backend::reference, Algorithm::reference_dense_lu};
+inline constexpr HostSolver thomas_solvers[] = {reference_thomas,
+                                                {Backend::cpu, Algorithm::automatic},
+                                                {Backend::cpu, Algorithm::cpu_thomas},
+                                                {Backend::cpu, Algorithm::cpu_thomas_transpose}};
+
+/// The offsets of system s's rows along `axis`.
+inline std::vector<std::int64_t> system_rows(const Layout& l, int axis, std::int64_t s) {
+  std::vector<std::int64_t> rows(l.extent(axis));
+  for (std::int64_t i = 0; i < l.extent(axis); ++i) rows[i] = system_row_offset(l, axis, s, i);
+  return rows;
+}
+
+/// The packed 2-D layout whose `axis` holds systems of n rows, `systems` of them.
+inline Layout systems_along(int axis, std::int64_t n, std::int64_t systems) {
+  return axis == 0 ? Layout::packed({n, systems}) : Layout::packed({systems, n});
+}
+
+}  // namespace triax::test
