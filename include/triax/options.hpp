@@ -31,10 +31,11 @@ enum class Algorithm {
   cuda_thread_thomas_shared_transpose,   ///< axis 0: transpose through shared memory (Alg. 8)
   cuda_thread_thomas_shuffle_transpose,  ///< axis 0: transpose through warp shuffles (Alg. 9);
                                          ///< d and x with contiguous rows only
-  cuda_warp_thomas_pcr,  ///< a warp per system (Alg. 10); not built yet: plans are rejected
-  cuda_block_thomas_pcr,  ///< axes >= 1: 32 neighbouring systems per block, a warp per chunk of
-                          ///< rows in registers, the reduced system in shared memory (Alg. 11);
-                          ///< n <= 512 (float) / 256 (double), not in checked mode
+  cuda_warp_thomas_pcr,   ///< Thomas-PCR hybrid (Alg. 10 on axis 0, 11 on axes >= 1): chunks
+                          ///< of rows in registers, at most 32 chunk threads per system, the
+                          ///< reduced system by PCR over shuffles; n <= 512 (float) / 256 (double)
+  cuda_block_thomas_pcr,  ///< the same hybrid with up to 256 chunk threads per system, and for
+                          ///< longer systems a reduce / solve-reduced / finish pass (any n)
 };
 
 /// The name of an algorithm, as written in this header (e.g. "cpu_thomas").

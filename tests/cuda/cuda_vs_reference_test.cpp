@@ -27,6 +27,7 @@ TYPED_TEST_SUITE(CudaVsReference, ValueTypes);
 constexpr Algorithm cuda_algorithms[] = {Algorithm::automatic, Algorithm::cuda_thread_thomas,
                                          Algorithm::cuda_thread_thomas_shared_transpose,
                                          Algorithm::cuda_thread_thomas_shuffle_transpose,
+                                         Algorithm::cuda_warp_thomas_pcr,
                                          Algorithm::cuda_block_thomas_pcr};
 
 /// TRIAX_TEST_QUICK=1 (compute-sanitizer runs): fewer sizes, no long systems.

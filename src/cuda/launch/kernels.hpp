@@ -25,12 +25,13 @@ namespace triax::detail::cuda {
   void name(const Problem& p, const Operands<T>& ops, void* workspace, cudaStream_t stream);
 
 // thread/: one thread per system: at the row stride, and for axis 0 through a shared-memory
-// (Algorithm 8) or a register-shuffle (Algorithm 9) transpose. (The warp-per-system hybrid of
-// warp/ comes next; its Algorithm value exists and plans reject it until it is built.)
+// (Algorithm 8) or a register-shuffle (Algorithm 9) transpose.
 TRIAX_DECLARE_CUDA_ALGORITHM(thread_thomas)
 TRIAX_DECLARE_CUDA_ALGORITHM(thread_thomas_shared_transpose)
 TRIAX_DECLARE_CUDA_ALGORITHM(thread_thomas_shuffle_transpose)
-// block/: a block of 32 neighbouring systems x P chunk warps, Thomas-PCR hybrid in registers.
+// warp/ and block/: the Thomas-PCR hybrid in registers (block/hybrid.hpp), with at most 32
+// chunk threads per system (n <= 512) or up to 256 and a multi-kernel long path (any n).
+TRIAX_DECLARE_CUDA_ALGORITHM(warp_thomas_pcr)
 TRIAX_DECLARE_CUDA_ALGORITHM(block_thomas_pcr)
 
 #undef TRIAX_DECLARE_CUDA_ALGORITHM

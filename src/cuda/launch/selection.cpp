@@ -17,25 +17,28 @@ struct Entry {
   bool (*automatic_when)(const Problem&);  // nullptr: whenever supported
 };
 
-// Measured on the H100 (axis 0, n = 256..2048, 8192..131072 systems): the shuffle transpose
-// was the fastest one-thread-per-system kernel at every size (11-42% of the copy against 2-27% for
-// the shared-memory transpose and 4-16% for the plain kernel), and ahead of the float register
-// hybrid along axis 0 (33% against 20% at n = 512). The shared-memory transpose is kept for
-// forcing and comparison only.
+// Measured on the H100 (bench/results/gpu-h100.json, n = 64..2048, 2^24 points, 512^3): the
+// Thomas-PCR hybrid (block_thomas_pcr) is the fastest kernel on every axis, size and precision:
+// along x 74-103% of the copy against 13-43% for the shuffle transpose; along y and z 25-100%
+// against 4-54% for one thread per system. warp_thomas_pcr picks the same configurations where
+// it applies, so it is never picked automatically; the transposes are kept for forcing and
+// comparison.
 bool never(const Problem&) { return false; }
 
 #define TRIAX_CUDA_ENTRY(algo, checks) \
   CudaAlgorithm<T> { Algorithm::cuda_##algo, checks, algo##_supports<T>, algo##_workspace<T>, algo<T> }
 
 // The algorithms built into this version, in the order `automatic` prefers them.
-// (warp_thomas_pcr, paper 000's Algorithm 10, joins here when src/cuda/warp/ has it.)
 template <class T>
 const Entry<T> table[] = {
-    // Axis 0 (d and x with contiguous rows): a transpose through register shuffles.
-    {TRIAX_CUDA_ENTRY(thread_thomas_shuffle_transpose, true), nullptr},
-    // Axes >= 1, n <= 512 (float) / 256 (double): the register hybrid, read once, write once.
-    {TRIAX_CUDA_ENTRY(block_thomas_pcr, false), nullptr},
-    // Axis 0 through shared memory (Algorithm 8).
+    // The register hybrid, read once, write once: up to 256 chunk threads per system in a
+    // block, the long path beyond.
+    {TRIAX_CUDA_ENTRY(block_thomas_pcr, true), nullptr},
+    // The same with at most 32 chunk threads per system (Algorithms 10 and 11 as published).
+    {TRIAX_CUDA_ENTRY(warp_thomas_pcr, true), never},
+    // Axis 0: one thread per system through register shuffles (Algorithm 9)...
+    {TRIAX_CUDA_ENTRY(thread_thomas_shuffle_transpose, true), never},
+    // ...or shared memory (Algorithm 8).
     {TRIAX_CUDA_ENTRY(thread_thomas_shared_transpose, true), never},
     // Anything: one thread per system at the row stride.
     {TRIAX_CUDA_ENTRY(thread_thomas, true), nullptr},

@@ -1,0 +1,270 @@
+// Host side of the Thomas-PCR hybrid: configurations, the long path's recursion, launches. The
+// kernels themselves are hybrid_kernel.cuh; every instantiation lives in this translation unit.
+#include "cuda/block/hybrid.hpp"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "cuda/block/hybrid_kernel.cuh"
+#include "cuda/cuda_check.hpp"
+#include "cuda/solve_modes.cuh"
+
+namespace triax::detail::cuda {
+namespace {
+
+constexpr std::size_t workspace_alignment = 256;
+
+std::size_t align_up(std::size_t v) {
+  return (v + workspace_alignment - 1) / workspace_alignment * workspace_alignment;
+}
+
+int next_pow2(std::int64_t v) {
+  int r = 1;
+  while (r < v) r *= 2;
+  return r;
+}
+
+/// The long path's rows per chunk: the largest M that a thread keeps without spilling.
+template <class T>
+constexpr int long_path_chunk = sizeof(T) == 4 ? 16 : 8;
+
+/// Rows split into `active` chunks of q or q + 1 rows (all >= 2 unless n == 1).
+HybridShape split_rows(std::int64_t n, int active_wanted, int P, int S) {
+  HybridShape sh{};
+  sh.P = P;
+  sh.S = S;
+  const std::int64_t cap = std::max<std::int64_t>(1, n / 2);
+  sh.active = static_cast<int>(std::min<std::int64_t>(active_wanted, cap));
+  sh.q = static_cast<int>(n / sh.active);
+  sh.rem = static_cast<int>(n % sh.active);
+  return sh;
+}
+
+bool fits_fused(std::int64_t n, const HybridConfig& cfg) { return n <= std::int64_t(cfg.M) * cfg.P; }
+
+/// The long path: K chunks of at most long_path_chunk rows, K a multiple of P, the reduced
+/// system 2K rows.
+struct LongSplit {
+  HybridShape shape;
+  std::int64_t chunks;  // K
+  int tiles;            // K / P
+};
+
+template <class T>
+LongSplit long_split(const Problem& p, const HybridConfig& cfg) {
+  constexpr int M = long_path_chunk<T>;
+  const std::int64_t wanted = (p.n + M - 1) / M;
+  LongSplit ls{};
+  ls.shape = split_rows(p.n, static_cast<int>(std::min<std::int64_t>(wanted, 1 << 30)), cfg.P, cfg.S);
+  ls.chunks = (ls.shape.active + cfg.P - 1) / cfg.P * std::int64_t(cfg.P);
+  ls.tiles = static_cast<int>(ls.chunks / cfg.P);
+  ls.shape.reduced_rows = 2 * ls.chunks;
+  if (cfg.map != Mapping::system_fastest) {
+    ls.shape.red_sys_stride = ls.shape.reduced_rows;
+    ls.shape.red_row_stride = 1;
+  } else {
+    ls.shape.red_sys_stride = 1;
+    ls.shape.red_row_stride = p.count;
+  }
+  return ls;
+}
+
+/// The batch of reduced systems in the workspace, as a Problem of its own.
+template <class T>
+Problem reduced_problem(const Problem& p, const LongSplit& ls) {
+  Problem r{};
+  r.n = ls.shape.reduced_rows;
+  r.count = p.count;
+  r.batch_rank = 1;
+  r.batch_extents[0] = p.count;
+  for (int op = 0; op < operand_count; ++op) {
+    r.map[op].offset = 0;
+    r.map[op].row_stride = ls.shape.red_row_stride;
+    r.map[op].batch_strides[0] = ls.shape.red_sys_stride;
+  }
+  return r;
+}
+
+template <class T, int M, Mapping Map, Phase Ph, bool Acc, bool Chk>
+void launch_one(const Problem& p, const Operands<T>& ops, const HybridShape& sh, int tiles,
+                cudaStream_t stream) {
+  const int threads = sh.S * sh.P;
+  const HybridSmem<T> lay = HybridSmem<T>::make(sh, M, Map, Ph);
+  const std::size_t smem = lay.bytes(threads / 32, sh.S);
+  auto kernel = hybrid_kernel<T, M, Map, Ph, Acc, Chk>;
+  if (smem > 48 * 1024) {
+    TRIAX_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          static_cast<int>(smem)));
+  }
+  const std::int64_t blocks = (p.count + sh.S - 1) / sh.S;
+  kernel<<<dim3(static_cast<unsigned>(blocks), static_cast<unsigned>(tiles)), threads, smem,
+           stream>>>(p, ops, sh);
+  TRIAX_CUDA_CHECK_LAUNCH();
+}
+
+template <class T, Mapping Map, Phase Ph, bool Acc, bool Chk>
+void launch_m(int M, const Problem& p, const Operands<T>& ops, const HybridShape& sh, int tiles,
+              cudaStream_t stream) {
+  if constexpr (Ph == Phase::fused && sizeof(T) == 4) {
+    if (M == 8) return launch_one<T, 8, Map, Ph, Acc, Chk>(p, ops, sh, tiles, stream);
+    return launch_one<T, 16, Map, Ph, Acc, Chk>(p, ops, sh, tiles, stream);
+  } else {
+    (void)M;  // double: 8 rows only; the long path: long_path_chunk
+    launch_one<T, Ph == Phase::fused ? 8 : long_path_chunk<T>, Map, Ph, Acc, Chk>(p, ops, sh,
+                                                                                 tiles, stream);
+  }
+}
+
+template <class T, Phase Ph, bool Acc, bool Chk>
+void launch_phase(const HybridConfig& cfg, const Problem& p, const Operands<T>& ops,
+                  const HybridShape& sh, int tiles, cudaStream_t stream) {
+  if (cfg.map == Mapping::system_fastest) {
+    launch_m<T, Mapping::system_fastest, Ph, Acc, Chk>(cfg.M, p, ops, sh, tiles, stream);
+  } else if (Ph == Phase::fused && cfg.map == Mapping::chunk_direct) {
+    launch_m<T, Mapping::chunk_direct, Phase::fused, Acc, Chk>(cfg.M, p, ops, sh, tiles, stream);
+  } else {
+    launch_m<T, Mapping::chunk_fastest, Ph, Acc, Chk>(cfg.M, p, ops, sh, tiles, stream);
+  }
+}
+
+/// chunk_direct's precondition: every operand's rows contiguous, every chunk starting on a
+/// 16-byte boundary and a whole number of 16-byte vectors long.
+template <class T>
+bool direct_aligned(const Problem& p, const Operands<T>& ops, const HybridShape& sh) {
+  constexpr int V = 16 / sizeof(T);
+  if (sh.rem != 0 || sh.q % V != 0) return false;
+  const void* ptrs[operand_count] = {ops.a, ops.b, ops.c, ops.d, ops.x};
+  for (int op = 0; op < operand_count; ++op) {
+    const OperandMap& m = p.map[op];
+    if (m.row_stride != 1 || m.offset % V != 0) return false;
+    if (reinterpret_cast<std::uintptr_t>(ptrs[op]) % 16 != 0) return false;
+    for (int k = 0; k < p.batch_rank; ++k) {
+      if (m.batch_strides[k] % V != 0) return false;
+    }
+  }
+  return true;
+}
+
+/// Checked mode, long path: info holds -(forward breakdown row) or the last bad stored row.
+__global__ void info_abs_kernel(int* info, std::int64_t count) {
+  const std::int64_t s = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
+  if (s < count && info[s] < 0) info[s] = -info[s];
+}
+
+}  // namespace
+
+template <class T>
+bool hybrid_config_valid(const HybridConfig& cfg) {
+  const bool p_ok = (cfg.P >= 1 && cfg.P <= 32 && (cfg.P & (cfg.P - 1)) == 0) ||
+                    (cfg.P > 32 && cfg.P <= hybrid_max_threads && cfg.P % 32 == 0);
+  const int threads = cfg.S * cfg.P;
+  return p_ok && cfg.S >= 1 && threads % 32 == 0 && threads <= hybrid_max_threads &&
+         (cfg.M == 8 || (cfg.M == 16 && sizeof(T) == 4));
+}
+
+template <class T>
+bool hybrid_choose(const Problem& p, HybridFamily family, HybridConfig& cfg) {
+  const std::int64_t n = p.n;
+  if (n < 1 || p.count < 1) return false;
+  // Axis 0 (d's rows contiguous): a system's chunk threads side by side; else neighbouring
+  // systems side by side.
+  const bool rows_contiguous = p.map[op_d].row_stride == 1 || n == 1;
+  cfg.map = rows_contiguous ? Mapping::chunk_direct : Mapping::system_fastest;
+  const int max_p = family == HybridFamily::warp ? 32 : 256;
+  // Rows per thread: 8, or 16 (float only: 16 doubles need more than 128 registers) where 8
+  // would need more chunk threads than the family has.
+  cfg.M = sizeof(T) == 4 && n > 8 * max_p ? 16 : 8;
+  const std::int64_t chunks = (n + cfg.M - 1) / cfg.M;
+  if (family == HybridFamily::warp && chunks > 32) return false;
+  int P = chunks <= 32 ? next_pow2(chunks) : static_cast<int>((chunks + 31) / 32 * 32);
+  if (P > max_p) {  // long path (block family only)
+    cfg.M = long_path_chunk<T>;
+    P = 128;
+    // Its tiles of P chunks run along the grid's y dimension (at most 65535).
+    if ((n + std::int64_t(cfg.M) * P - 1) / (std::int64_t(cfg.M) * P) > 65535) return false;
+  }
+  cfg.P = P;
+  if (rows_contiguous) {
+    cfg.S = std::max(1, 256 / P);
+  } else {
+    // Whole 32-byte sectors per row (S * sizeof(T) >= 32) where the block allows, up to 32
+    // systems (one 128-byte line of floats), about 512 threads.
+    const int s_min = 32 / static_cast<int>(sizeof(T));
+    cfg.S = std::clamp(hybrid_max_threads / P, 1, 32);
+    if (cfg.S < s_min && s_min * P <= hybrid_max_threads) cfg.S = s_min;
+    while (cfg.S * P % 32 != 0) ++cfg.S;
+  }
+  // Rows are indexed with 32-bit ints in the kernel, blocks of S systems along the grid's x.
+  if (n > INT32_MAX || (p.count + cfg.S - 1) / cfg.S > INT32_MAX) return false;
+  return hybrid_config_valid<T>(cfg);
+}
+
+template <class T>
+std::size_t hybrid_workspace(const Problem& p, const HybridConfig& cfg) {
+  if (fits_fused(p.n, cfg)) return 0;
+  const LongSplit ls = long_split<T>(p, cfg);
+  const Problem r = reduced_problem<T>(p, ls);
+  HybridConfig rc{};
+  hybrid_choose<T>(r, HybridFamily::block, rc);
+  const std::size_t own = align_up(4 * sizeof(T) * std::size_t(p.count) * ls.shape.reduced_rows);
+  return own + hybrid_workspace<T>(r, rc);
+}
+
+template <class T>
+void hybrid_run(const Problem& p, const Operands<T>& ops, const HybridConfig& cfg, void* workspace,
+                cudaStream_t stream) {
+  if (p.count == 0 || p.n == 0) return;
+  if (fits_fused(p.n, cfg)) {
+    const HybridShape sh = split_rows(p.n, cfg.P, cfg.P, cfg.S);
+    HybridConfig c = cfg;
+    if (c.map == Mapping::chunk_direct && !direct_aligned(p, ops, sh)) c.map = Mapping::chunk_fastest;
+    with_solve_mode(ops, [&](auto acc, auto chk) {
+      launch_phase<T, Phase::fused, acc.value, chk.value>(c, p, ops, sh, 1, stream);
+    });
+    return;
+  }
+  // Long path: reduce every chunk to two equations, solve those (recursively), finish.
+  LongSplit ls = long_split<T>(p, cfg);
+  ls.shape.red = workspace;
+  const Problem r = reduced_problem<T>(p, ls);
+  T* planes = static_cast<T*>(workspace);
+  const std::int64_t plane = p.count * ls.shape.reduced_rows;
+  const Operands<T> rops{planes, planes + plane, planes + 2 * plane, planes + 3 * plane,
+                         planes + 3 * plane, false, nullptr};
+  const bool checked = ops.info != nullptr;
+  if (checked) {
+    launch_phase<T, Phase::reduce_only, false, true>(cfg, p, ops, ls.shape, ls.tiles, stream);
+  } else {
+    launch_phase<T, Phase::reduce_only, false, false>(cfg, p, ops, ls.shape, ls.tiles, stream);
+  }
+  HybridConfig rc{};
+  hybrid_choose<T>(r, HybridFamily::block, rc);
+  void* rest = static_cast<char*>(workspace) +
+               align_up(4 * sizeof(T) * std::size_t(p.count) * ls.shape.reduced_rows);
+  hybrid_run<T>(r, rops, rc, rest, stream);
+  with_solve_mode(ops, [&](auto acc, auto chk) {
+    launch_phase<T, Phase::finish_only, acc.value, chk.value>(cfg, p, ops, ls.shape, ls.tiles,
+                                                              stream);
+  });
+  if (checked) {
+    const int threads = 256;
+    info_abs_kernel<<<static_cast<unsigned>((p.count + threads - 1) / threads), threads, 0,
+                      stream>>>(ops.info, p.count);
+    TRIAX_CUDA_CHECK_LAUNCH();
+  }
+}
+
+#define TRIAX_INSTANTIATE(T)                                                                 \
+  template bool hybrid_choose<T>(const Problem&, HybridFamily, HybridConfig&);               \
+  template std::size_t hybrid_workspace<T>(const Problem&, const HybridConfig&);             \
+  template void hybrid_run<T>(const Problem&, const Operands<T>&, const HybridConfig&, void*, \
+                              cudaStream_t);
+template bool hybrid_config_valid<float>(const HybridConfig&);
+template bool hybrid_config_valid<double>(const HybridConfig&);
+TRIAX_INSTANTIATE(float)
+TRIAX_INSTANTIATE(double)
+#undef TRIAX_INSTANTIATE
+
+}  // namespace triax::detail::cuda

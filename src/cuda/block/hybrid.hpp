@@ -1,0 +1,52 @@
+#pragma once
+// Host side of the Thomas-PCR hybrid kernels (hybrid_kernel.cuh): which arrangement and chunk
+// size a problem gets, the workspace of the long path, and the launch. warp_thomas_pcr and
+// block_thomas_pcr are two families of configurations of this one machinery.
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+#include "core/problem.hpp"
+
+namespace triax::detail::cuda {
+
+enum class HybridFamily {
+  warp,   // at most 32 chunk threads per system (Algorithms 10 and 11 as in paper 000)
+  block,  // up to 256 chunk threads per system, and the long path beyond
+};
+
+/// How a block's threads map onto systems and chunks, and how rows reach them.
+enum class Mapping {
+  chunk_fastest,   // a system's chunk threads consecutive; rows through a shared-memory transpose
+  chunk_direct,    // the same threads, each loading its own chunk with 16-byte vectors (aligned)
+  system_fastest,  // neighbouring systems in consecutive threads (axes >= 1)
+};
+
+/// One launch configuration. M: rows per thread (8, or 16 for float); P: chunk threads per
+/// system in a block; S: systems per block.
+struct HybridConfig {
+  Mapping map = Mapping::chunk_fastest;
+  int M = 8;
+  int P = 32;
+  int S = 8;
+};
+
+/// The configuration the family uses for p; false when the family cannot take p.
+template <class T>
+bool hybrid_choose(const Problem& p, HybridFamily family, HybridConfig& cfg);
+
+/// Device bytes the configuration needs (0 unless p.n > M * P: the long path).
+template <class T>
+std::size_t hybrid_workspace(const Problem& p, const HybridConfig& cfg);
+
+/// Enqueues the solve on the stream. workspace: hybrid_workspace(p, cfg) bytes.
+template <class T>
+void hybrid_run(const Problem& p, const Operands<T>& ops, const HybridConfig& cfg, void* workspace,
+                cudaStream_t stream);
+
+/// Whether cfg is a configuration hybrid_run accepts (P a power of two up to 32 or a multiple
+/// of 32, S * P a multiple of 32 and at most 512, M = 8, or 16 for float).
+template <class T>
+bool hybrid_config_valid(const HybridConfig& cfg);
+
+}  // namespace triax::detail::cuda

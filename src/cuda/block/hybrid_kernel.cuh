@@ -1,0 +1,443 @@
+#pragma once
+// The Thomas-PCR hybrid kernel (paper 000, s.6.3) behind warp_thomas_pcr and block_thomas_pcr.
+// Each thread owns one chunk of at most M consecutive rows of one system, kept in registers
+// (hybrid_math.cuh). A block holds S systems x P chunk threads; the block's threads are arranged
+// by the access pattern:
+//
+//  * Mapping::chunk_fastest (Algorithm 10, rows contiguous: axis 0). The P threads of a system
+//    are consecutive. A group of min(P, 32) lanes reads its rows with one contiguous run per
+//    instruction (lane i takes rows R0 + i, R0 + i + 32, ...) and hands each thread its chunk
+//    through a per-warp shared-memory transpose; x leaves the same way. With P <= 32 the reduced
+//    system never leaves the warp (pair_solve over shuffles, no block barrier).
+//  * Mapping::system_fastest (Algorithm 11, neighbouring systems adjacent in memory: axes >= 1).
+//    The S threads of one chunk index are consecutive: each row of a chunk is one contiguous run
+//    of S systems, read straight into registers. The reduced rows go through shared memory to
+//    warps that solve them (P <= 32: P lanes per system, else one warp per system with 2P/32
+//    rows per lane, the hybrid once more).
+//
+// Both arrangements are correct for any strides (each thread computes its own system's offsets);
+// they are fast when the layout matches. Inputs are read once and x written once.
+//
+// Phases: fused (the whole system in one block), or for systems longer than a block holds, the
+// long path: reduce_only writes each chunk's two reduced equations to a workspace (a batch of
+// tridiagonal systems of 2K rows, solved by the same machinery), finish_only re-reads the chunk,
+// recomputes its sweep and writes x from the chunk's two end values.
+//
+// Checked mode (info != nullptr), the CPU backend's rule exactly: before any x is written, one
+// thread per system runs the plain Thomas forward recurrence over the system (sequential, from
+// device memory) and records the first row whose pivot is zero or not finite or whose d' is not
+// finite; if there is none, info is 1 + the last row whose stored value (x, or x added to the old
+// output) is not finite; else 0. NaN is never reported as success.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "core/problem.hpp"
+#include "cuda/block/hybrid.hpp"
+#include "cuda/thread/thomas_steps.cuh"
+#include "cuda/warp/hybrid_math.cuh"
+
+namespace triax::detail::cuda {
+
+/// Largest block: 512 threads leave a thread up to 128 registers, which 8-row float and double
+/// chunks and 16-row float chunks need without spilling (ptxas -v).
+constexpr int hybrid_max_threads = 512;
+enum class Phase { fused, reduce_only, finish_only };
+
+/// How rows are split and threads arranged; trivially copyable, passed by value.
+struct HybridShape {
+  int P;          // chunk threads per system in a block
+  int S;          // systems per block (blockDim.x = S * P)
+  int active;     // chunks that carry rows, over the whole system (the rest are empty)
+  int q, rem;     // chunk j < active has q + (j < rem) rows
+  std::int64_t reduced_rows;  // long path: 2K, rows of each reduced system (K = P * gridDim.y)
+  // Long path: where the reduced systems live (4 arrays of count * 2K, x in place of d), and
+  // their layout: element (system s, row r) at s * sys_stride + r * row_stride.
+  std::int64_t red_sys_stride, red_row_stride;
+  void* red;      // T[4][count * 2K]: sub, diag, sup, rhs/x
+};
+
+/// Whether a block solves its reduced systems through shared memory (else within warps, or the
+/// long path's workspace).
+__host__ __device__ constexpr bool reduced_in_shared(Mapping map, Phase ph, int P) {
+  return ph == Phase::fused && !(map != Mapping::system_fastest && P <= 32);
+}
+
+/// Shared memory of one block, in elements of T, then S ints (checked mode).
+template <class T>
+struct HybridSmem {
+  int stage_stride;  // per warp: 4 arrays of 32 * M rows, padded (chunk_fastest only)
+  int sys_stride;    // reduced rows of one system: 2P + 1
+  int reduced_size;  // per array: padded S * sys_stride, or 0
+  __host__ __device__ static HybridSmem make(const HybridShape& s, int M, Mapping map, Phase ph) {
+    HybridSmem m{};
+    m.stage_stride = map == Mapping::chunk_fastest ? 4 * padded_size<T>(32 * M) : 0;
+    m.sys_stride = 2 * s.P + 1;
+    m.reduced_size = reduced_in_shared(map, ph, s.P) ? padded_size<T>(s.S * m.sys_stride) : 0;
+    return m;
+  }
+  __host__ __device__ std::size_t bytes(int warps, int S) const {
+    return (std::size_t(stage_stride) * warps + 4 * std::size_t(reduced_size)) * sizeof(T) +
+           std::size_t(S) * sizeof(int);
+  }
+};
+
+__device__ __forceinline__ int chunk_start(const HybridShape& sh, std::int64_t n, int j) {
+  return j < sh.active ? j * sh.q + min(j, sh.rem) : static_cast<int>(n);
+}
+
+/// Offsets of system s's row 0 in each operand (mixed radix over the merged batch dimensions;
+/// 32-bit division where the count allows).
+__device__ __forceinline__ void system_offsets(const Problem& p, std::int64_t s,
+                                               std::int64_t (&off)[operand_count]) {
+#pragma unroll
+  for (int op = 0; op < operand_count; ++op) off[op] = p.map[op].offset;
+  if (p.count <= 0xffffffffLL) {
+    unsigned rest = static_cast<unsigned>(s);
+    for (int k = 0; k < p.batch_rank; ++k) {
+      const unsigned e = static_cast<unsigned>(p.batch_extents[k]);
+      const unsigned i = rest % e;
+      rest /= e;
+#pragma unroll
+      for (int op = 0; op < operand_count; ++op) off[op] += std::int64_t(i) * p.map[op].batch_strides[k];
+    }
+  } else {
+    std::int64_t rest = s;
+    for (int k = 0; k < p.batch_rank; ++k) {
+      const std::int64_t e = p.batch_extents[k], i = rest % e;
+      rest /= e;
+#pragma unroll
+      for (int op = 0; op < operand_count; ++op) off[op] += i * p.map[op].batch_strides[k];
+    }
+  }
+}
+
+/// Checked mode: the first bad row of the plain Thomas forward recurrence, + 1 (0 if none).
+template <class T>
+__device__ int thomas_forward_info(const Problem& p, const Operands<T>& ops,
+                                   const std::int64_t (&off)[operand_count]) {
+  const std::int64_t n = p.n;
+  const T* a = ops.a + off[op_a];
+  const T* b = ops.b + off[op_b];
+  const T* c = ops.c + off[op_c];
+  const T* d = ops.d + off[op_d];
+  const std::int64_t ra = p.map[op_a].row_stride, rb = p.map[op_b].row_stride,
+                     rc = p.map[op_c].row_stride, rd = p.map[op_d].row_stride;
+  ThomasForward<T, true> f;
+  for (std::int64_t i = 0; i < n && f.info == 0; ++i) {
+    f.step(i > 0 ? a[i * ra] : T(0), b[i * rb], i + 1 < n ? c[i * rc] : T(0), d[i * rd], i);
+  }
+  return f.info;
+}
+
+template <class T>
+using VecOf = std::conditional_t<sizeof(T) == 4, float4, double2>;
+__device__ __forceinline__ void unpack(const float4& v, float* out) {
+  out[0] = v.x;
+  out[1] = v.y;
+  out[2] = v.z;
+  out[3] = v.w;
+}
+__device__ __forceinline__ void unpack(const double2& v, double* out) {
+  out[0] = v.x;
+  out[1] = v.y;
+}
+template <class T>
+__device__ __forceinline__ VecOf<T> pack(const T* in) {
+  if constexpr (sizeof(T) == 4) {
+    return make_float4(in[0], in[1], in[2], in[3]);
+  } else {
+    return make_double2(in[0], in[1]);
+  }
+}
+
+template <class T, int M, Mapping Map, Phase Ph, bool Accumulate, bool Checked>
+__global__ void __launch_bounds__(hybrid_max_threads) hybrid_kernel(Problem p, Operands<T> ops, HybridShape sh) {
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  constexpr bool chunk_fastest = Map == Mapping::chunk_fastest;
+  constexpr bool chunk_major = Map != Mapping::system_fastest;  // a system's threads adjacent
+  const int P = sh.P, S = sh.S;
+  const int t = threadIdx.x, lane = t & 31, warp = t >> 5, warps = blockDim.x >> 5;
+  const HybridSmem<T> lay = HybridSmem<T>::make(sh, M, Map, Ph);
+  T* stage = reinterpret_cast<T*>(smem_raw) + warp * lay.stage_stride;
+  T* red = reinterpret_cast<T*>(smem_raw) + warps * lay.stage_stride;  // 4 arrays
+  int* info_smem = reinterpret_cast<int*>(red + 4 * lay.reduced_size);  // [S]: last bad row
+
+  const int l = chunk_major ? t / P : t % S;   // system within the block
+  const int jl = chunk_major ? t % P : t / S;  // chunk within the block
+  const std::int64_t s = std::int64_t(blockIdx.x) * S + l;
+  const int j = blockIdx.y * P + jl;                  // chunk within the system
+  const bool valid = s < p.count;
+  const std::int64_t n = p.n;
+  const int r0 = chunk_start(sh, n, j);
+  const int L = chunk_start(sh, n, j + 1) - r0;
+
+  std::int64_t off[operand_count];
+  system_offsets(p, valid ? s : 0, off);
+  const std::int64_t ra = p.map[op_a].row_stride, rb = p.map[op_b].row_stride,
+                     rc = p.map[op_c].row_stride, rd = p.map[op_d].row_stride,
+                     rx = p.map[op_x].row_stride;
+
+  if (Checked && t < S) info_smem[t] = 0;
+#ifdef TRIAX_HYBRID_DIAG_SMEM
+  for (int i = t; i < 4 * lay.reduced_size; i += blockDim.x) red[i] = T(-12345);
+  __syncthreads();
+#endif
+
+  // ---- Load the chunk: a[k], b[k], c[k], d[k] = rows r0 + k, k < L (a of row 0 and c of row
+  // n-1 as 0: never read).
+  RegisterRows<T, M> rows;
+#ifdef TRIAX_HYBRID_DIAG_INIT
+#pragma unroll
+  for (int k = 0; k < M; ++k) rows.a[k] = rows.b[k] = rows.c[k] = rows.d[k] = T(0);
+#endif
+  // Group that reads together (chunk_fastest): gw lanes, rows [R0, R1) of system l.
+  const int gw = P < 32 ? P : 32;
+  const int gi = lane % gw;                   // index in the group
+  const int gbase = (lane / gw) * gw * M;     // group's first staging slot
+  const int R0 = chunk_fastest ? chunk_start(sh, n, j - gi) : 0;
+  const int R1 = chunk_fastest ? chunk_start(sh, n, j - gi + gw) : 0;
+  if constexpr (chunk_fastest) {
+    T va[M], vb[M], vc[M], vd[M];
+#pragma unroll
+    for (int i = 0; i < M; ++i) {
+      const int row = R0 + gi + gw * i;
+      const bool in = valid && row < R1;
+      va[i] = in && row > 0 ? ops.a[off[op_a] + row * ra] : T(0);
+      vb[i] = in ? ops.b[off[op_b] + row * rb] : T(1);
+      vc[i] = in && row + 1 < n ? ops.c[off[op_c] + row * rc] : T(0);
+      vd[i] = in ? ops.d[off[op_d] + row * rd] : T(0);
+    }
+    // All four arrays through the staging area at once (one warp barrier), so that the loads'
+    // registers free up as their values land in shared memory.
+    T* st[4] = {stage, stage + lay.stage_stride / 4, stage + 2 * (lay.stage_stride / 4),
+                stage + 3 * (lay.stage_stride / 4)};
+#pragma unroll
+    for (int i = 0; i < M; ++i) {
+      const int e = padded<T>(gbase + gi + gw * i);
+      st[0][e] = va[i];
+      st[1][e] = vb[i];
+      st[2][e] = vc[i];
+      st[3][e] = vd[i];
+    }
+    __syncwarp();
+#pragma unroll
+    for (int k = 0; k < M; ++k) {
+      if (k < L) {
+        const int e = padded<T>(gbase + (r0 - R0) + k);
+        rows.a[k] = st[0][e];
+        rows.b[k] = st[1][e];
+        rows.c[k] = st[2][e];
+        rows.d[k] = st[3][e];
+      }
+    }
+    __syncwarp();
+  } else if constexpr (Map == Mapping::chunk_direct) {
+    // Every chunk starts on a 16-byte boundary and has a multiple of V rows (the host checked).
+    constexpr int V = 16 / sizeof(T);
+    using Vec = VecOf<T>;
+#pragma unroll
+    for (int v = 0; v < M / V; ++v) {
+      if (valid && v * V < L) {
+        const Vec qa = *reinterpret_cast<const Vec*>(ops.a + off[op_a] + r0 + v * V);
+        const Vec qb = *reinterpret_cast<const Vec*>(ops.b + off[op_b] + r0 + v * V);
+        const Vec qc = *reinterpret_cast<const Vec*>(ops.c + off[op_c] + r0 + v * V);
+        const Vec qd = *reinterpret_cast<const Vec*>(ops.d + off[op_d] + r0 + v * V);
+        unpack(qa, rows.a + v * V);
+        unpack(qb, rows.b + v * V);
+        unpack(qc, rows.c + v * V);
+        unpack(qd, rows.d + v * V);
+      }
+    }
+    if (r0 == 0) rows.a[0] = T(0);  // a[0] and c[n-1] were loaded with their vectors: drop them
+#pragma unroll
+    for (int k = 0; k < M; ++k) rows.c[k] = r0 + k == n - 1 ? T(0) : rows.c[k];
+  } else {
+#pragma unroll
+    for (int k = 0; k < M; ++k) {
+      const std::int64_t row = r0 + k;
+      if (valid && k < L) {
+        rows.a[k] = row > 0 ? ops.a[off[op_a] + row * ra] : T(0);
+        rows.b[k] = ops.b[off[op_b] + row * rb];
+        rows.c[k] = row + 1 < n ? ops.c[off[op_c] + row * rc] : T(0);
+        rows.d[k] = ops.d[off[op_d] + row * rd];
+      }
+    }
+  }
+  const int Lc = valid ? L : 0;  // systems past the count: empty chunks
+
+  Row<T> first, last;
+  chunk_reduce<T>(rows, Lc, first, last);
+
+  // ---- The reduced system.
+  T x_first = 0, x_last = 0;
+  T* red_a = red;
+  T* red_b = red + lay.reduced_size;
+  T* red_c = red + 2 * lay.reduced_size;
+  T* red_d = red + 3 * lay.reduced_size;
+  if constexpr (Ph == Phase::fused) {
+    if (!reduced_in_shared(Map, Ph, P)) {
+      pair_solve(first, last, P, x_first, x_last);
+    } else {
+      const int e = l * lay.sys_stride + 2 * jl;
+      red_a[padded<T>(e)] = first.sub;
+      red_b[padded<T>(e)] = first.diag;
+      red_c[padded<T>(e)] = first.sup;
+      red_d[padded<T>(e)] = first.rhs;
+      red_a[padded<T>(e + 1)] = last.sub;
+      red_b[padded<T>(e + 1)] = last.diag;
+      red_c[padded<T>(e + 1)] = last.sup;
+      red_d[padded<T>(e + 1)] = last.rhs;
+      __syncthreads();
+      if (P <= 32) {
+        // P lanes per system, 32 / P systems per warp; x into red_d.
+        const int per_warp = 32 / P;
+        for (int base = warp * per_warp; base < S; base += warps * per_warp) {
+          const int sys = base + lane / P;
+          const int ee = padded<T>(sys * lay.sys_stride + 2 * (lane % P));
+          const int ee1 = padded<T>(sys * lay.sys_stride + 2 * (lane % P) + 1);
+          const Row<T> f{red_a[ee], red_b[ee], red_c[ee], red_d[ee]};
+          const Row<T> g{red_a[ee1], red_b[ee1], red_c[ee1], red_d[ee1]};
+          T xf, xl;
+          pair_solve(f, g, P, xf, xl);
+          red_d[ee] = xf;
+          red_d[ee1] = xl;
+        }
+      } else {
+        // One warp per system: 2P / 32 reduced rows per lane, the hybrid once more.
+        const int R = 2 * P / 32;
+        for (int sys = warp; sys < S; sys += warps) {
+          SharedRows<T> rr{red_a, red_b, red_c, red_d, sys * lay.sys_stride + lane * R};
+          Row<T> f, g;
+          chunk_reduce<T>(rr, R, f, g);
+          T xf, xl;
+          pair_solve(f, g, 32, xf, xl);
+          chunk_back<T>(rr, R, xf, xl);
+        }
+      }
+      __syncthreads();
+      x_first = red_d[padded<T>(e)];
+      x_last = red_d[padded<T>(e + 1)];
+    }
+  } else {
+    // Long path: the reduced systems live in the workspace.
+    T* ws = static_cast<T*>(sh.red);
+    const std::int64_t plane = p.count * sh.reduced_rows;
+    const std::int64_t e = s * sh.red_sys_stride + 2 * std::int64_t(j) * sh.red_row_stride;
+    if constexpr (Ph == Phase::reduce_only) {
+      if (valid) {
+        ws[e] = first.sub;
+        ws[plane + e] = first.diag;
+        ws[2 * plane + e] = first.sup;
+        ws[3 * plane + e] = first.rhs;
+        ws[e + sh.red_row_stride] = last.sub;
+        ws[plane + e + sh.red_row_stride] = last.diag;
+        ws[2 * plane + e + sh.red_row_stride] = last.sup;
+        ws[3 * plane + e + sh.red_row_stride] = last.rhs;
+        if (Checked && j == 0) ops.info[s] = -thomas_forward_info(p, ops, off);
+      }
+      return;
+    } else {
+      if (valid) {
+        x_first = ws[3 * plane + e];
+        x_last = ws[3 * plane + e + sh.red_row_stride];
+      }
+    }
+  }
+
+  // ---- Checked mode, fused: the Thomas forward check before anything is written.
+  int forward_info = 0;
+  if constexpr (Checked && Ph == Phase::fused) {
+    if (valid && jl == 0) forward_info = thomas_forward_info(p, ops, off);
+    __syncthreads();
+  }
+
+  chunk_back<T>(rows, Lc, x_first, x_last);
+
+  // ---- Store x (or add it to x).
+  int bad = 0;  // checked: 1 + last row whose stored value is not finite
+  if constexpr (chunk_fastest) {
+#pragma unroll
+    for (int k = 0; k < M; ++k) {
+      if (k < L) stage[padded<T>(gbase + (r0 - R0) + k)] = rows.d[k];
+    }
+    __syncwarp();
+    T old[M];
+    if constexpr (Accumulate) {
+#pragma unroll
+      for (int i = 0; i < M; ++i) {
+        const int row = R0 + gi + gw * i;
+        old[i] = valid && row < R1 ? ops.x[off[op_x] + row * rx] : T(0);
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < M; ++i) {
+      const int row = R0 + gi + gw * i;
+      if (valid && row < R1) {
+        T v = stage[padded<T>(gbase + gi + gw * i)];
+        if constexpr (Accumulate) v += old[i];
+        ops.x[off[op_x] + row * rx] = v;
+        if (Checked && !isfinite(v)) bad = row + 1;
+      }
+    }
+  } else if constexpr (Map == Mapping::chunk_direct) {
+    constexpr int V = 16 / sizeof(T);
+    using Vec = VecOf<T>;
+    T old[M];
+    if constexpr (Accumulate) {
+#pragma unroll
+      for (int v = 0; v < M / V; ++v) {
+        if (valid && v * V < L) {
+          unpack(*reinterpret_cast<const Vec*>(ops.x + off[op_x] + r0 + v * V), old + v * V);
+        }
+      }
+    }
+#pragma unroll
+    for (int v = 0; v < M / V; ++v) {
+      if (valid && v * V < L) {
+        T out[V];
+#pragma unroll
+        for (int e = 0; e < V; ++e) {
+          out[e] = Accumulate ? old[v * V + e] + rows.d[v * V + e] : rows.d[v * V + e];
+          if (Checked && !isfinite(out[e])) bad = r0 + v * V + e + 1;
+        }
+        *reinterpret_cast<Vec*>(ops.x + off[op_x] + r0 + v * V) = pack<T>(out);
+      }
+    }
+  } else {
+    T old[M];
+    if constexpr (Accumulate) {
+#pragma unroll
+      for (int k = 0; k < M; ++k) {
+        old[k] = valid && k < L ? ops.x[off[op_x] + std::int64_t(r0 + k) * rx] : T(0);
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < M; ++k) {
+      if (valid && k < L) {
+        T v = rows.d[k];
+        if constexpr (Accumulate) v += old[k];
+        ops.x[off[op_x] + std::int64_t(r0 + k) * rx] = v;
+        if (Checked && !isfinite(v)) bad = r0 + k + 1;
+      }
+    }
+  }
+
+  if constexpr (Checked) {
+    if (bad != 0) atomicMax(&info_smem[l], bad);
+    __syncthreads();
+    if (valid && jl == 0) {
+      if constexpr (Ph == Phase::fused) {
+        ops.info[s] = forward_info != 0 ? forward_info : info_smem[l];
+      } else {
+        // Long path: info[s] holds -forward (<= 0) from reduce_only; blocks of one system
+        // combine their last bad rows with atomicMax while no forward breakdown was found.
+        const int b = info_smem[l];
+        if (b != 0 && *static_cast<volatile int*>(ops.info + s) >= 0) atomicMax(ops.info + s, b);
+      }
+    }
+  }
+}
+
+}  // namespace triax::detail::cuda

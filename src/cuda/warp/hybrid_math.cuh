@@ -1,0 +1,195 @@
+#pragma once
+// The arithmetic of the Thomas-PCR hybrid (paper 000, s.2.3, Algorithms 3-5), shared by every
+// hybrid kernel: what one thread does with its chunk of rows, and how a warp solves the reduced
+// system its lanes hold.
+//
+// A chunk is L consecutive rows (local 0..L-1) of one system. The modified Thomas sweep
+// (chunk_reduce) expresses the interior through the chunk's two end unknowns,
+//     x_k = D_k - A_k x_0 - C_k x_{L-1},      k = 1 .. L-2,
+// and substitutes this into the chunk's first and last equations. Those two equations, taken over
+// the chunks of a system in order, form the reduced system [first_0, last_0, first_1, last_1, ...],
+// tridiagonal in (x_0, x_{L-1}) of each chunk. pair_solve solves it when lane j of a segment of G
+// lanes holds chunk j's pair: one cyclic-reduction step eliminates the first unknowns with the
+// neighbour's help, PCR (log2 G shuffle steps) solves for the last ones, and the first ones
+// follow. chunk_back then recovers the interior (Algorithm 5).
+//
+// Chunk lengths: L >= 2, or L = 1 only for a one-row system, or L = 0 for a chunk past the end of
+// its system (both of its reduced rows are then the identity, decoupled from the rest). The
+// caller passes a = 0 on the system's row 0 and c = 0 on its row n-1 (those are never read).
+#include <cuda_runtime.h>
+
+namespace triax::detail::cuda {
+
+constexpr unsigned full_warp = 0xffffffffu;
+
+/// One equation sub * x_prev + diag * x + sup * x_next = rhs.
+template <class T>
+struct Row {
+  T sub, diag, sup, rhs;
+};
+
+template <class T>
+__device__ __forceinline__ Row<T> identity_row() {
+  return {T(0), T(1), T(0), T(0)};
+}
+
+/// Rows in registers: arrays of a compile-time capacity M, indexed only by unrolled loop
+/// counters. A, C, D overwrite a, c, d; x overwrites d.
+template <class T, int M>
+struct RegisterRows {
+  static constexpr int unroll = M;
+  T a[M], b[M], c[M], d[M];
+  __device__ __forceinline__ static constexpr int bound(int) { return M; }
+  __device__ __forceinline__ T& sub(int k) { return a[k]; }
+  __device__ __forceinline__ T& diag(int k) { return b[k]; }
+  __device__ __forceinline__ T& sup(int k) { return c[k]; }
+  __device__ __forceinline__ T& rhs(int k) { return d[k]; }
+};
+
+/// Rows in shared memory (a warp's reduced system, R rows per lane): four arrays, row k of this
+/// lane at index(k). The sweep runs to the run-time length.
+template <class T>
+struct SharedRows {
+  static constexpr int unroll = 1;
+  T *a, *b, *c, *d;
+  int base;  // padded index of row 0 relative to the arrays
+  __device__ __forceinline__ static int bound(int length) { return length; }
+  __device__ __forceinline__ int at(int k) const;
+  __device__ __forceinline__ T& sub(int k) { return a[at(k)]; }
+  __device__ __forceinline__ T& diag(int k) { return b[at(k)]; }
+  __device__ __forceinline__ T& sup(int k) { return c[at(k)]; }
+  __device__ __forceinline__ T& rhs(int k) { return d[at(k)]; }
+};
+
+/// Shared-memory index with one element of padding per 128 bytes: a warp whose lanes read rows
+/// a power of two apart then hits distinct banks.
+template <class T>
+__device__ __forceinline__ int padded(int e) {
+  constexpr int per_line = 128 / static_cast<int>(sizeof(T));
+  return e + e / per_line;
+}
+template <class T>
+__host__ __device__ constexpr int padded_size(int e) {
+  return e + e / (128 / static_cast<int>(sizeof(T))) + 1;
+}
+
+template <class T>
+__device__ __forceinline__ int SharedRows<T>::at(int k) const {
+  return padded<T>(base + k);
+}
+
+/// Modified Thomas on a chunk of L rows (Algorithm 3 and the backward half that yields the form
+/// x_k = D_k - A_k x_0 - C_k x_{L-1}); returns the chunk's two reduced equations.
+template <class T, class Rows>
+__device__ __forceinline__ void chunk_reduce(Rows& r, int L, Row<T>& first, Row<T>& last) {
+  if (L <= 1) {  // empty chunk, or a one-row system (its c was passed as 0)
+    first = L == 1 ? Row<T>{T(0), r.diag(0), T(0), r.rhs(0)} : identity_row<T>();
+    last = identity_row<T>();
+    return;
+  }
+  // Forward over the interior 1..L-2: x_k + A_k x_0 + C_k x_{k+1} = D_k. The running values of
+  // the previous row start as the trivial "x_0 = x_0" (A = -1, C = 0, D = 0), which makes
+  // row 1's step and, for L = 2, the last row's substitution come out right.
+  T ap = T(-1), cp = T(0), dp = T(0);
+  const int n_rows = Rows::bound(L);
+#pragma unroll Rows::unroll
+  for (int k = 1; k < n_rows; ++k) {
+    const T ak = r.sub(k), bk = r.diag(k), ck = r.sup(k), dk = r.rhs(k);
+    if (k < L - 1) {
+      const T inv = T(1) / (bk - ak * cp);
+      ap = -ak * ap * inv;
+      cp = ck * inv;
+      dp = (dk - ak * dp) * inv;
+      r.sub(k) = ap;
+      r.sup(k) = cp;
+      r.rhs(k) = dp;
+    } else if (k == L - 1) {
+      // Last row with x_{L-2} = D - A x_0 - C x_{L-1} substituted (row L-2's forward values are
+      // already final).
+      last = {-ak * ap, bk - ak * cp, ck, dk - ak * dp};
+    }
+  }
+  // Backward: row k from row k+1, for k = L-3 .. 1.
+#pragma unroll Rows::unroll
+  for (int k = n_rows - 2; k >= 1; --k) {
+    if (k < L - 2) {
+      const T c_k = r.sup(k);
+      r.rhs(k) = r.rhs(k) - c_k * r.rhs(k + 1);
+      r.sub(k) = r.sub(k) - c_k * r.sub(k + 1);
+      r.sup(k) = -c_k * r.sup(k + 1);
+    }
+  }
+  // First row with x_1 substituted; for L = 2, x_1 is the chunk's last unknown itself
+  // (A = 0, C = -1, D = 0).
+  const T a0 = r.sub(0), b0 = r.diag(0), c0 = r.sup(0), d0 = r.rhs(0);
+  const bool interior = L > 2;
+  const T a1 = interior ? r.sub(1) : T(0);
+  const T c1 = interior ? r.sup(1) : T(-1);
+  const T d1 = interior ? r.rhs(1) : T(0);
+  first = {a0, b0 - c0 * a1, -c0 * c1, d0 - c0 * d1};
+}
+
+/// Algorithm 5: the chunk's solution from its two end values, into rhs(0 .. L-1).
+template <class T, class Rows>
+__device__ __forceinline__ void chunk_back(Rows& r, int L, T x_first, T x_last) {
+  // Every row is written through selects (rows past L get garbage, never stored): a store under
+  // "k == L - 1" would let the compiler turn it into one store at a run-time index, which sends
+  // a register array to local memory.
+  const int n_rows = Rows::bound(L);
+#pragma unroll Rows::unroll
+  for (int k = 0; k < n_rows; ++k) {
+    T v = r.rhs(k) - r.sub(k) * x_first - r.sup(k) * x_last;
+    v = k == L - 1 ? x_last : v;
+    r.rhs(k) = k == 0 ? x_first : v;
+  }
+}
+
+/// Solves the reduced system held as pairs: lane j (0 <= j < G, G a power of two <= 32, every
+/// lane of the warp taking part) holds chunk j's first and last equations. Returns the chunk's
+/// two end values.
+template <class T>
+__device__ __forceinline__ void pair_solve(const Row<T>& f, const Row<T>& l, int G, T& x_first,
+                                           T& x_last) {
+  const int j = static_cast<int>(threadIdx.x) % G;  // G divides 32 and the warp is aligned
+  // First equation solved for its own unknown: x_f = fd - fe * x_last(j-1) - fh * x_last(j).
+  const T fr = T(1) / f.diag;
+  const T fe = f.sub * fr, fh = f.sup * fr, fd = f.rhs * fr;
+  // The next chunk's, to eliminate x_f(j+1) from this chunk's last equation.
+  const bool has_next = j + 1 < G;
+  T ne = __shfl_down_sync(full_warp, fe, 1, G);
+  T nh = __shfl_down_sync(full_warp, fh, 1, G);
+  T nd = __shfl_down_sync(full_warp, fd, 1, G);
+  if (!has_next) ne = nh = nd = T(0);
+  // Equation in the last unknowns only, normalised to a unit diagonal: al y(j-1) + y(j) +
+  // ga y(j+1) = de.
+  T al = -l.sub * fe;
+  T ga = -l.sup * nh;
+  T de = l.rhs - l.sub * fd - l.sup * nd;
+  {
+    const T inv = T(1) / (l.diag - l.sub * fh - l.sup * ne);
+    al *= inv;
+    ga *= inv;
+    de *= inv;
+  }
+  // PCR: after the step at distance s each equation couples to neighbours 2s away.
+  for (int s = 1; s < G; s *= 2) {
+    T al_m = __shfl_up_sync(full_warp, al, s, G);
+    T ga_m = __shfl_up_sync(full_warp, ga, s, G);
+    T de_m = __shfl_up_sync(full_warp, de, s, G);
+    T al_p = __shfl_down_sync(full_warp, al, s, G);
+    T ga_p = __shfl_down_sync(full_warp, ga, s, G);
+    T de_p = __shfl_down_sync(full_warp, de, s, G);
+    if (j < s) al_m = ga_m = de_m = T(0);  // outside the system: the identity
+    if (j + s >= G) al_p = ga_p = de_p = T(0);
+    const T inv = T(1) / (T(1) - al * ga_m - ga * al_p);
+    de = (de - al * de_m - ga * de_p) * inv;
+    al = -al * al_m * inv;
+    ga = -ga * ga_p * inv;
+  }
+  x_last = de;
+  T prev = __shfl_up_sync(full_warp, de, 1, G);
+  if (j == 0) prev = T(0);
+  x_first = fd - fe * prev - fh * de;
+}
+
+}  // namespace triax::detail::cuda
