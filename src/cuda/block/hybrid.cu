@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 
 #include "cuda/block/hybrid_kernel.cuh"
 #include "cuda/cuda_check.hpp"
@@ -153,6 +155,11 @@ __global__ void info_abs_kernel(int* info, std::int64_t count) {
   if (s < count && info[s] < 0) info[s] = -info[s];
 }
 
+/// Tuning aid: TRIAX_CUDA_HYBRID="M,P,S" replaces the chosen fused configuration where that is
+/// valid and holds the whole system (docs/algorithms.md); anything else leaves the choice alone.
+template <class T>
+void apply_tuning_override(std::int64_t n, HybridConfig& cfg);
+
 }  // namespace
 
 template <class T>
@@ -173,9 +180,14 @@ bool hybrid_choose(const Problem& p, HybridFamily family, HybridConfig& cfg) {
   const bool rows_contiguous = p.map[op_d].row_stride == 1 || n == 1;
   cfg.map = rows_contiguous ? Mapping::chunk_direct : Mapping::system_fastest;
   const int max_p = family == HybridFamily::warp ? 32 : 256;
-  // Rows per thread: 8, or 16 (float only: 16 doubles need more than 128 registers) where 8
-  // would need more chunk threads than the family has.
-  cfg.M = sizeof(T) == 4 && n > 8 * max_p ? 16 : 8;
+  // Rows per thread. What keeps enough loads in flight is the bytes each thread asks for (its
+  // registers bound the threads per SM), so where neighbouring systems share a row (axes >= 1)
+  // float chunks are 16 rows, as many bytes as 8 double rows: 76-92% of the copy against
+  // 40-75% with 8 on the H100 (docs/algorithms.md). Along axis 0, 8-row float chunks already
+  // run at the copy's speed; 16 only where 8 would need more chunk threads than the family has.
+  // (16 doubles would need more than the 128 registers a 512-thread block leaves.)
+  const bool wide = sizeof(T) == 4 && (!rows_contiguous || n > 8 * max_p);
+  cfg.M = wide ? 16 : 8;
   const std::int64_t chunks = (n + cfg.M - 1) / cfg.M;
   if (family == HybridFamily::warp && chunks > 32) return false;
   int P = chunks <= 32 ? next_pow2(chunks) : static_cast<int>((chunks + 31) / 32 * 32);
@@ -189,17 +201,30 @@ bool hybrid_choose(const Problem& p, HybridFamily family, HybridConfig& cfg) {
   if (rows_contiguous) {
     cfg.S = std::max(1, 256 / P);
   } else {
-    // Whole 32-byte sectors per row (S * sizeof(T) >= 32) where the block allows, up to 32
-    // systems (one 128-byte line of floats), about 512 threads.
+    // Systems per block, measured on the H100: whole 32-byte sectors per row (S * sizeof(T)
+    // >= 32) where the block allows, up to 32 systems. Float blocks of about 256 threads up to
+    // P = 64 chunks (then 512), double blocks of about 512 threads.
     const int s_min = 32 / static_cast<int>(sizeof(T));
-    cfg.S = std::clamp(hybrid_max_threads / P, 1, 32);
+    const int threads = sizeof(T) == 4 && P <= 32 ? 256 : hybrid_max_threads;
+    cfg.S = std::clamp(threads / P, 1, 32);
     if (cfg.S < s_min && s_min * P <= hybrid_max_threads) cfg.S = s_min;
     while (cfg.S * P % 32 != 0) ++cfg.S;
   }
+  apply_tuning_override<T>(n, cfg);
   // Rows are indexed with 32-bit ints in the kernel, blocks of S systems along the grid's x.
   if (n > INT32_MAX || (p.count + cfg.S - 1) / cfg.S > INT32_MAX) return false;
   return hybrid_config_valid<T>(cfg);
 }
+
+namespace {
+template <class T>
+void apply_tuning_override(std::int64_t n, HybridConfig& cfg) {
+  const char* v = std::getenv("TRIAX_CUDA_HYBRID");
+  HybridConfig o = cfg;
+  if (v == nullptr || std::sscanf(v, "%d,%d,%d", &o.M, &o.P, &o.S) != 3) return;
+  if (hybrid_config_valid<T>(o) && fits_fused(n, o) && fits_fused(n, cfg)) cfg = o;
+}
+}  // namespace
 
 template <class T>
 std::size_t hybrid_workspace(const Problem& p, const HybridConfig& cfg) {
