@@ -49,6 +49,10 @@ def plot_file(data, stem, img_dir):
         axes = sorted({r["axis"] for r in prows})
         fig, panels = plt.subplots(1, len(axes), figsize=(5.2 * len(axes), 4.2), squeeze=False)
         floor = copy_floor_ns(data, precision, data.get("mode"))
+        # One colour per algorithm across the panels; a hybrid that coincides with another is
+        # drawn dashed-over (smaller markers) so both stay visible.
+        every = list(dict.fromkeys(r["algorithm"] for r in prows))
+        colour = {name: f"C{i % 10}" for i, name in enumerate(every)}
         for panel, axis in zip(panels[0], axes):
             arows = [r for r in prows if r["axis"] == axis]
             # The n-sweep holds one number of points (2^24); larger arrays (512^3) are left to
@@ -62,8 +66,10 @@ def plot_file(data, stem, img_dir):
                     mine = [r for r in arows if r["algorithm"] == name]
                     pts = sorted((r["n"], ns_per_point(r)) for r in mine)
                     style = "--" if mine[0]["backend"] in BASELINES else "-"
-                    panel.plot([p[0] for p in pts], [p[1] for p in pts], style, marker="o",
-                               label=name)
+                    small = name.endswith("warp_thomas_pcr")
+                    panel.plot([p[0] for p in pts], [p[1] for p in pts], ":" if small else style,
+                               marker="o", markersize=3 if small else 6, color=colour[name],
+                               label=name, zorder=3 if small else 2)
                 panel.set_xscale("log", base=2)
                 panel.set_yscale("log")
                 panel.set_xlabel("n (rows per system)")
@@ -74,7 +80,7 @@ def plot_file(data, stem, img_dir):
                 values = [ns_per_point(next(r for r in arows if r["algorithm"] == name))
                           for name in names]
                 bars = panel.bar(range(len(names)), values,
-                                 color=[f"C{i}" for i in range(len(names))])
+                                 color=[colour[name] for name in names])
                 panel.bar_label(bars, fmt="%.2f", fontsize=8)
                 panel.set_xticks(range(len(names)))
                 panel.set_xticklabels(names, rotation=20, ha="right", fontsize=8)

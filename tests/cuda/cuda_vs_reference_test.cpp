@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "support/device_runner.hpp"
@@ -24,7 +25,8 @@ class CudaVsReference : public ::testing::Test {
 using ValueTypes = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(CudaVsReference, ValueTypes);
 
-constexpr Algorithm cuda_algorithms[] = {Algorithm::automatic, Algorithm::cuda_thread_thomas,
+constexpr Algorithm cuda_algorithms[] = {Algorithm::automatic,
+                                         Algorithm::cuda_thread_thomas,
                                          Algorithm::cuda_thread_thomas_shared_transpose,
                                          Algorithm::cuda_thread_thomas_shuffle_transpose,
                                          Algorithm::cuda_warp_thomas_pcr,
@@ -59,7 +61,7 @@ std::uint64_t seed_of(const std::string& name, int k) {
 
 TYPED_TEST(CudaVsReference, BoundarySizes) {
   using T = TypeParam;
-  const std::vector<std::int64_t> full = {1,   2,   3,   31,  32,   33,   63,   64,   65,  255,
+  const std::vector<std::int64_t> full = {1,   2,   3,   31,  32,  33,   63,   64,   65,   255,
                                           256, 257, 383, 384, 385, 1023, 1024, 1025, 4096, 100000};
   const std::vector<std::int64_t> few = {1, 2, 3, 31, 33, 65, 257, 385, 1025};
   int k = 0;
@@ -84,8 +86,8 @@ TYPED_TEST(CudaVsReference, ManySystems) {
   using T = TypeParam;
   const std::int64_t n = quick() ? 5 : 33;
   int k = 0;
-  for (std::int64_t systems : {std::int64_t(16384 + 7), std::int64_t(32768 + 13),
-                               std::int64_t(65536 + 45)}) {
+  for (std::int64_t systems :
+       {std::int64_t(16384 + 7), std::int64_t(32768 + 13), std::int64_t(65536 + 45)}) {
     for (int axis = 0; axis < 2; ++axis) {
       const auto layout = axis == 0 ? Layout::packed({n, systems}) : Layout::packed({systems, n});
       for_each_accepting<T>(OperandLayouts(layout), axis, [&](Algorithm alg) {
@@ -122,8 +124,7 @@ TYPED_TEST(CudaVsReference, EveryAxisLayoutAndMode) {
     for (Mode mode : modes) {
       const OperandLayouts mixed(padded, other, padded, other, padded);
       for_each_accepting<T>(mixed, axis, [&](Algorithm alg) {
-        expect_matches_reference<T>(mixed, axis, mode, seed_of("padded", ++k),
-                                    cuda_runner<T>(alg));
+        expect_matches_reference<T>(mixed, axis, mode, seed_of("padded", ++k), cuda_runner<T>(alg));
       });
       const OperandLayouts broadcast(coef, coef, coef, other, padded);
       for_each_accepting<T>(broadcast, axis, [&](Algorithm alg) {
@@ -136,45 +137,61 @@ TYPED_TEST(CudaVsReference, EveryAxisLayoutAndMode) {
 
 TYPED_TEST(CudaVsReference, CheckedModeReportsBreakdown) {
   using T = TypeParam;
-  constexpr std::int64_t n = 50, systems = 33;
-  for (int axis = 0; axis < 2; ++axis) {
-    const auto layout = axis == 0 ? Layout::packed({n, systems}) : Layout::packed({systems, n});
-    // Element (system s, row i) of the packed layout.
-    const auto at = [&](std::int64_t s, std::int64_t i) { return axis == 0 ? s * n + i : i * systems + s; };
-    Batch<T> batch{OperandLayouts(layout)};
-    batch.fill_random(77);
-    batch.b[at(5, 0)] = 0;  // system 5, row 0: zero pivot
-    batch.a[at(9, 12)] = 0;  // system 9, row 12: pivot b - a c' = 0
-    batch.b[at(9, 12)] = 0;
-    batch.d[at(20, 30)] = std::numeric_limits<T>::infinity();  // system 20: d' not finite at row 30
-    DeviceBuffer<T> a(batch.a), b(batch.b), c(batch.c), d(batch.d);
-    int* dinfo = nullptr;
-    TRIAX_TEST_CUDA_OK(cudaMalloc(&dinfo, systems * sizeof(int)));
-    for (Mode mode : modes) {
-      for_each_accepting<T>(OperandLayouts(layout), axis, [&](Algorithm alg) {
-        SCOPED_TRACE(std::string(to_string(alg)) + ", axis " + std::to_string(axis) + ", " +
-                     to_string(mode));
-        DeviceBuffer<T> x(batch.x), dd(batch.d);
-        TRIAX_TEST_CUDA_OK(cudaMemset(x.get(), 0, batch.x.size() * sizeof(T)));
-        TRIAX_TEST_CUDA_OK(cudaMemset(dinfo, 0xff, systems * sizeof(int)));
-        Solver<T> s(Backend::cuda, layout, axis, {.algorithm = alg, .checked = true});
-        switch (mode) {
-          case Mode::in_place: s.solve_in_place(a.get(), b.get(), c.get(), dd.get(), dinfo); break;
-          case Mode::separate: s.solve(a.get(), b.get(), c.get(), d.get(), x.get(), dinfo); break;
-          case Mode::increment:
-            s.solve_increment(a.get(), b.get(), c.get(), d.get(), x.get(), dinfo);
-            break;
-        }
-        std::vector<int> info(systems, -1);
-        TRIAX_TEST_CUDA_OK(
-            cudaMemcpy(info.data(), dinfo, systems * sizeof(int), cudaMemcpyDeviceToHost));
-        for (int k = 0; k < systems; ++k) {
-          EXPECT_EQ(info[k], k == 5 ? 1 : k == 9 ? 13 : k == 20 ? 31 : 0) << "system " << k;
-        }
-      }, /*checked=*/true);
+  // A few systems, and enough for the hybrid's persistent launch (blocks looping over groups of
+  // systems) with a breakdown in one of the last groups.
+  for (const auto [n, systems] : {std::pair<std::int64_t, std::int64_t>{50, 33}, {40, 70001}})
+    for (int axis = 0; axis < 2; ++axis) {
+      const std::int64_t last_bad = systems - 3;
+      const auto layout = axis == 0 ? Layout::packed({n, systems}) : Layout::packed({systems, n});
+      // Element (system s, row i) of the packed layout.
+      const auto at = [&](std::int64_t s, std::int64_t i) {
+        return axis == 0 ? s * n + i : i * systems + s;
+      };
+      Batch<T> batch{OperandLayouts(layout)};
+      batch.fill_random(77);
+      batch.b[at(5, 0)] = 0;   // system 5, row 0: zero pivot
+      batch.a[at(9, 12)] = 0;  // system 9, row 12: pivot b - a c' = 0
+      batch.b[at(9, 12)] = 0;
+      batch.d[at(last_bad, 30)] = std::numeric_limits<T>::infinity();  // d' not finite at row 30
+      DeviceBuffer<T> a(batch.a), b(batch.b), c(batch.c), d(batch.d);
+      int* dinfo = nullptr;
+      TRIAX_TEST_CUDA_OK(cudaMalloc(&dinfo, systems * sizeof(int)));
+      for (Mode mode : modes) {
+        for_each_accepting<T>(
+            OperandLayouts(layout), axis,
+            [&](Algorithm alg) {
+              SCOPED_TRACE(std::string(to_string(alg)) + ", axis " + std::to_string(axis) + ", " +
+                           to_string(mode));
+              DeviceBuffer<T> x(batch.x), dd(batch.d);
+              TRIAX_TEST_CUDA_OK(cudaMemset(x.get(), 0, batch.x.size() * sizeof(T)));
+              TRIAX_TEST_CUDA_OK(cudaMemset(dinfo, 0xff, systems * sizeof(int)));
+              Solver<T> s(Backend::cuda, layout, axis, {.algorithm = alg, .checked = true});
+              switch (mode) {
+                case Mode::in_place:
+                  s.solve_in_place(a.get(), b.get(), c.get(), dd.get(), dinfo);
+                  break;
+                case Mode::separate:
+                  s.solve(a.get(), b.get(), c.get(), d.get(), x.get(), dinfo);
+                  break;
+                case Mode::increment:
+                  s.solve_increment(a.get(), b.get(), c.get(), d.get(), x.get(), dinfo);
+                  break;
+              }
+              std::vector<int> info(systems, -1);
+              TRIAX_TEST_CUDA_OK(
+                  cudaMemcpy(info.data(), dinfo, systems * sizeof(int), cudaMemcpyDeviceToHost));
+              for (std::int64_t k = 0; k < systems; ++k) {
+                ASSERT_EQ(info[k], k == 5          ? 1
+                                   : k == 9        ? 13
+                                   : k == last_bad ? 31
+                                                   : 0)
+                    << "system " << k;
+              }
+            },
+            /*checked=*/true);
+      }
+      TRIAX_TEST_CUDA_OK(cudaFree(dinfo));
     }
-    TRIAX_TEST_CUDA_OK(cudaFree(dinfo));
-  }
 }
 
 TYPED_TEST(CudaVsReference, PlansRejectAlgorithmsThatCannotRun) {

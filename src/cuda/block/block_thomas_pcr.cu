@@ -3,8 +3,9 @@
 // 256 chunk threads (several warps) share a system, and its reduced system (two equations per
 // chunk) goes through shared memory to one warp, which solves it with the same hybrid: a chunk of
 // 2P/32 reduced rows per lane, PCR over shuffles, back substitution. Rows contiguous (axis 0):
-// the system's threads are consecutive and read coalesced runs through a shared-memory
-// transpose; neighbouring systems adjacent (axes >= 1): lanes are systems.
+// the system's threads are consecutive and each loads its own chunk with 16-byte vectors (through
+// a shared-memory transpose of coalesced runs where the chunks are not 16-byte aligned);
+// neighbouring systems adjacent (axes >= 1): lanes are systems.
 // Beyond 256 chunks (n > 4096 float, 2048 double) the long path runs: every chunk writes its two
 // reduced equations to the workspace, that batch of systems (2 rows per chunk) is solved the
 // same way (recursively), and the chunks are re-read to finish: no length limit, about twice

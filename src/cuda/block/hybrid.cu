@@ -158,7 +158,7 @@ __global__ void info_abs_kernel(int* info, std::int64_t count) {
 /// Tuning aid: TRIAX_CUDA_HYBRID="M,P,S" replaces the chosen fused configuration where that is
 /// valid and holds the whole system (docs/algorithms.md); anything else leaves the choice alone.
 template <class T>
-void apply_tuning_override(std::int64_t n, HybridConfig& cfg);
+void apply_tuning_override(std::int64_t n, int max_p, HybridConfig& cfg);
 
 }  // namespace
 
@@ -203,14 +203,14 @@ bool hybrid_choose(const Problem& p, HybridFamily family, HybridConfig& cfg) {
   } else {
     // Systems per block, measured on the H100: whole 32-byte sectors per row (S * sizeof(T)
     // >= 32) where the block allows, up to 32 systems. Float blocks of about 256 threads up to
-    // P = 64 chunks (then 512), double blocks of about 512 threads.
+    // P = 32 chunks (then 512), double blocks of about 512 threads.
     const int s_min = 32 / static_cast<int>(sizeof(T));
     const int threads = sizeof(T) == 4 && P <= 32 ? 256 : hybrid_max_threads;
     cfg.S = std::clamp(threads / P, 1, 32);
     if (cfg.S < s_min && s_min * P <= hybrid_max_threads) cfg.S = s_min;
     while (cfg.S * P % 32 != 0) ++cfg.S;
   }
-  apply_tuning_override<T>(n, cfg);
+  apply_tuning_override<T>(n, max_p, cfg);
   // Rows are indexed with 32-bit ints in the kernel, blocks of S systems along the grid's x.
   if (n > INT32_MAX || (p.count + cfg.S - 1) / cfg.S > INT32_MAX) return false;
   return hybrid_config_valid<T>(cfg);
@@ -218,11 +218,11 @@ bool hybrid_choose(const Problem& p, HybridFamily family, HybridConfig& cfg) {
 
 namespace {
 template <class T>
-void apply_tuning_override(std::int64_t n, HybridConfig& cfg) {
+void apply_tuning_override(std::int64_t n, int max_p, HybridConfig& cfg) {
   const char* v = std::getenv("TRIAX_CUDA_HYBRID");
   HybridConfig o = cfg;
   if (v == nullptr || std::sscanf(v, "%d,%d,%d", &o.M, &o.P, &o.S) != 3) return;
-  if (hybrid_config_valid<T>(o) && fits_fused(n, o) && fits_fused(n, cfg)) cfg = o;
+  if (hybrid_config_valid<T>(o) && o.P <= max_p && fits_fused(n, o) && fits_fused(n, cfg)) cfg = o;
 }
 }  // namespace
 

@@ -30,7 +30,7 @@ TRIAX_DECLARE_CUDA_ALGORITHM(thread_thomas)
 TRIAX_DECLARE_CUDA_ALGORITHM(thread_thomas_shared_transpose)
 TRIAX_DECLARE_CUDA_ALGORITHM(thread_thomas_shuffle_transpose)
 // warp/ and block/: the Thomas-PCR hybrid in registers (block/hybrid.hpp), with at most 32
-// chunk threads per system (n <= 512) or up to 256 and a multi-kernel long path (any n).
+// chunk threads per system (n <= 512 float, 256 double) or up to 256 and a multi-kernel long path (any n).
 TRIAX_DECLARE_CUDA_ALGORITHM(warp_thomas_pcr)
 TRIAX_DECLARE_CUDA_ALGORITHM(block_thomas_pcr)
 

@@ -19,10 +19,10 @@ struct Entry {
 
 // Measured on the H100 (bench/results/gpu-h100.json, n = 64..2048, 2^24 points, 512^3): the
 // Thomas-PCR hybrid (block_thomas_pcr) is the fastest kernel on every axis, size and precision:
-// along x 74-103% of the copy against 13-43% for the shuffle transpose; along y and z 25-100%
-// against 4-54% for one thread per system. warp_thomas_pcr picks the same configurations where
-// it applies, so it is never picked automatically; the transposes are kept for forcing and
-// comparison.
+// along x 74-103% of the copy against 13-43% for the shuffle transpose; along y and z 42-101%
+// against 4-54% for one thread per system. warp_thomas_pcr (at most 32 chunk threads) is never
+// faster where it applies, so it is never picked automatically; the transposes are kept for
+// forcing and comparison.
 bool never(const Problem&) { return false; }
 
 #define TRIAX_CUDA_ENTRY(algo, checks) \

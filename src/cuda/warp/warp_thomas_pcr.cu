@@ -7,7 +7,7 @@
 //  * Neighbouring systems adjacent (axes >= 1, Algorithm 11): lanes are neighbouring systems
 //    (coalesced rows), chunks are warps; the reduced systems go through shared memory to the
 //    warps that solve them.
-// n up to 512 (32 chunks of 16 rows); block_thomas_pcr takes longer systems. Every layout is
+// n up to 512 float (32 chunks of 16 rows) or 256 double (of 8); block_thomas_pcr takes longer systems. Every layout is
 // correct; the kernels and their arithmetic are in cuda/block/hybrid_kernel.cuh and
 // cuda/warp/hybrid_math.cuh, checked mode as documented there.
 #include <cuda_runtime.h>
