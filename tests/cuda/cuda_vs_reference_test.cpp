@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <iterator>
 #include <limits>
 #include <string>
 #include <utility>
@@ -135,10 +136,79 @@ TYPED_TEST(CudaVsReference, EveryAxisLayoutAndMode) {
   }
 }
 
+/// Sets an environment variable for the lifetime of the object, then restores it.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    const char* old = std::getenv(name);
+    had_ = old != nullptr;
+    if (had_) old_ = old;
+    setenv(name, value, 1);
+  }
+  ~ScopedEnv() { had_ ? setenv(name_, old_.c_str(), 1) : unsetenv(name_); }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  bool had_ = false;
+  std::string old_;
+};
+
+// Systems long enough that several blocks share each: a thread-block cluster (Hopper; opt-in
+// through TRIAX_CUDA_HYBRID_CLUSTER=1 until it is measured) or the long path. Every mode,
+// partial groups of systems, and checked mode, which takes the one-block configuration of the
+// same chunks. The sanitizer runs (quick) take one size, one layout and one mode.
+TYPED_TEST(CudaVsReference, LongSystemsAcrossBlocks) {
+  using T = TypeParam;
+  const std::vector<std::int64_t> sizes =
+      quick() ? std::vector<std::int64_t>{700}
+              : std::vector<std::int64_t>{700, 1024, 2048, 2100, 5000};
+  const std::vector<Mode> these_modes = quick()
+                                            ? std::vector<Mode>{Mode::increment}
+                                            : std::vector<Mode>(std::begin(modes), std::end(modes));
+  // Checked: the same answers, and info 0 for every system.
+  const Runner<T> checked = [](const OperandLayouts& layouts, int axis, Mode mode,
+                               Batch<T>& batch) {
+    ASSERT_EQ(mode, Mode::separate);
+    DeviceBuffer<T> a(batch.a), b(batch.b), c(batch.c), d(batch.d), x(batch.x);
+    const std::int64_t systems = batch.d.size() / layouts.d.extent(axis);
+    int* dinfo = nullptr;
+    TRIAX_TEST_CUDA_OK(cudaMalloc(&dinfo, systems * sizeof(int)));
+    TRIAX_TEST_CUDA_OK(cudaMemset(dinfo, 0xff, systems * sizeof(int)));
+    Solver<T> s(Backend::cuda, layouts, axis,
+                {.algorithm = Algorithm::cuda_block_thomas_pcr, .checked = true});
+    s.solve(a.get(), b.get(), c.get(), d.get(), x.get(), dinfo);
+    std::vector<int> info(systems, -1);
+    TRIAX_TEST_CUDA_OK(
+        cudaMemcpy(info.data(), dinfo, systems * sizeof(int), cudaMemcpyDeviceToHost));
+    TRIAX_TEST_CUDA_OK(cudaFree(dinfo));
+    for (std::int64_t q = 0; q < systems; ++q) ASSERT_EQ(info[q], 0) << "system " << q;
+    x.download(batch.x);
+  };
+  int k = 0;
+  for (const char* cluster : {"0", "1"}) {
+    const ScopedEnv env("TRIAX_CUDA_HYBRID_CLUSTER", cluster);
+    for (std::int64_t n : sizes) {
+      std::vector<Layout> layouts = {Layout::packed({40, n})};
+      if (!quick()) layouts.push_back(Layout::packed({37, n, 3}));
+      for (const Layout& layout : layouts) {
+        SCOPED_TRACE("n " + std::to_string(n) + ", clusters " + cluster);
+        for (Mode mode : these_modes) {
+          expect_matches_reference<T>(OperandLayouts(layout), 1, mode, seed_of("across", ++k),
+                                      cuda_runner<T>(Algorithm::cuda_block_thomas_pcr));
+        }
+        expect_matches_reference<T>(OperandLayouts(layout), 1, Mode::separate,
+                                    seed_of("across", ++k), checked);
+      }
+    }
+  }
+}
+
 TYPED_TEST(CudaVsReference, CheckedModeReportsBreakdown) {
   using T = TypeParam;
-  // A few systems, and enough for the hybrid's persistent launch (blocks looping over groups of
-  // systems) with a breakdown in one of the last groups.
+  // A few systems, and enough for many waves of blocks, with a breakdown in one of the last
+  // groups of systems.
   for (const auto [n, systems] : {std::pair<std::int64_t, std::int64_t>{50, 33}, {40, 70001}})
     for (int axis = 0; axis < 2; ++axis) {
       const std::int64_t last_bad = systems - 3;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <string_view>
 
 #include "cuda/block/hybrid_kernel.cuh"
 #include "cuda/cuda_check.hpp"
@@ -37,6 +38,7 @@ HybridShape split_rows(std::int64_t n, int active_wanted, int P, int S) {
   HybridShape sh{};
   sh.P = P;
   sh.S = S;
+  sh.C = 1;
   const std::int64_t cap = std::max<std::int64_t>(1, n / 2);
   sh.active = static_cast<int>(std::min<std::int64_t>(active_wanted, cap));
   sh.q = static_cast<int>(n / sh.active);
@@ -44,7 +46,43 @@ HybridShape split_rows(std::int64_t n, int active_wanted, int P, int S) {
   return sh;
 }
 
-bool fits_fused(std::int64_t n, const HybridConfig& cfg) { return n <= std::int64_t(cfg.M) * cfg.P; }
+bool fits_fused(std::int64_t n, const HybridConfig& cfg) {
+  return n <= std::int64_t(cfg.M) * cfg.P * cfg.C;
+}
+
+/// Systems per block where neighbouring systems are adjacent, for P chunk threads in a block:
+/// measured on the H100, whole 32-byte sectors per row (S * sizeof(T) >= 32) where the block
+/// allows, up to 32 systems. Float blocks of about 256 threads up to P = 32 chunks (then 512),
+/// double blocks of about 512 threads.
+template <class T>
+int systems_per_block(int P) {
+  const int s_min = 32 / static_cast<int>(sizeof(T));
+  const int threads = sizeof(T) == 4 && P <= 32 ? 256 : hybrid_max_threads;
+  int S = std::clamp(threads / P, 1, 32);
+  if (S < s_min && s_min * P <= hybrid_max_threads) S = s_min;
+  while (S * P % 32 != 0) ++S;
+  return S;
+}
+
+/// Whether clusters are asked for (TRIAX_CUDA_HYBRID_CLUSTER=1: opt-in until their speed is
+/// measured; they pass the GPU suite and memcheck) and the current device launches them.
+bool clusters_available() {
+  const char* v = std::getenv("TRIAX_CUDA_HYBRID_CLUSTER");
+  if (v == nullptr || std::string_view(v) != "1") return false;
+  int device = 0, yes = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) return false;
+  if (cudaDeviceGetAttribute(&yes, cudaDevAttrClusterLaunch, device) != cudaSuccess) return false;
+  return yes != 0;
+}
+
+/// The one-block configuration of the same chunks (checked mode runs no clusters).
+template <class T>
+HybridConfig without_cluster(HybridConfig cfg) {
+  cfg.P *= cfg.C;
+  cfg.C = 1;
+  cfg.S = systems_per_block<T>(cfg.P);
+  return cfg;
+}
 
 /// The long path: K chunks of at most long_path_chunk rows, K a multiple of P, the reduced
 /// system 2K rows.
@@ -101,28 +139,48 @@ void launch_one(const Problem& p, const Operands<T>& ops, const HybridShape& sh,
                                           static_cast<int>(smem)));
   }
   const std::int64_t blocks = (p.count + sh.S - 1) / sh.S;
-  kernel<<<dim3(static_cast<unsigned>(blocks), static_cast<unsigned>(tiles)), threads, smem,
-           stream>>>(p, ops, sh);
-  TRIAX_CUDA_CHECK_LAUNCH();
+  const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(tiles));
+  if constexpr (Ph == Phase::clustered) {
+    // The `tiles` blocks of a column (one group of S systems) form one cluster.
+    cudaLaunchConfig_t launch{};
+    launch.gridDim = grid;
+    launch.blockDim = dim3(threads);
+    launch.dynamicSmemBytes = smem;
+    launch.stream = stream;
+    cudaLaunchAttribute cluster[1];
+    cluster[0].id = cudaLaunchAttributeClusterDimension;
+    cluster[0].val.clusterDim.x = 1;
+    cluster[0].val.clusterDim.y = static_cast<unsigned>(tiles);
+    cluster[0].val.clusterDim.z = 1;
+    launch.attrs = cluster;
+    launch.numAttrs = 1;
+    TRIAX_CUDA_CHECK(cudaLaunchKernelEx(&launch, kernel, p, ops, sh));
+  } else {
+    kernel<<<grid, threads, smem, stream>>>(p, ops, sh);
+    TRIAX_CUDA_CHECK_LAUNCH();
+  }
 }
 
 template <class T, Mapping Map, Phase Ph, bool Acc, bool Chk>
 void launch_m(int M, const Problem& p, const Operands<T>& ops, const HybridShape& sh, int tiles,
               cudaStream_t stream) {
-  if constexpr (Ph == Phase::fused && sizeof(T) == 4) {
+  constexpr bool one_pass = Ph == Phase::fused || Ph == Phase::clustered;
+  if constexpr (one_pass && sizeof(T) == 4) {
     if (M == 8) return launch_one<T, 8, Map, Ph, Acc, Chk>(p, ops, sh, tiles, stream);
     return launch_one<T, 16, Map, Ph, Acc, Chk>(p, ops, sh, tiles, stream);
   } else {
     (void)M;  // double: 8 rows only; the long path: long_path_chunk
-    launch_one<T, Ph == Phase::fused ? 8 : long_path_chunk<T>, Map, Ph, Acc, Chk>(p, ops, sh,
-                                                                                 tiles, stream);
+    launch_one<T, one_pass ? 8 : long_path_chunk<T>, Map, Ph, Acc, Chk>(p, ops, sh, tiles,
+                                                                       stream);
   }
 }
 
 template <class T, Phase Ph, bool Acc, bool Chk>
 void launch_phase(const HybridConfig& cfg, const Problem& p, const Operands<T>& ops,
                   const HybridShape& sh, int tiles, cudaStream_t stream) {
-  if (cfg.map == Mapping::system_fastest) {
+  if constexpr (Ph == Phase::clustered) {
+    launch_m<T, Mapping::system_fastest, Ph, Acc, Chk>(cfg.M, p, ops, sh, tiles, stream);
+  } else if (cfg.map == Mapping::system_fastest) {
     launch_m<T, Mapping::system_fastest, Ph, Acc, Chk>(cfg.M, p, ops, sh, tiles, stream);
   } else if (Ph == Phase::fused && cfg.map == Mapping::chunk_direct) {
     launch_m<T, Mapping::chunk_direct, Phase::fused, Acc, Chk>(cfg.M, p, ops, sh, tiles, stream);
@@ -167,7 +225,9 @@ bool hybrid_config_valid(const HybridConfig& cfg) {
   const bool p_ok = (cfg.P >= 1 && cfg.P <= 32 && (cfg.P & (cfg.P - 1)) == 0) ||
                     (cfg.P > 32 && cfg.P <= hybrid_max_threads && cfg.P % 32 == 0);
   const int threads = cfg.S * cfg.P;
-  return p_ok && cfg.S >= 1 && threads % 32 == 0 && threads <= hybrid_max_threads &&
+  const bool c_ok = cfg.C == 1 || (cfg.C > 1 && cfg.C <= 8 && cfg.map == Mapping::system_fastest &&
+                                   cfg.P * cfg.C % 32 == 0 && cfg.P * cfg.C <= 256);
+  return p_ok && c_ok && cfg.S >= 1 && threads % 32 == 0 && threads <= hybrid_max_threads &&
          (cfg.M == 8 || (cfg.M == 16 && sizeof(T) == 4));
 }
 
@@ -198,17 +258,23 @@ bool hybrid_choose(const Problem& p, HybridFamily family, HybridConfig& cfg) {
     if ((n + std::int64_t(cfg.M) * P - 1) / (std::int64_t(cfg.M) * P) > 65535) return false;
   }
   cfg.P = P;
+  cfg.C = 1;
   if (rows_contiguous) {
     cfg.S = std::max(1, 256 / P);
   } else {
-    // Systems per block, measured on the H100: whole 32-byte sectors per row (S * sizeof(T)
-    // >= 32) where the block allows, up to 32 systems. Float blocks of about 256 threads up to
-    // P = 32 chunks (then 512), double blocks of about 512 threads.
-    const int s_min = 32 / static_cast<int>(sizeof(T));
-    const int threads = sizeof(T) == 4 && P <= 32 ? 256 : hybrid_max_threads;
-    cfg.S = std::clamp(threads / P, 1, 32);
-    if (cfg.S < s_min && s_min * P <= hybrid_max_threads) cfg.S = s_min;
-    while (cfg.S * P % 32 != 0) ++cfg.S;
+    cfg.S = systems_per_block<T>(P);
+    // A block holds S * n * 4 values in registers, so with whole sectors per row a long system
+    // fills an SM with one block, whose load, reduce and store phases then run one after the
+    // other. Past 32 (float) / 64 (double) chunk threads, a cluster of C blocks of 256 threads
+    // can share each group of systems instead, so that two blocks fit an SM (opt-in, see
+    // clusters_available).
+    const int per_block = sizeof(T) == 4 ? 32 : 64;
+    if (family == HybridFamily::block && cfg.M * std::int64_t(P) >= n && P > per_block &&
+        P % per_block == 0 && P / per_block <= 8 && clusters_available()) {
+      cfg.C = P / per_block;
+      cfg.P = per_block;
+      cfg.S = 256 / per_block;
+    }
   }
   apply_tuning_override<T>(n, max_p, cfg);
   // Rows are indexed with 32-bit ints in the kernel, blocks of S systems along the grid's x.
@@ -221,8 +287,12 @@ template <class T>
 void apply_tuning_override(std::int64_t n, int max_p, HybridConfig& cfg) {
   const char* v = std::getenv("TRIAX_CUDA_HYBRID");
   HybridConfig o = cfg;
-  if (v == nullptr || std::sscanf(v, "%d,%d,%d", &o.M, &o.P, &o.S) != 3) return;
-  if (hybrid_config_valid<T>(o) && o.P <= max_p && fits_fused(n, o) && fits_fused(n, cfg)) cfg = o;
+  o.C = 1;
+  const int got = v == nullptr ? 0 : std::sscanf(v, "%d,%d,%d,%d", &o.M, &o.P, &o.S, &o.C);
+  if (got < 3 || (o.C > 1 && !clusters_available())) return;
+  if (hybrid_config_valid<T>(o) && o.P * o.C <= max_p && fits_fused(n, o) && fits_fused(n, cfg)) {
+    cfg = o;
+  }
 }
 }  // namespace
 
@@ -242,10 +312,18 @@ void hybrid_run(const Problem& p, const Operands<T>& ops, const HybridConfig& cf
                 cudaStream_t stream) {
   if (p.count == 0 || p.n == 0) return;
   if (fits_fused(p.n, cfg)) {
-    const HybridShape sh = split_rows(p.n, cfg.P, cfg.P, cfg.S);
-    HybridConfig c = cfg;
+    const HybridConfig c0 = cfg.C > 1 && ops.info != nullptr ? without_cluster<T>(cfg) : cfg;
+    HybridShape sh = split_rows(p.n, c0.P * c0.C, c0.P, c0.S);
+    sh.C = c0.C;
+    HybridConfig c = c0;
     if (c.map == Mapping::chunk_direct && !direct_aligned(p, ops, sh)) c.map = Mapping::chunk_fastest;
     with_solve_mode(ops, [&](auto acc, auto chk) {
+      if constexpr (!chk.value) {
+        if (c.C > 1) {
+          launch_phase<T, Phase::clustered, acc.value, false>(c, p, ops, sh, c.C, stream);
+          return;
+        }
+      }
       launch_phase<T, Phase::fused, acc.value, chk.value>(c, p, ops, sh, 1, stream);
     });
     return;

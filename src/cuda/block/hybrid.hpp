@@ -23,12 +23,15 @@ enum class Mapping {
 };
 
 /// One launch configuration. M: rows per thread (8, or 16 for float); P: chunk threads per
-/// system in a block; S: systems per block.
+/// system in a block; S: systems per block; C: blocks per system, a thread-block cluster
+/// (Hopper; neighbouring systems adjacent only; not in checked mode, where one block of P * C
+/// chunk threads takes its place).
 struct HybridConfig {
   Mapping map = Mapping::chunk_fastest;
   int M = 8;
   int P = 32;
   int S = 8;
+  int C = 1;
 };
 
 /// The configuration the family uses for p; false when the family cannot take p.
@@ -45,7 +48,8 @@ void hybrid_run(const Problem& p, const Operands<T>& ops, const HybridConfig& cf
                 cudaStream_t stream);
 
 /// Whether cfg is a configuration hybrid_run accepts (P a power of two up to 32 or a multiple
-/// of 32, S * P a multiple of 32 and at most 512, M = 8, or 16 for float).
+/// of 32, S * P a multiple of 32 and at most 512, M = 8, or 16 for float; C = 1, or up to 8 with
+/// P * C a multiple of 32 up to 256 for neighbouring systems adjacent).
 template <class T>
 bool hybrid_config_valid(const HybridConfig& cfg);
 

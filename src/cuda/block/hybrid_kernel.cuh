@@ -28,6 +28,7 @@
 // device memory) and records the first row whose pivot is zero or not finite or whose d' is not
 // finite; if there is none, info is 1 + the last row whose stored value (x, or x added to the old
 // output) is not finite; else 0. NaN is never reported as success.
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -43,12 +44,16 @@ namespace triax::detail::cuda {
 /// Largest block: 512 threads leave a thread up to 128 registers, which 8-row float and double
 /// chunks and 16-row float chunks need without spilling (ptxas -v).
 constexpr int hybrid_max_threads = 512;
-enum class Phase { fused, reduce_only, finish_only };
+/// fused: the whole system in one block; clustered: in the C blocks of a thread-block cluster
+/// (Hopper), whose reduced rows meet in the first block's shared memory; reduce_only and
+/// finish_only: the long path's two passes around the workspace.
+enum class Phase { fused, clustered, reduce_only, finish_only };
 
 /// How rows are split and threads arranged; trivially copyable, passed by value.
 struct HybridShape {
   int P;          // chunk threads per system in a block
   int S;          // systems per block (blockDim.x = S * P)
+  int C;          // blocks per system (clustered: the cluster's size along y; else 1)
   int active;     // chunks that carry rows, over the whole system (the rest are empty)
   int q, rem;     // chunk j < active has q + (j < rem) rows
   std::int64_t reduced_rows;  // long path: 2K, rows of each reduced system (K = P * gridDim.y)
@@ -61,19 +66,20 @@ struct HybridShape {
 /// Whether a block solves its reduced systems through shared memory (else within warps, or the
 /// long path's workspace).
 __host__ __device__ constexpr bool reduced_in_shared(Mapping map, Phase ph, int P) {
-  return ph == Phase::fused && !(map != Mapping::system_fastest && P <= 32);
+  return ph == Phase::clustered ||
+         (ph == Phase::fused && !(map != Mapping::system_fastest && P <= 32));
 }
 
 /// Shared memory of one block, in elements of T, then S ints (checked mode).
 template <class T>
 struct HybridSmem {
   int stage_stride;  // per warp: 4 arrays of 32 * M rows, padded (chunk_fastest only)
-  int sys_stride;    // reduced rows of one system: 2P + 1
+  int sys_stride;    // reduced rows of one system: 2PC + 1
   int reduced_size;  // per array: padded S * sys_stride, or 0
   __host__ __device__ static HybridSmem make(const HybridShape& s, int M, Mapping map, Phase ph) {
     HybridSmem m{};
     m.stage_stride = map == Mapping::chunk_fastest ? 4 * padded_size<T>(32 * M) : 0;
-    m.sys_stride = 2 * s.P + 1;
+    m.sys_stride = 2 * s.P * (s.C > 1 ? s.C : 1) + 1;
     m.reduced_size = reduced_in_shared(map, ph, s.P) ? padded_size<T>(s.S * m.sys_stride) : 0;
     return m;
   }
@@ -129,6 +135,23 @@ __device__ int thomas_forward_info(const Problem& p, const Operands<T>& ops,
     f.step(i > 0 ? a[i * ra] : T(0), b[i * rb], i + 1 < n ? c[i * rc] : T(0), d[i * rd], i);
   }
   return f.info;
+}
+
+/// One warp per system over its 2K reduced rows in shared memory (2K / 32 rows per lane: the
+/// hybrid once more); x replaces the right-hand sides.
+template <class T>
+__device__ __forceinline__ void solve_reduced_by_warps(T* ra, T* rb, T* rc, T* rd, int sys_stride,
+                                                       int rows, int S, int warp, int warps,
+                                                       int lane) {
+  const int R = rows / 32;
+  for (int sys = warp; sys < S; sys += warps) {
+    SharedRows<T> rr{ra, rb, rc, rd, sys * sys_stride + lane * R};
+    Row<T> f, g;
+    chunk_reduce<T>(rr, R, f, g);
+    T xf, xl;
+    pair_solve(f, g, 32, xf, xl);
+    chunk_back<T>(rr, R, xf, xl);
+  }
 }
 
 template <class T>
@@ -305,21 +328,43 @@ __global__ void __launch_bounds__(hybrid_max_threads) hybrid_kernel(Problem p, O
           red_d[ee1] = xl;
         }
       } else {
-        // One warp per system: 2P / 32 reduced rows per lane, the hybrid once more.
-        const int R = 2 * P / 32;
-        for (int sys = warp; sys < S; sys += warps) {
-          SharedRows<T> rr{red_a, red_b, red_c, red_d, sys * lay.sys_stride + lane * R};
-          Row<T> f, g;
-          chunk_reduce<T>(rr, R, f, g);
-          T xf, xl;
-          pair_solve(f, g, 32, xf, xl);
-          chunk_back<T>(rr, R, xf, xl);
-        }
+        solve_reduced_by_warps(red_a, red_b, red_c, red_d, lay.sys_stride, 2 * P, S, warp, warps,
+                               lane);
       }
       __syncthreads();
       x_first = red_d[padded<T>(e)];
       x_last = red_d[padded<T>(e + 1)];
     }
+  } else if constexpr (Ph == Phase::clustered) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+    __trap();  // the host launches clusters only on devices that have them
+#else
+    // Every block writes its chunks' equations into the first block's shared memory; that
+    // block's warps solve the reduced systems; every block reads its end values back.
+    namespace cg = cooperative_groups;
+    cg::cluster_group cluster = cg::this_cluster();
+    T* lead = cluster.map_shared_rank(red, 0);
+    T* lead_d = lead + 3 * lay.reduced_size;
+    const int e = l * lay.sys_stride + 2 * j;
+    const Row<T> mine[2] = {first, last};
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int at = padded<T>(e + h);
+      lead[at] = mine[h].sub;
+      lead[lay.reduced_size + at] = mine[h].diag;
+      lead[2 * lay.reduced_size + at] = mine[h].sup;
+      lead_d[at] = mine[h].rhs;
+    }
+    cluster.sync();
+    if (cluster.block_rank() == 0) {
+      solve_reduced_by_warps(red_a, red_b, red_c, red_d, lay.sys_stride, 2 * P * sh.C, S, warp,
+                             warps, lane);
+    }
+    cluster.sync();
+    x_first = lead_d[padded<T>(e)];
+    x_last = lead_d[padded<T>(e + 1)];
+    cluster.sync();  // the first block's shared memory must outlive every read of it
+#endif
   } else {
     // Long path: the reduced systems live in the workspace.
     T* ws = static_cast<T*>(sh.red);
