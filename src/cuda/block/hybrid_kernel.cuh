@@ -203,18 +203,10 @@ __global__ void __launch_bounds__(hybrid_max_threads) hybrid_kernel(Problem p, O
                      rx = p.map[op_x].row_stride;
 
   if (Checked && t < S) info_smem[t] = 0;
-#ifdef TRIAX_HYBRID_DIAG_SMEM
-  for (int i = t; i < 4 * lay.reduced_size; i += blockDim.x) red[i] = T(-12345);
-  __syncthreads();
-#endif
 
   // ---- Load the chunk: a[k], b[k], c[k], d[k] = rows r0 + k, k < L (a of row 0 and c of row
   // n-1 as 0: never read).
   RegisterRows<T, M> rows;
-#ifdef TRIAX_HYBRID_DIAG_INIT
-#pragma unroll
-  for (int k = 0; k < M; ++k) rows.a[k] = rows.b[k] = rows.c[k] = rows.d[k] = T(0);
-#endif
   // Group that reads together (chunk_fastest): gw lanes, rows [R0, R1) of system l.
   const int gw = P < 32 ? P : 32;
   const int gi = lane % gw;                   // index in the group
