@@ -73,7 +73,7 @@ class GpuEnv {
   }
 
   GpuContext ctx_;
-  std::unique_ptr<T[]> host_;
+  HostArray<T> host_;
 };
 
 }  // namespace

@@ -9,7 +9,7 @@ volatile std::uint64_t flush_sink = 0;
 
 void flush_host_caches() {
   constexpr std::size_t words = (std::size_t(256) << 20) / sizeof(std::uint64_t);  // 256 MiB
-  static const std::unique_ptr<std::uint64_t[]> buffer = [] {
+  static const HostArray<std::uint64_t> buffer = [] {
     auto b = host_array<std::uint64_t>(words);
 #pragma omp parallel for schedule(static)
     for (std::size_t i = 0; i < words; ++i) b[i] = i;

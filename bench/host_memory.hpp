@@ -2,16 +2,31 @@
 // Host buffers without serial first touch, a parallel copy, and a cache flush by reading.
 #include <cstddef>
 #include <cstring>
+#include <cstdlib>
 #include <memory>
+#include <new>
 
 #include <omp.h>
 
 namespace triax::bench {
 
-/// An uninitialised host array (first touched by whoever fills it, in parallel).
+struct FreeDeleter {
+  void operator()(void* p) const { std::free(p); }
+};
 template <class T>
-std::unique_ptr<T[]> host_array(std::size_t count) {
-  return std::unique_ptr<T[]>(new T[count]);
+using HostArray = std::unique_ptr<T[], FreeDeleter>;
+
+/// An uninitialised host array (first touched by whoever fills it, in parallel), aligned to a
+/// 64-byte cache line as HPC codes allocate their fields. (Plain `new` of a large array returns
+/// 16 bytes past a page boundary; on the development VM the CPU solves along y and z then ran
+/// 15-25% slower, for reasons not yet found: docs/performance.md.)
+template <class T>
+HostArray<T> host_array(std::size_t count) {
+  constexpr std::size_t line = 64;
+  const std::size_t bytes = (count * sizeof(T) + line - 1) / line * line;
+  void* p = std::aligned_alloc(line, bytes == 0 ? line : bytes);
+  if (p == nullptr) throw std::bad_alloc();
+  return HostArray<T>(static_cast<T*>(p));
 }
 
 /// std::memcpy split into one contiguous chunk per OpenMP thread.

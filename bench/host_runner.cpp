@@ -52,7 +52,7 @@ class HostEnv {
   }
 
  private:
-  std::vector<std::unique_ptr<T[]>> owned_;
+  std::vector<HostArray<T>> owned_;
 };
 
 }  // namespace
