@@ -57,6 +57,13 @@ void strip_thomas(const Problem& p, const Operands<T>& ops, Strip strip, StripSc
   LaneInfo info{s.info, s.info + width};
   if constexpr (Checked) std::fill(s.info, s.info + 2 * width, 0);
 
+  // An operand that does not change along the systems (row stride 0: a broadcast coefficient)
+  // whose lanes are not contiguous is gathered once for the whole strip, not at every row.
+  bool fixed[op_x];
+  for (int op = op_a; op < op_x; ++op) {
+    fixed[op] = rs[op] == 0 && ls[op] != 1;
+    if (fixed[op]) lane_row(in[op] + off[op], ls[op], w, s.rows[op]);
+  }
   for (std::int64_t i = 0; i < n; ++i) {
     const T* row[op_x];
     for (int op = op_a; op < op_x; ++op) {
@@ -65,7 +72,8 @@ void strip_thomas(const Problem& p, const Operands<T>& ops, Strip strip, StripSc
         row[op] = nullptr;
         continue;
       }
-      row[op] = lane_row(in[op] + off[op] + i * rs[op], ls[op], w, s.rows[op]);
+      row[op] = fixed[op] ? s.rows[op]
+                          : lane_row(in[op] + off[op] + i * rs[op], ls[op], w, s.rows[op]);
     }
     forward_rows<Checked>(w, n, i, i + 1, row[op_a], row[op_b], row[op_c], row[op_d], 0, s.cp,
                           s.dp, width, info);

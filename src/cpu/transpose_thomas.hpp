@@ -42,10 +42,8 @@ void transpose_thomas(const Problem& p, const Operands<T>& ops, std::int64_t s0,
   const T* src[op_x][W];
   T* dst[W];
   std::int64_t rs[operand_count];
-  bool unit_rows = true;
   for (int op = 0; op < operand_count; ++op) {
     rs[op] = p.map[op].row_stride;
-    unit_rows = unit_rows && rs[op] == 1;
     // Lanes past the last system repeat it: they are computed but never stored.
     for (int j = 0; j < W; ++j) {
       const std::int64_t off = p.system_offset(op, s0 + std::min(j, w - 1));
@@ -60,12 +58,21 @@ void transpose_thomas(const Problem& p, const Operands<T>& ops, std::int64_t s0,
   if constexpr (Checked) std::fill(s.info, s.info + 2 * W, 0);
 
   constexpr int V = Vec<T>::lanes;
+  // A coefficient that does not change along the system (row stride 0: a broadcast, as constant-
+  // coefficient schemes pass) has the same tile in every block: fill it once.
+  for (int op = op_a; op < op_x; ++op) {
+    if (rs[op] != 0) continue;
+    for (int r = 0; r < R; ++r) {
+      for (int j = 0; j < W; ++j) s.tile[op][r * W + j] = *src[op][j];
+    }
+  }
   for (std::int64_t i0 = 0; i0 < n; i0 += R) {
     const int rows = static_cast<int>(std::min<std::int64_t>(R, n - i0));
-    // Whole vectors of rows go through the register transpose; a ragged tail, or rows that are
-    // not contiguous, take plain loops.
-    const int fast_rows = unit_rows ? rows / V * V : 0;
+    // Whole vectors of rows go through the register transpose; a ragged tail, or an operand
+    // whose rows are not contiguous (a broadcast coefficient, say), takes plain loops.
     for (int op = op_a; op < op_x; ++op) {
+      if (rs[op] == 0) continue;  // filled above
+      const int fast_rows = rs[op] == 1 ? rows / V * V : 0;
       T* tile = s.tile[op];
       if (fast_rows > 0) {
         // a[0] and c[n-1] may be loaded with their neighbours, but the arithmetic never uses
@@ -92,7 +99,7 @@ void transpose_thomas(const Problem& p, const Operands<T>& ops, std::int64_t s0,
     const int rows = static_cast<int>(std::min<std::int64_t>(R, n - i0));
     backward_rows(W, n, i0, i0 + rows, s.cp, s.dp, W);
     const T* xs = s.dp + i0 * W;  // rows [i0, i0 + rows) of x, in tile form
-    const int fast_rows = (!Checked && unit_rows && w == W) ? rows / V * V : 0;
+    const int fast_rows = (!Checked && rs[op_x] == 1 && w == W) ? rows / V * V : 0;
     if (fast_rows > 0) {
       T* block[W];
       for (int j = 0; j < W; ++j) block[j] = dst[j] + i0;

@@ -25,7 +25,6 @@ Runner<T> cpu_solver(Algorithm algorithm) {
   return host_runner<T>(Backend::cpu, algorithm);
 }
 
-
 TYPED_TEST(CpuVsReference, EveryAxisOfOneToFourDimensions) {
   using T = TypeParam;
   const std::vector<std::vector<std::int64_t>> shapes = {
@@ -116,6 +115,38 @@ TYPED_TEST(CpuVsReference, BroadcastCoefficients) {
   }
 }
 
+// Coefficients that do not change along the system (row stride 0), as constant-coefficient
+// schemes pass them: one value for every system and row, or one per system. The kernels fill
+// their tiles and row buffers for these once per strip or group; full tiles, ragged tails of
+// rows and of systems, every axis and mode.
+TYPED_TEST(CpuVsReference, CoefficientsConstantAlongTheSystem) {
+  using T = TypeParam;
+  const std::vector<std::int64_t> shape = {70, 66, 5};
+  int k = 0;
+  for (int axis = 0; axis < 3; ++axis) {
+    std::vector<std::int64_t> per_system(3, 0);
+    std::int64_t stride = 1;
+    for (int dim = 0; dim < 3; ++dim) {
+      if (dim == axis) continue;
+      per_system[dim] = stride;
+      stride *= shape[dim];
+    }
+    const auto everywhere = Layout::strided(shape, std::vector<std::int64_t>(3, 0));
+    const auto each_system = Layout::strided(shape, per_system);
+    const auto dense = Layout::packed(shape);
+    for (Algorithm alg : cpu_algorithms) {
+      for (Mode mode : modes) {
+        expect_matches_reference<T>(
+            OperandLayouts(everywhere, everywhere, everywhere, dense, dense), axis, mode,
+            test_seed(++k), cpu_solver<T>(alg));
+        expect_matches_reference<T>(
+            OperandLayouts(each_system, everywhere, each_system, dense, dense), axis, mode,
+            test_seed(++k), cpu_solver<T>(alg));
+      }
+    }
+  }
+}
+
 // Broadcast along only some batch dimensions: coefficients that vary along the axis and one
 // batch dimension, shared across the other.
 TYPED_TEST(CpuVsReference, PartlyBroadcastCoefficients) {
@@ -181,9 +212,9 @@ TYPED_TEST(CpuVsReference, DenseLuAgreesWithReferenceThomas) {
   using T = TypeParam;
   int k = 0;
   for (std::int64_t n : {1, 2, 3, 17, 64}) {
-    expect_matches_reference<T>(
-        OperandLayouts(Layout::packed({n, 5})), 0, Mode::separate, test_seed(++k),
-        host_runner<T>(Backend::reference, Algorithm::reference_dense_lu));
+    expect_matches_reference<T>(OperandLayouts(Layout::packed({n, 5})), 0, Mode::separate,
+                                test_seed(++k),
+                                host_runner<T>(Backend::reference, Algorithm::reference_dense_lu));
   }
 }
 
