@@ -84,6 +84,44 @@ inline void forward_rows(int w, std::int64_t n, std::int64_t i0, std::int64_t i1
   }
 }
 
+/// One matrix for every lane (a, b, c the same in all systems): Thomas' pivots do not depend on
+/// the right-hand side, so 1/m and c' are computed once per row (r, cp) with a (av) beside them,
+/// by the same operations the lane loops use, and the lanes only carry d' and x.
+template <class T>
+inline void shared_matrix_rows(std::int64_t n, const T* a, std::int64_t ra, const T* b,
+                               std::int64_t rb, const T* c, std::int64_t rc, T* r, T* cp, T* av) {
+  T cp_prev = T(0);
+  for (std::int64_t i = 0; i < n; ++i) {
+    const T ai = i > 0 ? a[i * ra] : T(0);
+    T m = b[i * rb];
+    if (i > 0) m -= ai * cp_prev;
+    r[i] = T(1) / m;
+    cp[i] = i + 1 < n ? c[i * rc] * r[i] : T(0);
+    av[i] = ai;
+    cp_prev = cp[i];
+  }
+}
+
+/// Forward row i of w lanes with a shared matrix: d'[i] = (d[i] - a[i] d'[i-1]) / m[i].
+template <class T>
+inline void forward_row_shared(int w, std::int64_t i, T ai, T ri, const T* __restrict d,
+                               const T* __restrict dp_prev, T* __restrict dp) {
+  if (i == 0) {
+#pragma omp simd
+    for (int j = 0; j < w; ++j) dp[j] = d[j] * ri;
+    return;
+  }
+#pragma omp simd
+  for (int j = 0; j < w; ++j) dp[j] = (d[j] - ai * dp_prev[j]) * ri;
+}
+
+/// Back substitution of row i < n-1 with a shared matrix: x[i] = d'[i] - c'[i] x[i+1].
+template <class T>
+inline void backward_row_shared(int w, T cpi, T* __restrict dpi, const T* __restrict next) {
+#pragma omp simd
+  for (int j = 0; j < w; ++j) dpi[j] -= cpi * next[j];
+}
+
 /// Back substitution of rows [i0, i1) (descending), given row i1's solution already in dp (or
 /// i1 == n). Leaves x in dp.
 template <class T>

@@ -58,10 +58,23 @@ void transpose_thomas(const Problem& p, const Operands<T>& ops, std::int64_t s0,
   if constexpr (Checked) std::fill(s.info, s.info + 2 * W, 0);
 
   constexpr int V = Vec<T>::lanes;
+  // One matrix for every system (a, b, c with batch strides 0): its pivots once, into the c'
+  // scratch (n x W >= 3n values), and only d goes through tiles (as in the strip kernel).
+  bool shared = !Checked;
+  for (int op = op_a; op <= op_c; ++op) {
+    for (int k = 0; k < p.batch_rank; ++k) shared = shared && p.map[op].batch_strides[k] == 0;
+  }
+  T* const shared_r = s.cp;
+  T* const shared_cp = s.cp + n;
+  T* const shared_a = s.cp + 2 * n;
+  if (shared) {
+    shared_matrix_rows(n, src[op_a][0], rs[op_a], src[op_b][0], rs[op_b], src[op_c][0], rs[op_c],
+                       shared_r, shared_cp, shared_a);
+  }
   // A coefficient that does not change along the system (row stride 0: a broadcast, as constant-
   // coefficient schemes pass) has the same tile in every block: fill it once.
   for (int op = op_a; op < op_x; ++op) {
-    if (rs[op] != 0) continue;
+    if (rs[op] != 0 || (shared && op != op_d)) continue;
     for (int r = 0; r < R; ++r) {
       for (int j = 0; j < W; ++j) s.tile[op][r * W + j] = *src[op][j];
     }
@@ -71,7 +84,7 @@ void transpose_thomas(const Problem& p, const Operands<T>& ops, std::int64_t s0,
     // Whole vectors of rows go through the register transpose; a ragged tail, or an operand
     // whose rows are not contiguous (a broadcast coefficient, say), takes plain loops.
     for (int op = op_a; op < op_x; ++op) {
-      if (rs[op] == 0) continue;  // filled above
+      if (rs[op] == 0 || (shared && op != op_d)) continue;  // filled above, or not needed
       const int fast_rows = rs[op] == 1 ? rows / V * V : 0;
       T* tile = s.tile[op];
       if (fast_rows > 0) {
@@ -90,14 +103,27 @@ void transpose_thomas(const Problem& p, const Operands<T>& ops, std::int64_t s0,
         for (int r = r_begin; r < r_end; ++r) tile[r * W + j] = sys[r * rs[op]];
       }
     }
-    forward_rows<Checked>(W, n, i0, i0 + rows, s.tile[op_a], s.tile[op_b], s.tile[op_c],
-                          s.tile[op_d], W, s.cp, s.dp, W, info);
+    if (shared) {
+      for (std::int64_t i = i0; i < i0 + rows; ++i) {
+        forward_row_shared(W, i, shared_a[i], shared_r[i], s.tile[op_d] + (i - i0) * W,
+                           s.dp + (i > 0 ? i - 1 : 0) * W, s.dp + i * W);
+      }
+    } else {
+      forward_rows<Checked>(W, n, i0, i0 + rows, s.tile[op_a], s.tile[op_b], s.tile[op_c],
+                            s.tile[op_d], W, s.cp, s.dp, W, info);
+    }
   }
 
   const std::int64_t last_block = ((n - 1) / R) * R;
   for (std::int64_t i0 = last_block; i0 >= 0; i0 -= R) {
     const int rows = static_cast<int>(std::min<std::int64_t>(R, n - i0));
-    backward_rows(W, n, i0, i0 + rows, s.cp, s.dp, W);
+    if (shared) {
+      for (std::int64_t i = std::min(i0 + rows, n - 1) - 1; i >= i0; --i) {
+        backward_row_shared(W, shared_cp[i], s.dp + i * W, s.dp + (i + 1) * W);
+      }
+    } else {
+      backward_rows(W, n, i0, i0 + rows, s.cp, s.dp, W);
+    }
     const T* xs = s.dp + i0 * W;  // rows [i0, i0 + rows) of x, in tile form
     const int fast_rows = (!Checked && rs[op_x] == 1 && w == W) ? rows / V * V : 0;
     if (fast_rows > 0) {
