@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 
 #include "core/problem.hpp"
 #include "cpu/stream_store.hpp"
@@ -57,22 +58,15 @@ void strip_thomas(const Problem& p, const Operands<T>& ops, Strip strip, StripSc
   LaneInfo info{s.info, s.info + width};
   if constexpr (Checked) std::fill(s.info, s.info + 2 * width, 0);
 
-  // One matrix for every system (a, b, c with batch strides 0, as constant-coefficient schemes
-  // pass them): its pivots are computed once per strip into the c' scratch (n x width >= 3n
-  // values), and the lanes carry only d' and x. Checked mode keeps the per-lane checks below.
-  bool shared = !Checked && width >= 3;
-  for (int op = op_a; op <= op_c; ++op) {
-    for (int k = 0; k < p.batch_rank; ++k) shared = shared && p.map[op].batch_strides[k] == 0;
-  }
-  T* const shared_r = s.cp;
-  T* const shared_cp = s.cp + n;
-  T* const shared_a = s.cp + 2 * n;
+  // One matrix for every system: its pivots once per strip (SharedMatrix), the lanes carry d'.
+  const bool shared = width >= 3 && SharedMatrix<T>::applies(p, Checked);
+  std::optional<SharedMatrix<T>> m;
   if (shared) {
-    shared_matrix_rows(n, in[op_a] + off[op_a], rs[op_a], in[op_b] + off[op_b], rs[op_b],
-                       in[op_c] + off[op_c], rs[op_c], shared_r, shared_cp, shared_a);
+    m.emplace(s.cp, n, in[op_a] + off[op_a], rs[op_a], in[op_b] + off[op_b], rs[op_b],
+              in[op_c] + off[op_c], rs[op_c]);
     for (std::int64_t i = 0; i < n; ++i) {
       const T* d = lane_row(in[op_d] + off[op_d] + i * rs[op_d], ls[op_d], w, s.rows[op_d]);
-      forward_row_shared(w, i, shared_a[i], shared_r[i], d, s.dp + (i > 0 ? i - 1 : 0) * width,
+      forward_row_shared(w, i, m->av[i], m->r[i], d, s.dp + (i > 0 ? i - 1 : 0) * width,
                          s.dp + i * width);
     }
   }
@@ -107,7 +101,7 @@ void strip_thomas(const Problem& p, const Operands<T>& ops, Strip strip, StripSc
     if (!shared) {
       backward_rows(w, n, i, i + 1, s.cp, s.dp, width);
     } else if (i + 1 < n) {
-      backward_row_shared(w, shared_cp[i], s.dp + i * width, s.dp + (i + 1) * width);
+      backward_row_shared(w, m->cp[i], s.dp + i * width, s.dp + (i + 1) * width);
     }
     const T* xs = s.dp + i * width;
     T* out = x + i * rs[op_x];

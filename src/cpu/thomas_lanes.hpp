@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <limits>
 
+#include "core/problem.hpp"
+
 #ifndef TRIAX_CPU_ISA
 #error "kernel headers are included through cpu/solve_batch.inc, which names the instruction set"
 #endif
@@ -84,23 +86,43 @@ inline void forward_rows(int w, std::int64_t n, std::int64_t i0, std::int64_t i1
   }
 }
 
-/// One matrix for every lane (a, b, c the same in all systems): Thomas' pivots do not depend on
-/// the right-hand side, so 1/m and c' are computed once per row (r, cp) with a (av) beside them,
-/// by the same operations the lane loops use, and the lanes only carry d' and x.
+/// One matrix for every lane (a, b, c the same in all systems, as constant-coefficient schemes
+/// pass them): Thomas' pivots do not depend on the right-hand side, so 1/m and c' are computed
+/// once per row (r, cp), a (av) beside them, by the same operations the lane loops use, and the
+/// lanes carry only d' and x. The three rows of n values live in the kernels' c' scratch (at
+/// least 3n values), which this path does not otherwise need.
 template <class T>
-inline void shared_matrix_rows(std::int64_t n, const T* a, std::int64_t ra, const T* b,
-                               std::int64_t rb, const T* c, std::int64_t rc, T* r, T* cp, T* av) {
-  T cp_prev = T(0);
-  for (std::int64_t i = 0; i < n; ++i) {
-    const T ai = i > 0 ? a[i * ra] : T(0);
-    T m = b[i * rb];
-    if (i > 0) m -= ai * cp_prev;
-    r[i] = T(1) / m;
-    cp[i] = i + 1 < n ? c[i * rc] * r[i] : T(0);
-    av[i] = ai;
-    cp_prev = cp[i];
+struct SharedMatrix {
+  T* r;
+  T* cp;
+  T* av;
+
+  /// Whether a, b and c are one matrix for every system of p (batch strides 0). Checked mode
+  /// keeps the general path, whose checks are per lane.
+  static bool applies(const Problem& p, bool checked) {
+    bool shared = !checked;
+    for (int op = op_a; op <= op_c; ++op) {
+      for (int k = 0; k < p.batch_rank; ++k) shared = shared && p.map[op].batch_strides[k] == 0;
+    }
+    return shared;
   }
-}
+
+  /// Rows 0..n-1 of the matrix whose row i is a[i * ra], b[i * rb], c[i * rc], into scratch.
+  SharedMatrix(T* scratch, std::int64_t n, const T* a, std::int64_t ra, const T* b,
+               std::int64_t rb, const T* c, std::int64_t rc)
+      : r(scratch), cp(scratch + n), av(scratch + 2 * n) {
+    T cp_prev = T(0);
+    for (std::int64_t i = 0; i < n; ++i) {
+      const T ai = i > 0 ? a[i * ra] : T(0);
+      T m = b[i * rb];
+      if (i > 0) m -= ai * cp_prev;
+      r[i] = T(1) / m;
+      cp[i] = i + 1 < n ? c[i * rc] * r[i] : T(0);
+      av[i] = ai;
+      cp_prev = cp[i];
+    }
+  }
+};
 
 /// Forward row i of w lanes with a shared matrix: d'[i] = (d[i] - a[i] d'[i-1]) / m[i].
 template <class T>

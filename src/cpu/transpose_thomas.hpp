@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 
 #include "core/problem.hpp"
 #include "cpu/batch.hpp"
@@ -58,18 +59,11 @@ void transpose_thomas(const Problem& p, const Operands<T>& ops, std::int64_t s0,
   if constexpr (Checked) std::fill(s.info, s.info + 2 * W, 0);
 
   constexpr int V = Vec<T>::lanes;
-  // One matrix for every system (a, b, c with batch strides 0): its pivots once, into the c'
-  // scratch (n x W >= 3n values), and only d goes through tiles (as in the strip kernel).
-  bool shared = !Checked;
-  for (int op = op_a; op <= op_c; ++op) {
-    for (int k = 0; k < p.batch_rank; ++k) shared = shared && p.map[op].batch_strides[k] == 0;
-  }
-  T* const shared_r = s.cp;
-  T* const shared_cp = s.cp + n;
-  T* const shared_a = s.cp + 2 * n;
+  // One matrix for every system: its pivots once (SharedMatrix), and only d goes through tiles.
+  const bool shared = SharedMatrix<T>::applies(p, Checked);
+  std::optional<SharedMatrix<T>> m;
   if (shared) {
-    shared_matrix_rows(n, src[op_a][0], rs[op_a], src[op_b][0], rs[op_b], src[op_c][0], rs[op_c],
-                       shared_r, shared_cp, shared_a);
+    m.emplace(s.cp, n, src[op_a][0], rs[op_a], src[op_b][0], rs[op_b], src[op_c][0], rs[op_c]);
   }
   // A coefficient that does not change along the system (row stride 0: a broadcast, as constant-
   // coefficient schemes pass) has the same tile in every block: fill it once.
@@ -105,7 +99,7 @@ void transpose_thomas(const Problem& p, const Operands<T>& ops, std::int64_t s0,
     }
     if (shared) {
       for (std::int64_t i = i0; i < i0 + rows; ++i) {
-        forward_row_shared(W, i, shared_a[i], shared_r[i], s.tile[op_d] + (i - i0) * W,
+        forward_row_shared(W, i, m->av[i], m->r[i], s.tile[op_d] + (i - i0) * W,
                            s.dp + (i > 0 ? i - 1 : 0) * W, s.dp + i * W);
       }
     } else {
@@ -119,7 +113,7 @@ void transpose_thomas(const Problem& p, const Operands<T>& ops, std::int64_t s0,
     const int rows = static_cast<int>(std::min<std::int64_t>(R, n - i0));
     if (shared) {
       for (std::int64_t i = std::min(i0 + rows, n - 1) - 1; i >= i0; --i) {
-        backward_row_shared(W, shared_cp[i], s.dp + i * W, s.dp + (i + 1) * W);
+        backward_row_shared(W, m->cp[i], s.dp + i * W, s.dp + (i + 1) * W);
       }
     } else {
       backward_rows(W, n, i0, i0 + rows, s.cp, s.dp, W);
