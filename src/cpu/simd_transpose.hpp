@@ -116,14 +116,15 @@ inline void transpose_block(float_v (&v)[4]) {
 
 #undef TRIAX_SHUFFLE
 
-/// Reads rows [0, rows) of W systems (system j at src[j], contiguous rows) into
-/// tile[r * W + j]; rows is a multiple of the vector length.
+/// Reads rows [first, first + rows) of W systems (system j's row 0 at src[j], contiguous rows)
+/// into tile[r * W + j]; rows is a multiple of the vector length.
 template <class T, int W>
-inline void load_transposed(const T* const* src, int rows, T* __restrict tile) {
+inline void load_transposed(const T* const* src, std::int64_t first, int rows,
+                            T* __restrict tile) {
   constexpr int V = Vec<T>::lanes;
   for (int jb = 0; jb < W; jb += V) {
     const T* in[V];
-    for (int k = 0; k < V; ++k) in[k] = src[jb + k];
+    for (int k = 0; k < V; ++k) in[k] = src[jb + k] + first;
     T* out = tile + jb;
     for (int rb = 0; rb < rows; rb += V) {
       typename Vec<T>::type v[V];
@@ -134,14 +135,15 @@ inline void load_transposed(const T* const* src, int rows, T* __restrict tile) {
   }
 }
 
-/// Writes (or adds) tile[r * W + j] to rows [0, rows) of W systems (system j at dst[j]); rows
-/// is a multiple of the vector length.
+/// Writes (or adds) tile[r * W + j] to rows [first, first + rows) of W systems (system j's row 0
+/// at dst[j]); rows is a multiple of the vector length.
 template <bool Accumulate, class T, int W>
-inline void store_transposed(const T* __restrict tile, int rows, T* const* dst) {
+inline void store_transposed(const T* __restrict tile, int rows, T* const* dst,
+                             std::int64_t first) {
   constexpr int V = Vec<T>::lanes;
   for (int jb = 0; jb < W; jb += V) {
     T* out[V];
-    for (int k = 0; k < V; ++k) out[k] = dst[jb + k];
+    for (int k = 0; k < V; ++k) out[k] = dst[jb + k] + first;
     const T* in = tile + jb;
     for (int rb = 0; rb < rows; rb += V) {
       typename Vec<T>::type v[V];

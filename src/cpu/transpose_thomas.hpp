@@ -84,15 +84,13 @@ void transpose_thomas(const Problem& p, const Operands<T>& ops, std::int64_t s0,
       if (fast_rows > 0) {
         // a[0] and c[n-1] may be loaded with their neighbours, but the arithmetic never uses
         // them (forward_rows treats row 0 and row n-1 apart).
-        const T* block[W];
-        for (int j = 0; j < W; ++j) block[j] = src[op][j] + i0;
-        load_transposed<T, W>(block, fast_rows, tile);
+        load_transposed<T, W>(src[op], i0, fast_rows, tile);
       }
       // a[0] and c[n-1] are never read on the scalar path.
       const int r_begin = std::max(fast_rows, (op == op_a && i0 == 0) ? 1 : 0);
       const int r_end = op == op_c ? static_cast<int>(std::min<std::int64_t>(rows, n - 1 - i0))
                                    : rows;
-      for (int j = 0; j < W; ++j) {
+      for (int j = 0; r_begin < r_end && j < W; ++j) {
         const T* sys = src[op][j] + i0 * rs[op];
         for (int r = r_begin; r < r_end; ++r) tile[r * W + j] = sys[r * rs[op]];
       }
@@ -121,13 +119,11 @@ void transpose_thomas(const Problem& p, const Operands<T>& ops, std::int64_t s0,
     const T* xs = s.dp + i0 * W;  // rows [i0, i0 + rows) of x, in tile form
     const int fast_rows = (!Checked && rs[op_x] == 1 && w == W) ? rows / V * V : 0;
     if (fast_rows > 0) {
-      T* block[W];
-      for (int j = 0; j < W; ++j) block[j] = dst[j] + i0;
       // Streaming stores (past the caches), which help the strip kernel, measured 10% slower
       // here: the tile's runs of each system are short.
-      store_transposed<Accumulate, T, W>(xs, fast_rows, block);
+      store_transposed<Accumulate, T, W>(xs, fast_rows, dst, i0);
     }
-    for (int j = 0; j < w; ++j) {
+    for (int j = 0; fast_rows < rows && j < w; ++j) {
       T* out = dst[j] + i0 * rs[op_x];
       for (int r = fast_rows; r < rows; ++r) {
         const T v = Accumulate ? out[r * rs[op_x]] + xs[r * W + j] : xs[r * W + j];
