@@ -22,22 +22,18 @@ namespace triax::detail::cuda {
 
 template <class T>
 bool block_thomas_pcr_supports(const Problem& p) {
-  HybridConfig cfg;
-  return hybrid_choose<T>(p, HybridFamily::block, cfg);
+  return hybrid_supports<T>(p, HybridFamily::block);
 }
 
 template <class T>
 std::size_t block_thomas_pcr_workspace(const Problem& p) {
-  HybridConfig cfg;
-  return hybrid_choose<T>(p, HybridFamily::block, cfg) ? hybrid_workspace<T>(p, cfg) : 0;
+  return hybrid_family_workspace<T>(p, HybridFamily::block);
 }
 
 template <class T>
 void block_thomas_pcr(const Problem& p, const Operands<T>& ops, void* workspace,
-                      cudaStream_t stream) {
-  HybridConfig cfg;
-  hybrid_choose<T>(p, HybridFamily::block, cfg);
-  hybrid_run<T>(p, ops, cfg, workspace, stream);
+                     cudaStream_t stream) {
+  hybrid_solve<T>(p, ops, HybridFamily::block, workspace, stream);
 }
 
 TRIAX_INSTANTIATE_CUDA_ALGORITHM(block_thomas_pcr)

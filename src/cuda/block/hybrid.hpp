@@ -47,6 +47,26 @@ template <class T>
 void hybrid_run(const Problem& p, const Operands<T>& ops, const HybridConfig& cfg, void* workspace,
                 cudaStream_t stream);
 
+/// The three entry points of an algorithm (cuda/launch/kernels.hpp) for one family: whether it
+/// takes p, its workspace, and the solve with the configuration hybrid_choose gives.
+template <class T>
+bool hybrid_supports(const Problem& p, HybridFamily family) {
+  HybridConfig cfg;
+  return hybrid_choose<T>(p, family, cfg);
+}
+template <class T>
+std::size_t hybrid_family_workspace(const Problem& p, HybridFamily family) {
+  HybridConfig cfg;
+  return hybrid_choose<T>(p, family, cfg) ? hybrid_workspace<T>(p, cfg) : 0;
+}
+template <class T>
+void hybrid_solve(const Problem& p, const Operands<T>& ops, HybridFamily family, void* workspace,
+                  cudaStream_t stream) {
+  HybridConfig cfg;
+  hybrid_choose<T>(p, family, cfg);
+  hybrid_run<T>(p, ops, cfg, workspace, stream);
+}
+
 /// Whether cfg is a configuration hybrid_run accepts (P a power of two up to 32 or a multiple
 /// of 32, S * P a multiple of 32 and at most 512, M = 8, or 16 for float; C = 1, or up to 8 with
 /// P * C a multiple of 32 up to 256 for neighbouring systems adjacent).

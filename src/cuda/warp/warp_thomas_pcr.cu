@@ -20,21 +20,18 @@ namespace triax::detail::cuda {
 
 template <class T>
 bool warp_thomas_pcr_supports(const Problem& p) {
-  HybridConfig cfg;
-  return hybrid_choose<T>(p, HybridFamily::warp, cfg);
+  return hybrid_supports<T>(p, HybridFamily::warp);
 }
 
 template <class T>
-std::size_t warp_thomas_pcr_workspace(const Problem&) {
-  return 0;
+std::size_t warp_thomas_pcr_workspace(const Problem& p) {
+  return hybrid_family_workspace<T>(p, HybridFamily::warp);
 }
 
 template <class T>
 void warp_thomas_pcr(const Problem& p, const Operands<T>& ops, void* workspace,
                      cudaStream_t stream) {
-  HybridConfig cfg;
-  hybrid_choose<T>(p, HybridFamily::warp, cfg);
-  hybrid_run<T>(p, ops, cfg, workspace, stream);
+  hybrid_solve<T>(p, ops, HybridFamily::warp, workspace, stream);
 }
 
 TRIAX_INSTANTIATE_CUDA_ALGORITHM(warp_thomas_pcr)
