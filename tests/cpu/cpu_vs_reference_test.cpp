@@ -124,15 +124,8 @@ TYPED_TEST(CpuVsReference, CoefficientsConstantAlongTheSystem) {
   const std::vector<std::int64_t> shape = {70, 66, 5};
   int k = 0;
   for (int axis = 0; axis < 3; ++axis) {
-    std::vector<std::int64_t> per_system(3, 0);
-    std::int64_t stride = 1;
-    for (int dim = 0; dim < 3; ++dim) {
-      if (dim == axis) continue;
-      per_system[dim] = stride;
-      stride *= shape[dim];
-    }
     const auto everywhere = Layout::strided(shape, std::vector<std::int64_t>(3, 0));
-    const auto each_system = Layout::strided(shape, per_system);
+    const auto each_system = one_value_per_system(shape, axis);
     const auto dense = Layout::packed(shape);
     for (Algorithm alg : cpu_algorithms) {
       for (Mode mode : modes) {

@@ -136,6 +136,32 @@ TYPED_TEST(CudaVsReference, EveryAxisLayoutAndMode) {
   }
 }
 
+// a, b, c constant along the system (row stride 0): one value for every system (an ADI step) or
+// one per system. Along axis 0 with aligned rows the hybrid reads each once beside d's vectors.
+TYPED_TEST(CudaVsReference, CoefficientsConstantAlongTheSystem) {
+  using T = TypeParam;
+  const std::vector<std::vector<std::int64_t>> shapes = {{64, 66, 5}, {256, 12, 9}};
+  int k = 0;
+  for (const auto& shape : shapes) {
+    for (int axis = 0; axis < 3; ++axis) {
+      const auto everywhere = Layout::strided(shape, std::vector<std::int64_t>(3, 0));
+      const auto each_system = one_value_per_system(shape, axis);
+      const auto dense = Layout::packed(shape);
+      for (Mode mode : modes) {
+        const OperandLayouts one_matrix(everywhere, everywhere, everywhere, dense, dense);
+        const OperandLayouts per_system_values(each_system, everywhere, each_system, dense, dense);
+        for (const OperandLayouts* layouts : {&one_matrix, &per_system_values}) {
+          for_each_accepting<T>(*layouts, axis, [&](Algorithm alg) {
+            SCOPED_TRACE("axis " + std::to_string(axis) + ", " + std::string(to_string(alg)));
+            expect_matches_reference<T>(*layouts, axis, mode, seed_of("constant", ++k),
+                                        cuda_runner<T>(alg));
+          });
+        }
+      }
+    }
+  }
+}
+
 /// Sets an environment variable for the lifetime of the object, then restores it.
 class ScopedEnv {
  public:

@@ -54,6 +54,19 @@ inline std::int64_t system_row_offset(const Layout& l, int axis, std::int64_t s,
   return l.offset_of(idx);
 }
 
+/// Coefficients constant along the system, one value per system: row stride 0 along `axis`,
+/// packed over the other dimensions.
+inline Layout one_value_per_system(const std::vector<std::int64_t>& shape, int axis) {
+  std::vector<std::int64_t> strides(shape.size(), 0);
+  std::int64_t stride = 1;
+  for (std::size_t dim = 0; dim < shape.size(); ++dim) {
+    if (static_cast<int>(dim) == axis) continue;
+    strides[dim] = stride;
+    stride *= shape[dim];
+  }
+  return Layout::strided(shape, strides);
+}
+
 /// A seed for the running test, different for every test (typed and parameterised instances
 /// included) and for every k within it; tests print it with SCOPED_TRACE.
 inline std::uint64_t test_seed(std::uint64_t k = 0) {

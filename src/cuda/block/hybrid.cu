@@ -64,8 +64,9 @@ int systems_per_block(int P) {
   return S;
 }
 
-/// Whether clusters are asked for (TRIAX_CUDA_HYBRID_CLUSTER=1: opt-in until their speed is
-/// measured; they pass the GPU suite and memcheck) and the current device launches them.
+/// Whether clusters are asked for (TRIAX_CUDA_HYBRID_CLUSTER=1) and the current device launches
+/// them. Opt-in: measured slower than one block per group wherever they apply (docs/algorithms.md,
+/// "Clusters"); they pass the GPU suite, memcheck and racecheck.
 bool clusters_available() {
   const char* v = std::getenv("TRIAX_CUDA_HYBRID_CLUSTER");
   if (v == nullptr || std::string_view(v) != "1") return false;
@@ -189,8 +190,9 @@ void launch_phase(const HybridConfig& cfg, const Problem& p, const Operands<T>& 
   }
 }
 
-/// chunk_direct's precondition: every operand's rows contiguous, every chunk starting on a
-/// 16-byte boundary and a whole number of 16-byte vectors long.
+/// chunk_direct's precondition: every operand's rows contiguous (or, for a, b and c, one value
+/// along the row: row stride 0, read once), every chunk starting on a 16-byte boundary and a
+/// whole number of 16-byte vectors long.
 template <class T>
 bool direct_aligned(const Problem& p, const Operands<T>& ops, const HybridShape& sh) {
   constexpr int V = 16 / sizeof(T);
@@ -198,6 +200,8 @@ bool direct_aligned(const Problem& p, const Operands<T>& ops, const HybridShape&
   const void* ptrs[operand_count] = {ops.a, ops.b, ops.c, ops.d, ops.x};
   for (int op = 0; op < operand_count; ++op) {
     const OperandMap& m = p.map[op];
+    const bool coefficient = op == op_a || op == op_b || op == op_c;
+    if (coefficient && m.row_stride == 0) continue;
     if (m.row_stride != 1 || m.offset % V != 0) return false;
     if (reinterpret_cast<std::uintptr_t>(ptrs[op]) % 16 != 0) return false;
     for (int k = 0; k < p.batch_rank; ++k) {
@@ -266,8 +270,8 @@ bool hybrid_choose(const Problem& p, HybridFamily family, HybridConfig& cfg) {
     // A block holds S * n * 4 values in registers, so with whole sectors per row a long system
     // fills an SM with one block, whose load, reduce and store phases then run one after the
     // other. Past 32 (float) / 64 (double) chunk threads, a cluster of C blocks of 256 threads
-    // can share each group of systems instead, so that two blocks fit an SM (opt-in, see
-    // clusters_available).
+    // can share each group of systems instead, two blocks to an SM (opt-in: slower as measured,
+    // see clusters_available).
     const int per_block = sizeof(T) == 4 ? 32 : 64;
     if (family == HybridFamily::block && cfg.M * std::int64_t(P) >= n && P > per_block &&
         P % per_block == 0 && P / per_block <= 8 && clusters_available()) {
@@ -289,9 +293,14 @@ void apply_tuning_override(std::int64_t n, int max_p, HybridConfig& cfg) {
   HybridConfig o = cfg;
   o.C = 1;
   const int got = v == nullptr ? 0 : std::sscanf(v, "%d,%d,%d,%d", &o.M, &o.P, &o.S, &o.C);
-  if (got < 3 || (o.C > 1 && !clusters_available())) return;
-  if (hybrid_config_valid<T>(o) && o.P * o.C <= max_p && fits_fused(n, o) && fits_fused(n, cfg)) {
+  if (got < 3) return;
+  if (!(o.C > 1 && !clusters_available()) && hybrid_config_valid<T>(o) && o.P * o.C <= max_p &&
+      fits_fused(n, o) && fits_fused(n, cfg)) {
     cfg = o;
+  } else {
+    // A tuning aid: say so rather than time the default under the override's name.
+    std::fprintf(stderr, "triax: TRIAX_CUDA_HYBRID=%s ignored for n = %lld\n", v,
+                 static_cast<long long>(n));
   }
 }
 }  // namespace

@@ -175,6 +175,26 @@ __device__ __forceinline__ VecOf<T> pack(const T* in) {
   }
 }
 
+/// chunk_direct: rows [r0, r0 + L) of one operand with 16-byte vectors, or its one value where
+/// it is constant along the row (row stride 0; then `first` is 0).
+template <class T, int M>
+__device__ __forceinline__ void load_chunk_direct(const T* base, int first, bool constant_rows,
+                                                  bool valid, int L, T (&out)[M]) {
+  constexpr int V = 16 / sizeof(T);
+  if (constant_rows) {
+    const T v = valid ? base[0] : T(0);
+#pragma unroll
+    for (int k = 0; k < M; ++k) out[k] = v;
+    return;
+  }
+#pragma unroll
+  for (int v = 0; v < M / V; ++v) {
+    if (valid && v * V < L) {
+      unpack(*reinterpret_cast<const VecOf<T>*>(base + first + v * V), out + v * V);
+    }
+  }
+}
+
 template <class T, int M, Mapping Map, Phase Ph, bool Accumulate, bool Checked>
 __global__ void __launch_bounds__(hybrid_max_threads) hybrid_kernel(Problem p, Operands<T> ops, HybridShape sh) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -203,6 +223,14 @@ __global__ void __launch_bounds__(hybrid_max_threads) hybrid_kernel(Problem p, O
                      rx = p.map[op_x].row_stride;
 
   if (Checked && t < S) info_smem[t] = 0;
+  if constexpr (Ph == Phase::clustered) {
+#if !(defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900)
+    // This block has started: its shared memory may be written by the cluster's other blocks
+    // once every block has arrived (the wait comes just before the first remote write, so that
+    // the loads below overlap with the other blocks' start).
+    cooperative_groups::this_cluster().barrier_arrive();
+#endif
+  }
 
   // ---- Load the chunk: a[k], b[k], c[k], d[k] = rows r0 + k, k < L (a of row 0 and c of row
   // n-1 as 0: never read).
@@ -249,25 +277,27 @@ __global__ void __launch_bounds__(hybrid_max_threads) hybrid_kernel(Problem p, O
     }
     __syncwarp();
   } else if constexpr (Map == Mapping::chunk_direct) {
-    // Every chunk starts on a 16-byte boundary and has a multiple of V rows (the host checked).
-    constexpr int V = 16 / sizeof(T);
-    using Vec = VecOf<T>;
-#pragma unroll
-    for (int v = 0; v < M / V; ++v) {
-      if (valid && v * V < L) {
-        const Vec qa = *reinterpret_cast<const Vec*>(ops.a + off[op_a] + r0 + v * V);
-        const Vec qb = *reinterpret_cast<const Vec*>(ops.b + off[op_b] + r0 + v * V);
-        const Vec qc = *reinterpret_cast<const Vec*>(ops.c + off[op_c] + r0 + v * V);
-        const Vec qd = *reinterpret_cast<const Vec*>(ops.d + off[op_d] + r0 + v * V);
-        unpack(qa, rows.a + v * V);
-        unpack(qb, rows.b + v * V);
-        unpack(qc, rows.c + v * V);
-        unpack(qd, rows.d + v * V);
-      }
-    }
+    // Every chunk starts on a 16-byte boundary and has a multiple of V rows (the host checked);
+    // a coefficient that is one value along the row (row stride 0) is read once.
+    load_chunk_direct<T, M>(ops.a + off[op_a], ra == 0 ? 0 : r0, ra == 0, valid, L, rows.a);
+    load_chunk_direct<T, M>(ops.b + off[op_b], rb == 0 ? 0 : r0, rb == 0, valid, L, rows.b);
+    load_chunk_direct<T, M>(ops.c + off[op_c], rc == 0 ? 0 : r0, rc == 0, valid, L, rows.c);
+    load_chunk_direct<T, M>(ops.d + off[op_d], r0, false, valid, L, rows.d);
     if (r0 == 0) rows.a[0] = T(0);  // a[0] and c[n-1] were loaded with their vectors: drop them
 #pragma unroll
     for (int k = 0; k < M; ++k) rows.c[k] = r0 + k == n - 1 ? T(0) : rows.c[k];
+  } else if (ra == 0 && rb == 0 && rc == 0) {
+    // Coefficients constant along the system (an ADI step, a uniform grid): one load each.
+    const T a0 = valid ? ops.a[off[op_a]] : T(0), b0 = valid ? ops.b[off[op_b]] : T(1),
+            c0 = valid ? ops.c[off[op_c]] : T(0);
+#pragma unroll
+    for (int k = 0; k < M; ++k) {
+      const std::int64_t row = r0 + k;
+      rows.a[k] = row > 0 ? a0 : T(0);
+      rows.b[k] = b0;
+      rows.c[k] = row + 1 < n ? c0 : T(0);
+      if (valid && k < L) rows.d[k] = ops.d[off[op_d] + row * rd];
+    }
   } else {
 #pragma unroll
     for (int k = 0; k < M; ++k) {
@@ -339,6 +369,7 @@ __global__ void __launch_bounds__(hybrid_max_threads) hybrid_kernel(Problem p, O
     T* lead_d = lead + 3 * lay.reduced_size;
     const int e = l * lay.sys_stride + 2 * j;
     const Row<T> mine[2] = {first, last};
+    cluster.barrier_wait();  // the first block has started (racecheck: else a write may precede it)
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const int at = padded<T>(e + h);
