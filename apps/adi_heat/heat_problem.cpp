@@ -46,8 +46,9 @@ void advance(Fields& fields, const Settings& s, double mu, Result& r) {
   // also reads u. a, b and c are three numbers and are not counted.
   const double cell_bytes = double(grid.size()) * sizeof(T);
   const double bytes[3] = {2 * cell_bytes, 2 * cell_bytes, 3 * cell_bytes};
-  // The first step's solves load their kernels (CUDA loads modules lazily: milliseconds on
-  // the first launch), so with two or more steps it is reported apart from the rest.
+  // The first step is reported apart from the rest where there are two or more: its solves
+  // are the first launches of their kernels and the first passes over cold caches (before the
+  // CUDA plans loaded their kernels when made, the first x solve took 6-9 ms on the H100).
   const int untimed = s.steps > 1 ? 1 : 0;
   double seconds[3] = {0, 0, 0}, first[3] = {0, 0, 0};
   const auto start = std::chrono::steady_clock::now();

@@ -29,7 +29,7 @@ struct AxisTiming {
   double seconds = 0;        // total over the timed steps
   double bytes = 0;          // bytes a perfect solver moves, summed over the timed steps
   int steps = 0;             // timed steps: all but the first where there are two or more
-  double first_seconds = 0;  // the first step's solve, untimed above (it loads the kernels)
+  double first_seconds = 0;  // the first step's solve, apart from the timed ones
 };
 
 struct Result {

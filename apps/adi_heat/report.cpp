@@ -28,7 +28,7 @@ void print_result(const Settings& s, const Result& r) {
                 t.steps > 0 ? 1e3 * t.seconds / t.steps : 0.0, gbps(t));
   }
   if (r.axis[0].steps < s.steps) {
-    std::printf("  timed: steps 2-%d; step 1 (kernels load) took %.3f / %.3f / %.3f ms (x / y / z)\n",
+    std::printf("  timed: steps 2-%d; step 1 took %.3f / %.3f / %.3f ms (x / y / z)\n",
                 s.steps, 1e3 * r.axis[0].first_seconds, 1e3 * r.axis[1].first_seconds,
                 1e3 * r.axis[2].first_seconds);
   }

@@ -4,9 +4,9 @@
 ///
 /// Each system is `a[i] x[i-1] + b[i] x[i] + c[i] x[i+1] = d[i]` for i = 0..n-1; `a[0]` and
 /// `c[n-1]` are never read. A plan (triax::Solver) is made once for a backend, the operands'
-/// layouts, the axis and the options; it validates everything, picks the algorithm and owns its
-/// workspace. Its solve calls then allocate nothing and, on the GPU, run asynchronously on the
-/// stream given in the options.
+/// layouts, the axis and the options; it validates everything, picks the algorithm, owns its
+/// workspace and, on the GPU, loads its kernels. Its solve calls then allocate nothing and, on
+/// the GPU, run asynchronously on the stream given in the options.
 ///
 /// @code
 ///   #include <triax/triax.hpp>

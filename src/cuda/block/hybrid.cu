@@ -12,6 +12,7 @@
 
 #include "cuda/block/hybrid_kernel.cuh"
 #include "cuda/cuda_check.hpp"
+#include "cuda/launch/launch_kernel.hpp"
 #include "cuda/solve_modes.cuh"
 
 namespace triax::detail::cuda {
@@ -155,10 +156,13 @@ void launch_one(const Problem& p, const Operands<T>& ops, const HybridShape& sh,
     cluster[0].val.clusterDim.z = 1;
     launch.attrs = cluster;
     launch.numAttrs = 1;
-    TRIAX_CUDA_CHECK(cudaLaunchKernelEx(&launch, kernel, p, ops, sh));
+    if (KernelRehearsal::active()) {
+      load_kernel(kernel);
+    } else {
+      TRIAX_CUDA_CHECK(cudaLaunchKernelEx(&launch, kernel, p, ops, sh));
+    }
   } else {
-    kernel<<<grid, threads, smem, stream>>>(p, ops, sh);
-    TRIAX_CUDA_CHECK_LAUNCH();
+    launch_kernel(kernel, grid, threads, smem, stream, p, ops, sh);
   }
 }
 
@@ -362,9 +366,8 @@ void hybrid_run(const Problem& p, const Operands<T>& ops, const HybridConfig& cf
   });
   if (checked) {
     const int threads = 256;
-    info_abs_kernel<<<static_cast<unsigned>((p.count + threads - 1) / threads), threads, 0,
-                      stream>>>(ops.info, p.count);
-    TRIAX_CUDA_CHECK_LAUNCH();
+    launch_kernel(info_abs_kernel, static_cast<unsigned>((p.count + threads - 1) / threads), threads,
+                  0, stream, ops.info, p.count);
   }
 }
 

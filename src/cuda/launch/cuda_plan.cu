@@ -1,10 +1,11 @@
 // The CUDA backend's plan: picks an algorithm (launch/selection.cpp), allocates its workspace
-// once, and launches it on the caller's stream at every solve (no allocation, no
-// synchronisation).
+// once, loads its kernels, and launches it on the caller's stream at every solve (no allocation,
+// no synchronisation).
 #include <cuda_runtime.h>
 
 #include "core/backend_plan.hpp"
 #include "cuda/cuda_check.hpp"
+#include "cuda/launch/launch_kernel.hpp"
 #include "cuda/launch/selection.hpp"
 
 namespace triax::detail {
@@ -18,6 +19,7 @@ class CudaPlan final : public BackendPlan<T> {
         algorithm_(cuda::choose_cuda_algorithm<T>(p, o)),
         workspace_bytes_(algorithm_.workspace(p)) {
     if (workspace_bytes_ > 0) TRIAX_CUDA_CHECK(cudaMalloc(&workspace_, workspace_bytes_));
+    load_kernels(p, o.checked);
   }
   ~CudaPlan() override {
     if (workspace_ != nullptr) TRIAX_CUDA_CHECK_NOTHROW(cudaFree(workspace_));
@@ -29,6 +31,20 @@ class CudaPlan final : public BackendPlan<T> {
     algorithm_.run(p, ops, workspace_, stream_);
   }
   Algorithm algorithm() const override { return algorithm_.name; }
+
+  /// Loads every kernel a solve of this plan can launch (both output modes; checked or not as
+  /// the plan is), so that CUDA's lazy loading happens here and not inside the first solve.
+  /// The algorithm runs with null operands under a KernelRehearsal: its launches only load.
+  /// (Where the caller's arrays turn out unaligned, axis 0 may take another kernel, loaded at
+  /// its first launch.)
+  void load_kernels(const Problem& p, bool checked) {
+    cuda::KernelRehearsal rehearsal;
+    int* info = checked ? &unused_info_ : nullptr;
+    for (const bool accumulate : {false, true}) {
+      algorithm_.run(p, {nullptr, nullptr, nullptr, nullptr, nullptr, accumulate, info},
+                     workspace_, stream_);
+    }
+  }
   std::size_t workspace_bytes() const override { return workspace_bytes_; }
 
  private:
@@ -36,6 +52,7 @@ class CudaPlan final : public BackendPlan<T> {
   cuda::CudaAlgorithm<T> algorithm_;
   std::size_t workspace_bytes_;
   void* workspace_ = nullptr;
+  int unused_info_ = 0;  // a non-null info for load_kernels in checked mode, never written
 };
 
 }  // namespace

@@ -5,8 +5,9 @@
 //   bool        <algo>_supports(const Problem&)       can it solve this normalised batch?
 //   std::size_t <algo>_workspace(const Problem&)      device bytes it needs (0 if none)
 //   void        <algo>(const Problem&, const Operands<T>&, void* workspace, cudaStream_t)
-// Launchers enqueue on the stream, allocate nothing, never synchronise, and check the launch
-// with TRIAX_CUDA_CHECK_LAUNCH(). In checked mode (ops.info != nullptr) they fill info per
+// Launchers enqueue on the stream, allocate nothing, never synchronise, and launch every kernel
+// through launch_kernel (launch/launch_kernel.hpp: the launch is checked, and a plan being made
+// only loads the kernels, with null operands). In checked mode (ops.info != nullptr) they fill info per
 // system as the CPU backend does (see Options::checked).
 #include <cuda_runtime.h>
 

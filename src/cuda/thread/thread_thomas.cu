@@ -10,6 +10,7 @@
 #include "core/problem.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/launch/kernels.hpp"
+#include "cuda/launch/launch_kernel.hpp"
 #include "cuda/solve_modes.cuh"
 #include "cuda/thread/thomas_steps.cuh"
 
@@ -58,8 +59,8 @@ void launch(const Problem& p, const Operands<T>& ops, void* workspace, cudaStrea
   T* dp = cp + p.n * p.count;
   const std::int64_t blocks = (p.count + block_threads - 1) / block_threads;
   const unsigned grid = static_cast<unsigned>(blocks < (1 << 30) ? blocks : (1 << 30));
-  thread_thomas_kernel<T, Accumulate, Checked><<<grid, block_threads, 0, stream>>>(p, ops, cp, dp);
-  TRIAX_CUDA_CHECK_LAUNCH();
+  launch_kernel(thread_thomas_kernel<T, Accumulate, Checked>, grid, block_threads, 0, stream, p,
+                ops, cp, dp);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "core/problem.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/launch/kernels.hpp"
+#include "cuda/launch/launch_kernel.hpp"
 #include "cuda/solve_modes.cuh"
 #include "cuda/thread/thomas_steps.cuh"
 
@@ -145,9 +146,8 @@ void launch(const Problem& p, const Operands<T>& ops, void* workspace, cudaStrea
   const std::int64_t groups = (p.count + warp_size - 1) / warp_size;
   const std::int64_t blocks = (groups + warps_per_block - 1) / warps_per_block;
   const unsigned grid = static_cast<unsigned>(blocks < (1 << 30) ? blocks : (1 << 30));
-  shared_transpose_kernel<T, Accumulate, Checked>
-      <<<grid, warp_size * warps_per_block, 0, stream>>>(p, ops, cp, dp);
-  TRIAX_CUDA_CHECK_LAUNCH();
+  launch_kernel(shared_transpose_kernel<T, Accumulate, Checked>, grid, warp_size * warps_per_block,
+                0, stream, p, ops, cp, dp);
 }
 
 }  // namespace

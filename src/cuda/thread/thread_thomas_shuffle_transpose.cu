@@ -14,6 +14,7 @@
 #include "core/problem.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/launch/kernels.hpp"
+#include "cuda/launch/launch_kernel.hpp"
 #include "cuda/solve_modes.cuh"
 #include "cuda/thread/thomas_steps.cuh"
 
@@ -167,19 +168,18 @@ void launch(const Problem& p, const Operands<T>& ops, void* workspace, cudaStrea
   const unsigned grid = static_cast<unsigned>(blocks < (1 << 30) ? blocks : (1 << 30));
   switch (group_lanes_for<T>(p.count)) {
     case 4:
-      shuffle_transpose_kernel<T, 4, Accumulate, Checked>
-          <<<grid, block_threads, 0, stream>>>(p, ops, cp, dp);
+      launch_kernel(shuffle_transpose_kernel<T, 4, Accumulate, Checked>, grid, block_threads, 0,
+                    stream, p, ops, cp, dp);
       break;
     case 8:
-      shuffle_transpose_kernel<T, 8, Accumulate, Checked>
-          <<<grid, block_threads, 0, stream>>>(p, ops, cp, dp);
+      launch_kernel(shuffle_transpose_kernel<T, 8, Accumulate, Checked>, grid, block_threads, 0,
+                    stream, p, ops, cp, dp);
       break;
     default:
-      shuffle_transpose_kernel<T, 16, Accumulate, Checked>
-          <<<grid, block_threads, 0, stream>>>(p, ops, cp, dp);
+      launch_kernel(shuffle_transpose_kernel<T, 16, Accumulate, Checked>, grid, block_threads, 0,
+                    stream, p, ops, cp, dp);
       break;
   }
-  TRIAX_CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace
