@@ -81,6 +81,30 @@ TYPED_TEST(CudaVsReference, BoundarySizes) {
   }
 }
 
+// Systems that start between 16-byte boundaries along axis 0 (a ghost layer, n not a multiple
+// of the vector): the hybrid stages their rows through shared memory (chunk_fastest). With x
+// laid out alike and apart; lengths from one row to past the fused limit in double (256 chunks
+// of 8 rows: the long path from n = 2049) and to 16-row chunks in float (n > 2048).
+TYPED_TEST(CudaVsReference, UnalignedRowsAlongAxis0) {
+  using T = TypeParam;
+  std::vector<std::int64_t> lengths = {1, 2, 3, 5, 7, 8, 9, 13, 14, 15, 29, 47, 97, 255, 1000};
+  if (!quick()) lengths.insert(lengths.end(), {1791, 1793, 3327, 3329});
+  int k = 0;
+  for (std::int64_t n : lengths) {
+    const auto ghost = Layout::padded({n, 37}, {n + 2, 39}, {1, 1});
+    const auto other = Layout::padded({n, 37}, {n + 3, 38}, {2, 0});
+    const OperandLayouts alike(ghost);
+    const OperandLayouts x_apart(ghost, ghost, ghost, ghost, other);
+    for (const OperandLayouts* layouts : {&alike, &x_apart}) {
+      for_each_accepting<T>(*layouts, 0, [&](Algorithm alg) {
+        SCOPED_TRACE("n " + std::to_string(n) + ", " + std::string(to_string(alg)));
+        expect_matches_reference<T>(*layouts, 0, modes[k % 3], seed_of("unaligned", ++k),
+                                    cuda_runner<T>(alg));
+      });
+    }
+  }
+}
+
 // Kernels that pick their tiling by batch size (the shuffle transpose's group width) get batches
 // on each side of the thresholds, with a partial warp at the end.
 TYPED_TEST(CudaVsReference, ManySystems) {
