@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -298,11 +299,15 @@ void apply_tuning_override(std::int64_t n, int max_p, HybridConfig& cfg) {
   o.C = 1;
   const int got = v == nullptr ? 0 : std::sscanf(v, "%d,%d,%d,%d", &o.M, &o.P, &o.S, &o.C);
   if (got < 3) return;
-  if (!(o.C > 1 && !clusters_available()) && hybrid_config_valid<T>(o) && o.P * o.C <= max_p &&
+  if ((o.C == 1 || clusters_available()) && hybrid_config_valid<T>(o) && o.P * o.C <= max_p &&
       fits_fused(n, o) && fits_fused(n, cfg)) {
     cfg = o;
-  } else {
-    // A tuning aid: say so rather than time the default under the override's name.
+    return;
+  }
+  // A tuning aid: say so rather than time the default under the override's name; once, since
+  // this runs at every solve.
+  static std::atomic<bool> said{false};
+  if (!said.exchange(true)) {
     std::fprintf(stderr, "triax: TRIAX_CUDA_HYBRID=%s ignored for n = %lld\n", v,
                  static_cast<long long>(n));
   }
