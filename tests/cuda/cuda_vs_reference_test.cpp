@@ -255,6 +255,76 @@ TYPED_TEST(CudaVsReference, LongSystemsAcrossBlocks) {
   }
 }
 
+// Axes >= 1 with a, b and c staged in shared memory (staged_kernel.cuh): forced wherever it has a
+// configuration (TRIAX_CUDA_HYBRID_STAGED=1), and by the default rule (float: 256 < n <= 512 in
+// 512-thread blocks, n > 1024). Lengths from one row to the fused limit, both inner axes of 3-D
+// arrays, padded layouts with x apart, partial groups of systems, every mode, more groups than
+// the device holds at once; checked mode finds a breakdown in the right system.
+TYPED_TEST(CudaVsReference, StagedCoefficientsAlongAxesAboveZero) {
+  using T = TypeParam;
+  const std::vector<std::int64_t> forced_sizes =
+      quick()
+          ? std::vector<std::int64_t>{3, 257, 700}
+          : std::vector<std::int64_t>{1, 2, 3, 17, 64, 100, 255, 257, 511, 700, 1025, 2047, 4096};
+  const std::vector<std::int64_t> rule_sizes =
+      quick() ? std::vector<std::int64_t>{300, 1500}
+              : std::vector<std::int64_t>{300, 512, 1025, 1500, 2048};
+  int k = 0;
+  for (const char* rule : {"1", "default"}) {
+    const ScopedEnv env("TRIAX_CUDA_HYBRID_STAGED", rule);
+    for (std::int64_t n : std::string(rule) == "1" ? forced_sizes : rule_sizes) {
+      const auto padded = Layout::padded({7, n, 5}, {9, n + 1, 5}, {1, 0, 0});
+      const auto other = Layout::padded({7, n, 5}, {8, n + 2, 6}, {0, 1, 1});
+      const OperandLayouts x_apart(padded, padded, padded, padded, other);
+      const OperandLayouts along_z(Layout::packed({37, 3, n}));
+      for (const auto& [layouts, axis] : {std::pair{&x_apart, 1}, std::pair{&along_z, 2}}) {
+        for (Algorithm alg : {Algorithm::automatic, Algorithm::cuda_block_thomas_pcr}) {
+          SCOPED_TRACE("n " + std::to_string(n) + ", axis " + std::to_string(axis) + ", " +
+                       std::string(to_string(alg)));
+          expect_matches_reference<T>(*layouts, axis, modes[k % 3], seed_of("staged", ++k),
+                                      cuda_runner<T>(alg));
+        }
+      }
+    }
+  }
+  // Many more groups of systems than the device holds at once, the last group partial (not in
+  // the sanitizer runs).
+  const std::vector<std::pair<std::int64_t, std::int64_t>> many =
+      quick() ? std::vector<std::pair<std::int64_t, std::int64_t>>{}
+              : std::vector<std::pair<std::int64_t, std::int64_t>>{{300, 9001}, {1500, 2203}};
+  for (const auto& [n, systems] : many) {
+    SCOPED_TRACE("n " + std::to_string(n) + ", " + std::to_string(systems) + " systems");
+    expect_matches_reference<T>(OperandLayouts(Layout::packed({systems, n})), 1, modes[k % 3],
+                                seed_of("staged", ++k),
+                                cuda_runner<T>(Algorithm::cuda_block_thomas_pcr));
+  }
+  // Checked, staged in both precisions: a zero pivot in row 0 of system 5, one in row 300 of
+  // system 9, d infinite in row 500 of the last system but one.
+  const ScopedEnv staged("TRIAX_CUDA_HYBRID_STAGED", "1");
+  const std::int64_t n = 600, systems = 45;
+  const auto layout = Layout::packed({systems, n});
+  Batch<T> batch{OperandLayouts(layout)};
+  batch.fill_random(91);
+  const auto at = [&](std::int64_t s, std::int64_t i) { return i * systems + s; };
+  batch.b[at(5, 0)] = 0;
+  batch.a[at(9, 300)] = 0;
+  batch.b[at(9, 300)] = 0;
+  batch.d[at(systems - 2, 500)] = std::numeric_limits<T>::infinity();
+  DeviceBuffer<T> a(batch.a), b(batch.b), c(batch.c), d(batch.d), x(batch.x);
+  int* dinfo = nullptr;
+  TRIAX_TEST_CUDA_OK(cudaMalloc(&dinfo, systems * sizeof(int)));
+  TRIAX_TEST_CUDA_OK(cudaMemset(dinfo, 0xff, systems * sizeof(int)));
+  Solver<T> s(Backend::cuda, layout, 1,
+              {.algorithm = Algorithm::cuda_block_thomas_pcr, .checked = true});
+  s.solve(a.get(), b.get(), c.get(), d.get(), x.get(), dinfo);
+  std::vector<int> info(systems, -1);
+  TRIAX_TEST_CUDA_OK(cudaMemcpy(info.data(), dinfo, systems * sizeof(int), cudaMemcpyDeviceToHost));
+  TRIAX_TEST_CUDA_OK(cudaFree(dinfo));
+  for (std::int64_t q = 0; q < systems; ++q) {
+    EXPECT_EQ(info[q], q == 5 ? 1 : q == 9 ? 301 : q == systems - 2 ? 501 : 0) << "system " << q;
+  }
+}
+
 TYPED_TEST(CudaVsReference, CheckedModeReportsBreakdown) {
   using T = TypeParam;
   // A few systems, and enough for many waves of blocks, with a breakdown in one of the last

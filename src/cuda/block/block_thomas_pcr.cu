@@ -5,7 +5,8 @@
 // 2P/32 reduced rows per lane, PCR over shuffles, back substitution. Rows contiguous (axis 0):
 // the system's threads are consecutive and each loads its own chunk with 16-byte vectors (through
 // a shared-memory transpose of coalesced runs where the chunks are not 16-byte aligned);
-// neighbouring systems adjacent (axes >= 1): lanes are systems.
+// neighbouring systems adjacent (axes >= 1): lanes are systems, and for some lengths in float a,
+// b and c wait in shared memory instead of registers (staged_kernel.cuh).
 // Beyond 256 chunks (n > 4096 float, 2048 double) the long path runs: every chunk writes its two
 // reduced equations to the workspace, that batch of systems (2 rows per chunk) is solved the
 // same way (recursively), and the chunks are re-read to finish: no length limit, about twice

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "cuda/block/hybrid_kernel.cuh"
+#include "cuda/block/staged_kernel.cuh"
 #include "cuda/cuda_check.hpp"
 #include "cuda/launch/launch_kernel.hpp"
 #include "cuda/solve_modes.cuh"
@@ -87,6 +88,40 @@ HybridConfig without_cluster(HybridConfig cfg) {
   return cfg;
 }
 
+/// Shared memory a block of the current device may opt into (0 without a device).
+int shared_optin_bytes() {
+  int device = 0, v = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) return 0;
+  if (cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) != cudaSuccess) {
+    return 0;
+  }
+  return v;
+}
+
+/// TRIAX_CUDA_HYBRID_STAGED: "0" never stages, "1" stages wherever a configuration exists,
+/// anything else (or unset) follows the default rule of hybrid_choose.
+int staged_switch() {
+  const char* v = std::getenv("TRIAX_CUDA_HYBRID_STAGED");
+  if (v == nullptr) return -1;
+  const std::string_view w(v);
+  return w == "0" ? 0 : w == "1" ? 1 : -1;
+}
+
+/// The staged configuration for P chunk threads of M rows: the most systems per block (a power
+/// of two up to 32) that max_threads and the device's shared memory allow, with runs of at
+/// least 16 bytes per row. False where there is none.
+template <class T>
+bool staged_choose(int M, int P, int max_threads, HybridConfig& cfg) {
+  HybridConfig c{Mapping::system_staged, M, P, 32, 1};
+  for (; c.S * static_cast<int>(sizeof(T)) >= 16; c.S /= 2) {
+    if (c.S * P <= max_threads && hybrid_config_valid<T>(c)) {
+      cfg = c;
+      return true;
+    }
+  }
+  return false;
+}
+
 /// The long path: K chunks of at most long_path_chunk rows, K a multiple of P, the reduced
 /// system 2K rows.
 struct LongSplit {
@@ -100,7 +135,8 @@ LongSplit long_split(const Problem& p, const HybridConfig& cfg) {
   constexpr int M = long_path_chunk<T>;
   const std::int64_t wanted = (p.n + M - 1) / M;
   LongSplit ls{};
-  ls.shape = split_rows(p.n, static_cast<int>(std::min<std::int64_t>(wanted, 1 << 30)), cfg.P, cfg.S);
+  ls.shape =
+      split_rows(p.n, static_cast<int>(std::min<std::int64_t>(wanted, 1 << 30)), cfg.P, cfg.S);
   ls.chunks = (ls.shape.active + cfg.P - 1) / cfg.P * std::int64_t(cfg.P);
   ls.tiles = static_cast<int>(ls.chunks / cfg.P);
   ls.shape.reduced_rows = 2 * ls.chunks;
@@ -145,23 +181,8 @@ void launch_one(const Problem& p, const Operands<T>& ops, const HybridShape& sh,
   const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(tiles));
   if constexpr (Ph == Phase::clustered) {
     // The `tiles` blocks of a column (one group of S systems) form one cluster.
-    cudaLaunchConfig_t launch{};
-    launch.gridDim = grid;
-    launch.blockDim = dim3(threads);
-    launch.dynamicSmemBytes = smem;
-    launch.stream = stream;
-    cudaLaunchAttribute cluster[1];
-    cluster[0].id = cudaLaunchAttributeClusterDimension;
-    cluster[0].val.clusterDim.x = 1;
-    cluster[0].val.clusterDim.y = static_cast<unsigned>(tiles);
-    cluster[0].val.clusterDim.z = 1;
-    launch.attrs = cluster;
-    launch.numAttrs = 1;
-    if (KernelRehearsal::active()) {
-      load_kernel(kernel);
-    } else {
-      TRIAX_CUDA_CHECK(cudaLaunchKernelEx(&launch, kernel, p, ops, sh));
-    }
+    launch_cluster_kernel(kernel, grid, threads, smem, stream, static_cast<unsigned>(tiles), p, ops,
+                          sh);
   } else {
     launch_kernel(kernel, grid, threads, smem, stream, p, ops, sh);
   }
@@ -176,15 +197,34 @@ void launch_m(int M, const Problem& p, const Operands<T>& ops, const HybridShape
     return launch_one<T, 16, Map, Ph, Acc, Chk>(p, ops, sh, tiles, stream);
   } else {
     (void)M;  // double: 8 rows only; the long path: long_path_chunk
-    launch_one<T, one_pass ? 8 : long_path_chunk<T>, Map, Ph, Acc, Chk>(p, ops, sh, tiles,
-                                                                       stream);
+    launch_one<T, one_pass ? 8 : long_path_chunk<T>, Map, Ph, Acc, Chk>(p, ops, sh, tiles, stream);
   }
+}
+
+/// The staged kernel (fused only): one block per group of S systems.
+template <class T, bool Acc, bool Chk>
+void launch_staged(int M, const Problem& p, const Operands<T>& ops, const HybridShape& sh,
+                   cudaStream_t stream) {
+  const auto launch = [&](auto kernel, int m) {
+    const std::size_t smem = StagedSmem<T>::make(m, sh.P, sh.S).bytes(sh.S);
+    const int threads = sh.S * sh.P;
+    TRIAX_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          static_cast<int>(smem)));
+    const auto blocks = static_cast<unsigned>((p.count + sh.S - 1) / sh.S);
+    launch_kernel(kernel, blocks, threads, smem, stream, p, ops, sh);
+  };
+  if constexpr (sizeof(T) == 4) {
+    if (M == 16) return launch(staged_kernel<T, 16, Acc, Chk>, 16);
+  }
+  launch(staged_kernel<T, 8, Acc, Chk>, 8);
 }
 
 template <class T, Phase Ph, bool Acc, bool Chk>
 void launch_phase(const HybridConfig& cfg, const Problem& p, const Operands<T>& ops,
                   const HybridShape& sh, int tiles, cudaStream_t stream) {
-  if constexpr (Ph == Phase::clustered) {
+  if (Ph == Phase::fused && cfg.map == Mapping::system_staged) {
+    launch_staged<T, Acc, Chk>(cfg.M, p, ops, sh, stream);
+  } else if constexpr (Ph == Phase::clustered) {
     launch_m<T, Mapping::system_fastest, Ph, Acc, Chk>(cfg.M, p, ops, sh, tiles, stream);
   } else if (cfg.map == Mapping::system_fastest) {
     launch_m<T, Mapping::system_fastest, Ph, Acc, Chk>(cfg.M, p, ops, sh, tiles, stream);
@@ -231,6 +271,18 @@ void apply_tuning_override(std::int64_t n, int max_p, HybridConfig& cfg);
 
 template <class T>
 bool hybrid_config_valid(const HybridConfig& cfg) {
+  if (cfg.map == Mapping::system_staged) {
+    const int threads = cfg.S * cfg.P;
+    const bool p_ok = (cfg.P >= 1 && cfg.P <= 32 && (cfg.P & (cfg.P - 1)) == 0) ||
+                      (cfg.P > 32 && cfg.P % 32 == 0);
+    const bool s_ok = cfg.S >= 1 && cfg.S <= 32 && (cfg.S & (cfg.S - 1)) == 0;
+    if (!p_ok || !s_ok || cfg.C != 1 || threads % 32 != 0 || threads > staged_max_threads ||
+        !(cfg.M == 8 || (cfg.M == 16 && sizeof(T) == 4))) {
+      return false;
+    }
+    const std::size_t smem = StagedSmem<T>::make(cfg.M, cfg.P, cfg.S).bytes(cfg.S);
+    return smem <= static_cast<std::size_t>(shared_optin_bytes());
+  }
   const bool p_ok = (cfg.P >= 1 && cfg.P <= 32 && (cfg.P & (cfg.P - 1)) == 0) ||
                     (cfg.P > 32 && cfg.P <= hybrid_max_threads && cfg.P % 32 == 0);
   const int threads = cfg.S * cfg.P;
@@ -272,13 +324,28 @@ bool hybrid_choose(const Problem& p, HybridFamily family, HybridConfig& cfg) {
     cfg.S = std::max(1, 256 / P);
   } else {
     cfg.S = systems_per_block<T>(P);
+    // Staged (a, b, c in shared memory; block family): rows read in runs of 32-64 bytes where
+    // the register kernel affords 16-32. Measured on the H100 (docs/algorithms.md, "Staged
+    // coefficients"), in float only: for 256 < n <= 512 with 512-thread blocks (16 systems, two
+    // blocks per SM: 512^3 along z 83% of the copy against 52%), and for n > 1024 with
+    // 1024-thread blocks (n = 2048: 53-55% against 45-47%). At n = 1024, and in double, it is
+    // level with the register kernel or slower. Never where all three coefficients are constant
+    // along the system (the register kernel reads them once per thread).
+    const bool broadcast =
+        p.map[op_a].row_stride == 0 && p.map[op_b].row_stride == 0 && p.map[op_c].row_stride == 0;
+    const int sw = staged_switch();
+    const bool by_rule = sizeof(T) == 4 && !broadcast && ((n > 256 && n <= 512) || n > 1024);
+    const int max_threads = sw == -1 && n <= 512 ? 512 : staged_max_threads;
+    const bool staged = family == HybridFamily::block && fits_fused(n, cfg) &&
+                        (sw == 1 || (sw == -1 && by_rule)) &&
+                        staged_choose<T>(cfg.M, P, max_threads, cfg);
     // A block holds S * n * 4 values in registers, so with whole sectors per row a long system
     // fills an SM with one block, whose load, reduce and store phases then run one after the
     // other. Past 32 (float) / 64 (double) chunk threads, a cluster of C blocks of 256 threads
     // can share each group of systems instead, two blocks to an SM (opt-in: slower as measured,
     // see clusters_available).
     const int per_block = sizeof(T) == 4 ? 32 : 64;
-    if (family == HybridFamily::block && cfg.M * std::int64_t(P) >= n && P > per_block &&
+    if (!staged && family == HybridFamily::block && cfg.M * std::int64_t(P) >= n && P > per_block &&
         P % per_block == 0 && P / per_block <= 8 && clusters_available()) {
       cfg.C = P / per_block;
       cfg.P = per_block;
@@ -334,7 +401,8 @@ void hybrid_run(const Problem& p, const Operands<T>& ops, const HybridConfig& cf
     HybridShape sh = split_rows(p.n, c0.P * c0.C, c0.P, c0.S);
     sh.C = c0.C;
     HybridConfig c = c0;
-    if (c.map == Mapping::chunk_direct && !direct_aligned(p, ops, sh)) c.map = Mapping::chunk_fastest;
+    if (c.map == Mapping::chunk_direct && !direct_aligned(p, ops, sh))
+      c.map = Mapping::chunk_fastest;
     with_solve_mode(ops, [&](auto acc, auto chk) {
       if constexpr (!chk.value) {
         if (c.C > 1) {
@@ -352,8 +420,9 @@ void hybrid_run(const Problem& p, const Operands<T>& ops, const HybridConfig& cf
   const Problem r = reduced_problem<T>(p, ls);
   T* planes = static_cast<T*>(workspace);
   const std::int64_t plane = p.count * ls.shape.reduced_rows;
-  const Operands<T> rops{planes, planes + plane, planes + 2 * plane, planes + 3 * plane,
-                         planes + 3 * plane, false, nullptr};
+  const Operands<T> rops{
+      planes, planes + plane, planes + 2 * plane, planes + 3 * plane, planes + 3 * plane,
+      false,  nullptr};
   const bool checked = ops.info != nullptr;
   if (checked) {
     launch_phase<T, Phase::reduce_only, false, true>(cfg, p, ops, ls.shape, ls.tiles, stream);
@@ -371,14 +440,14 @@ void hybrid_run(const Problem& p, const Operands<T>& ops, const HybridConfig& cf
   });
   if (checked) {
     const int threads = 256;
-    launch_kernel(info_abs_kernel, static_cast<unsigned>((p.count + threads - 1) / threads), threads,
-                  0, stream, ops.info, p.count);
+    launch_kernel(info_abs_kernel, static_cast<unsigned>((p.count + threads - 1) / threads),
+                  threads, 0, stream, ops.info, p.count);
   }
 }
 
-#define TRIAX_INSTANTIATE(T)                                                                 \
-  template bool hybrid_choose<T>(const Problem&, HybridFamily, HybridConfig&);               \
-  template std::size_t hybrid_workspace<T>(const Problem&, const HybridConfig&);             \
+#define TRIAX_INSTANTIATE(T)                                                                  \
+  template bool hybrid_choose<T>(const Problem&, HybridFamily, HybridConfig&);                \
+  template std::size_t hybrid_workspace<T>(const Problem&, const HybridConfig&);              \
   template void hybrid_run<T>(const Problem&, const Operands<T>&, const HybridConfig&, void*, \
                               cudaStream_t);
 template bool hybrid_config_valid<float>(const HybridConfig&);

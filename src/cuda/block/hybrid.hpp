@@ -20,6 +20,7 @@ enum class Mapping {
   chunk_fastest,   // a system's chunk threads consecutive; rows through a shared-memory transpose
   chunk_direct,    // the same threads, each loading its own chunk with 16-byte vectors (aligned)
   system_fastest,  // neighbouring systems in consecutive threads (axes >= 1)
+  system_staged,   // the same threads, with a, b and c in shared memory (staged_kernel.cuh)
 };
 
 /// One launch configuration. M: rows per thread (8, or 16 for float); P: chunk threads per
@@ -69,7 +70,8 @@ void hybrid_solve(const Problem& p, const Operands<T>& ops, HybridFamily family,
 
 /// Whether cfg is a configuration hybrid_run accepts (P a power of two up to 32 or a multiple
 /// of 32, S * P a multiple of 32 and at most 512, M = 8, or 16 for float; C = 1, or up to 8 with
-/// P * C a multiple of 32 up to 256 for neighbouring systems adjacent).
+/// P * C a multiple of 32 up to 256 for neighbouring systems adjacent). system_staged: S a power
+/// of two up to 32, S * P up to 1024, C = 1, and its shared memory within the current device's.
 template <class T>
 bool hybrid_config_valid(const HybridConfig& cfg);
 

@@ -51,16 +51,16 @@ enum class Phase { fused, clustered, reduce_only, finish_only };
 
 /// How rows are split and threads arranged; trivially copyable, passed by value.
 struct HybridShape {
-  int P;          // chunk threads per system in a block
-  int S;          // systems per block (blockDim.x = S * P)
-  int C;          // blocks per system (clustered: the cluster's size along y; else 1)
-  int active;     // chunks that carry rows, over the whole system (the rest are empty)
-  int q, rem;     // chunk j < active has q + (j < rem) rows
+  int P;                      // chunk threads per system in a block
+  int S;                      // systems per block (blockDim.x = S * P)
+  int C;                      // blocks per system (clustered: the cluster's size along y; else 1)
+  int active;                 // chunks that carry rows, over the whole system (the rest are empty)
+  int q, rem;                 // chunk j < active has q + (j < rem) rows
   std::int64_t reduced_rows;  // long path: 2K, rows of each reduced system (K = P * gridDim.y)
   // Long path: where the reduced systems live (4 arrays of count * 2K, x in place of d), and
   // their layout: element (system s, row r) at s * sys_stride + r * row_stride.
   std::int64_t red_sys_stride, red_row_stride;
-  void* red;      // T[4][count * 2K]: sub, diag, sup, rhs/x
+  void* red;  // T[4][count * 2K]: sub, diag, sup, rhs/x
 };
 
 /// Whether a block solves its reduced systems through shared memory (else within warps, or the
@@ -106,7 +106,8 @@ __device__ __forceinline__ void system_offsets(const Problem& p, std::int64_t s,
       const unsigned i = rest % e;
       rest /= e;
 #pragma unroll
-      for (int op = 0; op < operand_count; ++op) off[op] += std::int64_t(i) * p.map[op].batch_strides[k];
+      for (int op = 0; op < operand_count; ++op)
+        off[op] += std::int64_t(i) * p.map[op].batch_strides[k];
     }
   } else {
     std::int64_t rest = s;
@@ -154,6 +155,56 @@ __device__ __forceinline__ void solve_reduced_by_warps(T* ra, T* rb, T* rc, T* r
   }
 }
 
+/// The reduced systems of a block's S systems (2P rows each, system l's row r at padded index
+/// l * sys_stride + r of the four arrays), solved by the block's warps: P lanes per system when
+/// P <= 32 (pair_solve), else one warp per system. x replaces the right-hand sides. The caller
+/// synchronises the block before and after.
+template <class T>
+__device__ __forceinline__ void solve_reduced_in_block(T* ra, T* rb, T* rc, T* rd, int sys_stride,
+                                                       int P, int S, int warp, int warps,
+                                                       int lane) {
+  if (P > 32) {
+    solve_reduced_by_warps(ra, rb, rc, rd, sys_stride, 2 * P, S, warp, warps, lane);
+    return;
+  }
+  const int per_warp = 32 / P;  // S is a multiple of it (S * P is a multiple of 32)
+  for (int base = warp * per_warp; base < S; base += warps * per_warp) {
+    const int sys = base + lane / P;
+    const int e0 = padded<T>(sys * sys_stride + 2 * (lane % P));
+    const int e1 = padded<T>(sys * sys_stride + 2 * (lane % P) + 1);
+    const Row<T> f{ra[e0], rb[e0], rc[e0], rd[e0]};
+    const Row<T> g{ra[e1], rb[e1], rc[e1], rd[e1]};
+    T xf, xl;
+    pair_solve(f, g, P, xf, xl);
+    rd[e0] = xf;
+    rd[e1] = xl;
+  }
+}
+
+/// A chunk's solution values v[0 .. L-1] stored to rows r0 .. r0 + L - 1 of x at row stride rx
+/// (added to what x holds, accumulating). Checked: returns 1 + the last row whose stored value is
+/// not finite, else 0.
+template <class T, int M, bool Accumulate, bool Checked>
+__device__ __forceinline__ int store_chunk_strided(T* x, std::int64_t rx, int r0, int L,
+                                                   const T (&v)[M]) {
+  T old[M];
+  if constexpr (Accumulate) {
+#pragma unroll
+    for (int k = 0; k < M; ++k) old[k] = k < L ? x[std::int64_t(r0 + k) * rx] : T(0);
+  }
+  int bad = 0;
+#pragma unroll
+  for (int k = 0; k < M; ++k) {
+    if (k < L) {
+      T out = v[k];
+      if constexpr (Accumulate) out += old[k];
+      x[std::int64_t(r0 + k) * rx] = out;
+      if (Checked && !isfinite(out)) bad = r0 + k + 1;
+    }
+  }
+  return bad;
+}
+
 template <class T>
 using VecOf = std::conditional_t<sizeof(T) == 4, float4, double2>;
 __device__ __forceinline__ void unpack(const float4& v, float* out) {
@@ -196,7 +247,8 @@ __device__ __forceinline__ void load_chunk_direct(const T* base, int first, bool
 }
 
 template <class T, int M, Mapping Map, Phase Ph, bool Accumulate, bool Checked>
-__global__ void __launch_bounds__(hybrid_max_threads) hybrid_kernel(Problem p, Operands<T> ops, HybridShape sh) {
+__global__ void __launch_bounds__(hybrid_max_threads)
+    hybrid_kernel(Problem p, Operands<T> ops, HybridShape sh) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   constexpr bool chunk_fastest = Map == Mapping::chunk_fastest;
   constexpr bool chunk_major = Map != Mapping::system_fastest;  // a system's threads adjacent
@@ -204,13 +256,13 @@ __global__ void __launch_bounds__(hybrid_max_threads) hybrid_kernel(Problem p, O
   const int t = threadIdx.x, lane = t & 31, warp = t >> 5, warps = blockDim.x >> 5;
   const HybridSmem<T> lay = HybridSmem<T>::make(sh, M, Map, Ph);
   T* stage = reinterpret_cast<T*>(smem_raw) + warp * lay.stage_stride;
-  T* red = reinterpret_cast<T*>(smem_raw) + warps * lay.stage_stride;  // 4 arrays
+  T* red = reinterpret_cast<T*>(smem_raw) + warps * lay.stage_stride;   // 4 arrays
   int* info_smem = reinterpret_cast<int*>(red + 4 * lay.reduced_size);  // [S]: last bad row
 
   const int l = chunk_major ? t / P : t % S;   // system within the block
   const int jl = chunk_major ? t % P : t / S;  // chunk within the block
   const std::int64_t s = std::int64_t(blockIdx.x) * S + l;
-  const int j = blockIdx.y * P + jl;                  // chunk within the system
+  const int j = blockIdx.y * P + jl;  // chunk within the system
   const bool valid = s < p.count;
   const std::int64_t n = p.n;
   const int r0 = chunk_start(sh, n, j);
@@ -237,8 +289,8 @@ __global__ void __launch_bounds__(hybrid_max_threads) hybrid_kernel(Problem p, O
   RegisterRows<T, M> rows;
   // Group that reads together (chunk_fastest): gw lanes, rows [R0, R1) of system l.
   const int gw = P < 32 ? P : 32;
-  const int gi = lane % gw;                   // index in the group
-  const int gbase = (lane / gw) * gw * M;     // group's first staging slot
+  const int gi = lane % gw;                // index in the group
+  const int gbase = (lane / gw) * gw * M;  // group's first staging slot
   const int R0 = chunk_fastest ? chunk_start(sh, n, j - gi) : 0;
   const int R1 = chunk_fastest ? chunk_start(sh, n, j - gi + gw) : 0;
   if constexpr (chunk_fastest) {
@@ -335,24 +387,7 @@ __global__ void __launch_bounds__(hybrid_max_threads) hybrid_kernel(Problem p, O
       red_c[padded<T>(e + 1)] = last.sup;
       red_d[padded<T>(e + 1)] = last.rhs;
       __syncthreads();
-      if (P <= 32) {
-        // P lanes per system, 32 / P systems per warp; x into red_d.
-        const int per_warp = 32 / P;
-        for (int base = warp * per_warp; base < S; base += warps * per_warp) {
-          const int sys = base + lane / P;
-          const int ee = padded<T>(sys * lay.sys_stride + 2 * (lane % P));
-          const int ee1 = padded<T>(sys * lay.sys_stride + 2 * (lane % P) + 1);
-          const Row<T> f{red_a[ee], red_b[ee], red_c[ee], red_d[ee]};
-          const Row<T> g{red_a[ee1], red_b[ee1], red_c[ee1], red_d[ee1]};
-          T xf, xl;
-          pair_solve(f, g, P, xf, xl);
-          red_d[ee] = xf;
-          red_d[ee1] = xl;
-        }
-      } else {
-        solve_reduced_by_warps(red_a, red_b, red_c, red_d, lay.sys_stride, 2 * P, S, warp, warps,
-                               lane);
-      }
+      solve_reduced_in_block(red_a, red_b, red_c, red_d, lay.sys_stride, P, S, warp, warps, lane);
       __syncthreads();
       x_first = red_d[padded<T>(e)];
       x_last = red_d[padded<T>(e + 1)];
@@ -474,22 +509,8 @@ __global__ void __launch_bounds__(hybrid_max_threads) hybrid_kernel(Problem p, O
       }
     }
   } else {
-    T old[M];
-    if constexpr (Accumulate) {
-#pragma unroll
-      for (int k = 0; k < M; ++k) {
-        old[k] = valid && k < L ? ops.x[off[op_x] + std::int64_t(r0 + k) * rx] : T(0);
-      }
-    }
-#pragma unroll
-    for (int k = 0; k < M; ++k) {
-      if (valid && k < L) {
-        T v = rows.d[k];
-        if constexpr (Accumulate) v += old[k];
-        ops.x[off[op_x] + std::int64_t(r0 + k) * rx] = v;
-        if (Checked && !isfinite(v)) bad = r0 + k + 1;
-      }
-    }
+    bad = store_chunk_strided<T, M, Accumulate, Checked>(ops.x + off[op_x], rx, r0, valid ? L : 0,
+                                                         rows.d);
   }
 
   if constexpr (Checked) {

@@ -50,4 +50,27 @@ void launch_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t
   TRIAX_CUDA_CHECK_LAUNCH();
 }
 
+/// The same with the grid's blocks in thread-block clusters of 1 x cluster_y x 1 (Hopper).
+template <class... Params, class... Args>
+void launch_cluster_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t smem,
+                           cudaStream_t stream, unsigned cluster_y, Args&&... args) {
+  if (KernelRehearsal::active()) {
+    load_kernel(kernel);
+    return;
+  }
+  cudaLaunchConfig_t launch{};
+  launch.gridDim = grid;
+  launch.blockDim = block;
+  launch.dynamicSmemBytes = smem;
+  launch.stream = stream;
+  cudaLaunchAttribute cluster[1];
+  cluster[0].id = cudaLaunchAttributeClusterDimension;
+  cluster[0].val.clusterDim.x = 1;
+  cluster[0].val.clusterDim.y = cluster_y;
+  cluster[0].val.clusterDim.z = 1;
+  launch.attrs = cluster;
+  launch.numAttrs = 1;
+  TRIAX_CUDA_CHECK(cudaLaunchKernelEx(&launch, kernel, std::forward<Args>(args)...));
+}
+
 }  // namespace triax::detail::cuda

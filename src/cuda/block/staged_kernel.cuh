@@ -1,0 +1,161 @@
+#pragma once
+// The Thomas-PCR hybrid along axes >= 1 with a, b and c staged in shared memory
+// (Mapping::system_staged; host side hybrid.cu).
+//
+// Why: where neighbouring systems are adjacent, a block reads each row as one contiguous run of
+// its S systems, and the L2 serves runs of 32 bytes poorly (docs/algorithms.md, "Why axes >= 1
+// fall with n"). The register kernel (hybrid_kernel.cuh) keeps all four arrays of S x n rows in
+// registers, so at n >= 512 it can only afford S x sizeof(T) = 16-32 bytes. Here a, b and c go
+// to shared memory through cp.async, which keeps the loads in flight without holding registers,
+// and only d stays in registers: a block of up to 1024 threads then holds three times
+// S x n x sizeof(T) = 64 KiB in shared memory, 128-byte runs at n = 512, 64 at 1024.
+//
+// Thread (system l, chunk j) owns rows [r0, r0 + L) of system l as in the register kernel; its
+// row k of a, b or c lives at ((j / G) * M + k) * 32 + (j % G) * S + l (G = 32 / S chunks share
+// a 32-element line), so that a warp's 32 threads touch 32 consecutive elements: no bank
+// conflicts. The modified Thomas sweep overwrites a and c with its A and C in place and d in
+// registers; b is dead after it, and its space (extended where needed) holds the reduced systems.
+// Fused only (the whole system in one block); checked mode as in hybrid_kernel.cuh. (A variant
+// whose two blocks of a cluster shared each group of systems ran slower: docs/algorithms.md.)
+#include <cuda_pipeline_primitives.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "cuda/block/hybrid_kernel.cuh"
+
+namespace triax::detail::cuda {
+
+constexpr int staged_max_threads = 1024;
+
+/// Shared memory of the staged kernel, in elements of T: a and c (E each: P * M * S), then b,
+/// whose space (at least E) later holds the four arrays of the reduced systems; then S ints.
+template <class T>
+struct StagedSmem {
+  int E;             // elements per staged array
+  int sys_stride;    // reduced rows of one system: 2P + 1
+  int reduced_size;  // per reduced array: padded S * sys_stride
+  int tail;          // b and the reduced systems: max(E, 4 * reduced_size)
+  __host__ __device__ static StagedSmem make(int M, int P, int S) {
+    StagedSmem m{};
+    m.E = P * M * S;
+    m.sys_stride = 2 * P + 1;
+    m.reduced_size = padded_size<T>(S * m.sys_stride);
+    m.tail = m.E > 4 * m.reduced_size ? m.E : 4 * m.reduced_size;
+    return m;
+  }
+  __host__ __device__ std::size_t bytes(int S) const {
+    return (2 * std::size_t(E) + tail) * sizeof(T) + std::size_t(S) * sizeof(int);
+  }
+};
+
+/// A chunk's rows for the sweeps of hybrid_math.cuh: a, b, c in shared memory (row k at
+/// base + 32 k), d in registers.
+template <class T, int M>
+struct StagedRows {
+  static constexpr int unroll = M;
+  T *a, *b, *c;
+  int base;
+  T d[M];
+  __device__ __forceinline__ static constexpr int bound(int) { return M; }
+  __device__ __forceinline__ T& sub(int k) { return a[base + 32 * k]; }
+  __device__ __forceinline__ T& diag(int k) { return b[base + 32 * k]; }
+  __device__ __forceinline__ T& sup(int k) { return c[base + 32 * k]; }
+  __device__ __forceinline__ T& rhs(int k) { return d[k]; }
+};
+
+template <class T, int M, bool Accumulate, bool Checked>
+__global__ void __launch_bounds__(staged_max_threads, 1)
+    staged_kernel(Problem p, Operands<T> ops, HybridShape sh) {
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  const int P = sh.P, S = sh.S;
+  const int t = threadIdx.x, lane = t & 31, warp = t >> 5, warps = blockDim.x >> 5;
+  const StagedSmem<T> lay = StagedSmem<T>::make(M, P, S);
+  T* sa = reinterpret_cast<T*>(smem_raw);
+  T* sc = sa + lay.E;
+  T* sb = sc + lay.E;
+  int* info_smem = reinterpret_cast<int*>(sb + lay.tail);
+
+  const int l = t % S, j = t / S;  // system within the block, chunk
+  const std::int64_t s = std::int64_t(blockIdx.x) * S + l;
+  const bool valid = s < p.count;
+  const std::int64_t n = p.n;
+  const int r0 = chunk_start(sh, n, j);
+  const int L = valid ? chunk_start(sh, n, j + 1) - r0 : 0;  // systems past the count: empty
+
+  std::int64_t off[operand_count];
+  system_offsets(p, valid ? s : 0, off);
+  const std::int64_t ra = p.map[op_a].row_stride, rb = p.map[op_b].row_stride,
+                     rc = p.map[op_c].row_stride, rd = p.map[op_d].row_stride,
+                     rx = p.map[op_x].row_stride;
+  if (Checked && t < S) info_smem[t] = 0;
+
+  // ---- Load: a, b, c asynchronously into shared memory, d into registers. a of row 0 and c of
+  // row n-1 are never read: zeros.
+  const int G = 32 / S;
+  StagedRows<T, M> rows{sa, sb, sc, ((j / G) * M) * 32 + (j % G) * S + l, {}};
+#pragma unroll
+  for (int k = 0; k < M; ++k) {
+    if (k < L) {
+      const std::int64_t row = r0 + k;
+      const int e = rows.base + 32 * k;
+      if (row > 0) {
+        __pipeline_memcpy_async(sa + e, ops.a + off[op_a] + row * ra, sizeof(T));
+      } else {
+        sa[e] = T(0);
+      }
+      __pipeline_memcpy_async(sb + e, ops.b + off[op_b] + row * rb, sizeof(T));
+      if (row + 1 < n) {
+        __pipeline_memcpy_async(sc + e, ops.c + off[op_c] + row * rc, sizeof(T));
+      } else {
+        sc[e] = T(0);
+      }
+      rows.d[k] = ops.d[off[op_d] + row * rd];
+    }
+  }
+  __pipeline_commit();
+  __pipeline_wait_prior(0);  // this thread's own rows: no block barrier before the sweep
+
+  Row<T> first, last;
+  chunk_reduce<T>(rows, L, first, last);
+
+  // ---- The reduced systems, in b's space once every thread is done with b.
+  T* red_a = sb;
+  T* red_b = sb + lay.reduced_size;
+  T* red_c = sb + 2 * lay.reduced_size;
+  T* red_d = sb + 3 * lay.reduced_size;
+  const int e = l * lay.sys_stride + 2 * j;
+  __syncthreads();
+  red_a[padded<T>(e)] = first.sub;
+  red_b[padded<T>(e)] = first.diag;
+  red_c[padded<T>(e)] = first.sup;
+  red_d[padded<T>(e)] = first.rhs;
+  red_a[padded<T>(e + 1)] = last.sub;
+  red_b[padded<T>(e + 1)] = last.diag;
+  red_c[padded<T>(e + 1)] = last.sup;
+  red_d[padded<T>(e + 1)] = last.rhs;
+  __syncthreads();
+  solve_reduced_in_block(red_a, red_b, red_c, red_d, lay.sys_stride, P, S, warp, warps, lane);
+  __syncthreads();
+  const T x_first = red_d[padded<T>(e)];
+  const T x_last = red_d[padded<T>(e + 1)];
+
+  // ---- Checked mode: the Thomas forward check before anything is written.
+  int forward_info = 0;
+  if constexpr (Checked) {
+    if (valid && j == 0) forward_info = thomas_forward_info(p, ops, off);
+    __syncthreads();
+  }
+
+  chunk_back<T>(rows, L, x_first, x_last);
+  const int bad =
+      store_chunk_strided<T, M, Accumulate, Checked>(ops.x + off[op_x], rx, r0, L, rows.d);
+
+  if constexpr (Checked) {
+    if (bad != 0) atomicMax(&info_smem[l], bad);
+    __syncthreads();
+    if (valid && j == 0) ops.info[s] = forward_info != 0 ? forward_info : info_smem[l];
+  }
+}
+
+}  // namespace triax::detail::cuda
