@@ -258,8 +258,9 @@ TYPED_TEST(CudaVsReference, LongSystemsAcrossBlocks) {
 // Axes >= 1 with a, b and c staged in shared memory (staged_kernel.cuh): forced wherever it has a
 // configuration (TRIAX_CUDA_HYBRID_STAGED=1), and by the default rule (float: 256 < n <= 512 in
 // 512-thread blocks, n > 1024). Lengths from one row to the fused limit, both inner axes of 3-D
-// arrays, padded layouts with x apart, partial groups of systems, every mode, more groups than
-// the device holds at once; checked mode finds a breakdown in the right system.
+// arrays, padded layouts with x apart, coefficients constant along the system, partial groups of
+// systems, every mode, more groups than the device holds at once; checked mode finds a breakdown
+// in the right system.
 TYPED_TEST(CudaVsReference, StagedCoefficientsAlongAxesAboveZero) {
   using T = TypeParam;
   const std::vector<std::int64_t> forced_sizes =
@@ -277,7 +278,15 @@ TYPED_TEST(CudaVsReference, StagedCoefficientsAlongAxesAboveZero) {
       const auto other = Layout::padded({7, n, 5}, {8, n + 2, 6}, {0, 1, 1});
       const OperandLayouts x_apart(padded, padded, padded, padded, other);
       const OperandLayouts along_z(Layout::packed({37, 3, n}));
-      for (const auto& [layouts, axis] : {std::pair{&x_apart, 1}, std::pair{&along_z, 2}}) {
+      // a and c one value per system, b one value for all (row stride 0: staged too, unless all
+      // three are constant along the system).
+      const std::vector<std::int64_t> shape = {20, n};
+      const auto each = one_value_per_system(shape, 1);
+      const auto dense = Layout::packed(shape);
+      const auto everywhere = Layout::strided(shape, std::vector<std::int64_t>(2, 0));
+      const OperandLayouts constant_rows(each, everywhere, each, dense, dense);
+      for (const auto& [layouts, axis] :
+           {std::pair{&x_apart, 1}, std::pair{&along_z, 2}, std::pair{&constant_rows, 1}}) {
         for (Algorithm alg : {Algorithm::automatic, Algorithm::cuda_block_thomas_pcr}) {
           SCOPED_TRACE("n " + std::to_string(n) + ", axis " + std::to_string(axis) + ", " +
                        std::string(to_string(alg)));
