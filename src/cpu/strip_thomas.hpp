@@ -78,7 +78,20 @@ void strip_thomas(const Problem& p, const Operands<T>& ops, Strip strip, StripSc
     fixed[op] = !shared && rs[op] == 0 && ls[op] != 1;
     if (fixed[op]) lane_row(in[op] + off[op], ls[op], w, s.rows[op]);
   }
+  // Each row of the strip is a separate run of memory a row stride from the last, which the
+  // hardware prefetcher does not follow from one run to the next: the forward pass asks for row
+  // i + 4 of a, b, c and d (prefetcht1, every line of the run) while it works on row i. 256^3,
+  // alternating runs on the development VM, medians: along z double 38-39 ms -> 30-32, float
+  // 15.1-17.6 -> 14.6-15.1; along y double 29-33 -> 27-28, float 14.3-14.6 -> 12.8-13.1. Row
+  // distances 1-6 all gained; 4 was the most even across the four cases.
+  constexpr std::int64_t ahead = 4;
+  constexpr int per_line = 64 / sizeof(T);
   for (std::int64_t i = 0; i < n && !shared; ++i) {
+    for (int op = op_a; op < op_x && i + ahead < n; ++op) {
+      if (ls[op] != 1 || rs[op] == 0) continue;
+      const T* run = in[op] + off[op] + (i + ahead) * rs[op];
+      for (int j = 0; j < w; j += per_line) __builtin_prefetch(run + j, 0, 2);
+    }
     const T* row[op_x];
     for (int op = op_a; op < op_x; ++op) {
       // a[0] and c[n-1] are never read.
