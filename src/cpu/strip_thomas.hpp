@@ -36,6 +36,20 @@ struct StripScratch {
   int* info;  // 2 * width
 };
 
+/// Each row of a strip is a separate run of memory a row stride from the last, which the
+/// hardware prefetcher does not follow from one run to the next: the forward pass asks for the
+/// rows it will read rows_ahead rows later (prefetcht1, every line of the run) while it works on
+/// the current one. 256^3, alternating runs on the development VM, medians: along z double 38-39
+/// ms -> 30-32, float 15.1-17.6 -> 14.6-15.1; along y double 29-33 -> 27-28, float 14.3-14.6 ->
+/// 12.8-13.1; apps/adi_heat (one matrix: d alone) double 256^3 y 16.5-19.0 ms per step
+/// -> 13.2-14.9. Distances of 1 to 6 rows all gained; 4 was the most even.
+constexpr std::int64_t rows_ahead = 4;
+
+template <class T>
+inline void prefetch_run(const T* run, int w) {
+  for (int j = 0; j < w; j += 64 / static_cast<int>(sizeof(T))) __builtin_prefetch(run + j, 0, 2);
+}
+
 template <class T>
 inline const T* lane_row(const T* base, std::int64_t lane_stride, int w, T* buffer) {
   if (lane_stride == 1) return base;
@@ -65,6 +79,9 @@ void strip_thomas(const Problem& p, const Operands<T>& ops, Strip strip, StripSc
     m.emplace(s.cp, n, in[op_a] + off[op_a], rs[op_a], in[op_b] + off[op_b], rs[op_b],
               in[op_c] + off[op_c], rs[op_c]);
     for (std::int64_t i = 0; i < n; ++i) {
+      if (ls[op_d] == 1 && i + rows_ahead < n) {
+        prefetch_run(in[op_d] + off[op_d] + (i + rows_ahead) * rs[op_d], w);
+      }
       const T* d = lane_row(in[op_d] + off[op_d] + i * rs[op_d], ls[op_d], w, s.rows[op_d]);
       forward_row_shared(w, i, m->av[i], m->r[i], d, s.dp + (i > 0 ? i - 1 : 0) * width,
                          s.dp + i * width);
@@ -78,19 +95,9 @@ void strip_thomas(const Problem& p, const Operands<T>& ops, Strip strip, StripSc
     fixed[op] = !shared && rs[op] == 0 && ls[op] != 1;
     if (fixed[op]) lane_row(in[op] + off[op], ls[op], w, s.rows[op]);
   }
-  // Each row of the strip is a separate run of memory a row stride from the last, which the
-  // hardware prefetcher does not follow from one run to the next: the forward pass asks for row
-  // i + 4 of a, b, c and d (prefetcht1, every line of the run) while it works on row i. 256^3,
-  // alternating runs on the development VM, medians: along z double 38-39 ms -> 30-32, float
-  // 15.1-17.6 -> 14.6-15.1; along y double 29-33 -> 27-28, float 14.3-14.6 -> 12.8-13.1. Row
-  // distances 1-6 all gained; 4 was the most even across the four cases.
-  constexpr std::int64_t ahead = 4;
-  constexpr int per_line = 64 / sizeof(T);
   for (std::int64_t i = 0; i < n && !shared; ++i) {
-    for (int op = op_a; op < op_x && i + ahead < n; ++op) {
-      if (ls[op] != 1 || rs[op] == 0) continue;
-      const T* run = in[op] + off[op] + (i + ahead) * rs[op];
-      for (int j = 0; j < w; j += per_line) __builtin_prefetch(run + j, 0, 2);
+    for (int op = op_a; op < op_x && i + rows_ahead < n; ++op) {
+      if (ls[op] == 1 && rs[op] != 0) prefetch_run(in[op] + off[op] + (i + rows_ahead) * rs[op], w);
     }
     const T* row[op_x];
     for (int op = op_a; op < op_x; ++op) {
@@ -99,11 +106,11 @@ void strip_thomas(const Problem& p, const Operands<T>& ops, Strip strip, StripSc
         row[op] = nullptr;
         continue;
       }
-      row[op] = fixed[op] ? s.rows[op]
-                          : lane_row(in[op] + off[op] + i * rs[op], ls[op], w, s.rows[op]);
+      row[op] =
+          fixed[op] ? s.rows[op] : lane_row(in[op] + off[op] + i * rs[op], ls[op], w, s.rows[op]);
     }
-    forward_rows<Checked>(w, n, i, i + 1, row[op_a], row[op_b], row[op_c], row[op_d], 0, s.cp,
-                          s.dp, width, info);
+    forward_rows<Checked>(w, n, i, i + 1, row[op_a], row[op_b], row[op_c], row[op_d], 0, s.cp, s.dp,
+                          width, info);
   }
 
   // A separate output is streamed past the caches (measured 5-10% faster on 256^3 along y and
