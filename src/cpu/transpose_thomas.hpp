@@ -83,20 +83,24 @@ void transpose_thomas(const Problem& p, const Operands<T>& ops, std::int64_t s0,
   const bool prefetch_next = sizeof(T) == 8 && next + W <= p.count;
   constexpr int per_line = 64 / sizeof(T);
   const std::int64_t lines_per_system = (n + per_line - 1) / per_line;
-  const std::int64_t total_lines = op_x * W * lines_per_system;
-  const std::int64_t per_block = (total_lines + (n + R - 1) / R - 1) / ((n + R - 1) / R);
-  std::int64_t prefetched = 0;
+  const std::int64_t blocks = (n + R - 1) / R;
+  const std::int64_t per_block = (op_x * W * lines_per_system + blocks - 1) / blocks;
+  int pf_op = 0, pf_lane = 0;  // the next line to prefetch: operand, lane, line in the system
+  std::int64_t pf_line = 0;
   const T* next_src[op_x][W];
   for (int op = 0; prefetch_next && op < op_x; ++op) {
     for (int j = 0; j < W; ++j) next_src[op][j] = in[op] + p.system_offset(op, next + j);
   }
   for (std::int64_t i0 = 0; i0 < n; i0 += R) {
-    for (std::int64_t k = 0; prefetch_next && k < per_block && prefetched < total_lines;
-         ++k, ++prefetched) {
-      const int op = static_cast<int>(prefetched / (W * lines_per_system));
-      const std::int64_t rest = prefetched % (W * lines_per_system);
-      const std::int64_t j = rest / lines_per_system, line = rest % lines_per_system;
-      if (rs[op] == 1) __builtin_prefetch(next_src[op][j] + line * per_line, 0, 2);
+    for (std::int64_t k = 0; prefetch_next && k < per_block && pf_op < op_x; ++k) {
+      if (rs[pf_op] == 1) __builtin_prefetch(next_src[pf_op][pf_lane] + pf_line * per_line, 0, 2);
+      if (++pf_line == lines_per_system) {
+        pf_line = 0;
+        if (++pf_lane == W) {
+          pf_lane = 0;
+          ++pf_op;
+        }
+      }
     }
     const int rows = static_cast<int>(std::min<std::int64_t>(R, n - i0));
     // Whole vectors of rows go through the register transpose; a ragged tail, or an operand
