@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/normalize.hpp"
+#include "cuda/block/hybrid.hpp"
 #include "support/device_runner.hpp"
 
 namespace triax::test {
@@ -205,15 +207,15 @@ class ScopedEnv {
   std::string old_;
 };
 
-// Systems long enough that several blocks share each: a thread-block cluster (Hopper; opt-in
-// through TRIAX_CUDA_HYBRID_CLUSTER=1 until it is measured) or the long path. Every mode,
-// partial groups of systems, and checked mode, which takes the one-block configuration of the
-// same chunks. The sanitizer runs (quick) take one size, one layout and one mode.
+// Systems long enough that several blocks share each: a thread-block cluster (Hopper; the
+// default along axes >= 1 past 32 chunks, reduced_solve.cuh) of register or staged blocks, or
+// the long path. Every mode, partial groups of systems, and checked mode, which takes one block
+// per group of systems. The sanitizer runs (quick) take one size, one layout and one mode.
 TYPED_TEST(CudaVsReference, LongSystemsAcrossBlocks) {
   using T = TypeParam;
   const std::vector<std::int64_t> sizes =
       quick() ? std::vector<std::int64_t>{700}
-              : std::vector<std::int64_t>{700, 1024, 2048, 2100, 5000};
+              : std::vector<std::int64_t>{300, 700, 1024, 2048, 2100, 4096, 5000};
   const std::vector<Mode> these_modes = quick()
                                             ? std::vector<Mode>{Mode::increment}
                                             : std::vector<Mode>(std::begin(modes), std::end(modes));
@@ -236,14 +238,19 @@ TYPED_TEST(CudaVsReference, LongSystemsAcrossBlocks) {
     for (std::int64_t q = 0; q < systems; ++q) ASSERT_EQ(info[q], 0) << "system " << q;
     x.download(batch.x);
   };
+  // Clusters off; on wherever they fit, register and staged blocks; the default rule.
+  const std::pair<const char*, const char*> settings[] = {
+      {"0", "default"}, {"1", "0"}, {"1", "1"}, {"default", "default"}};
   int k = 0;
-  for (const char* cluster : {"0", "1"}) {
-    const ScopedEnv env("TRIAX_CUDA_HYBRID_CLUSTER", cluster);
+  for (const auto& [cluster, staged] : settings) {
+    if (quick() && std::string(cluster) != "1") continue;
+    const ScopedEnv use_clusters("TRIAX_CUDA_HYBRID_CLUSTER", cluster);
+    const ScopedEnv use_staged("TRIAX_CUDA_HYBRID_STAGED", staged);
     for (std::int64_t n : sizes) {
       std::vector<Layout> layouts = {Layout::packed({40, n})};
       if (!quick()) layouts.push_back(Layout::packed({37, n, 3}));
       for (const Layout& layout : layouts) {
-        SCOPED_TRACE("n " + std::to_string(n) + ", clusters " + cluster);
+        SCOPED_TRACE("n " + std::to_string(n) + ", clusters " + cluster + ", staged " + staged);
         for (Mode mode : these_modes) {
           expect_matches_reference<T>(OperandLayouts(layout), 1, mode, seed_of("across", ++k),
                                       cuda_runner<T>(Algorithm::cuda_block_thomas_pcr));
@@ -251,6 +258,43 @@ TYPED_TEST(CudaVsReference, LongSystemsAcrossBlocks) {
         expect_matches_reference<T>(OperandLayouts(layout), 1, Mode::separate,
                                     seed_of("across", ++k), checked);
       }
+    }
+  }
+}
+
+// Clustered configurations forced through the tuning override, where chunks are few against
+// C x P: whole blocks of the cluster hold no rows (n = 40 over 8 blocks of 32 chunks), one chunk
+// per block (P = 1), chunks of two rows; register and staged blocks. Each case first checks that
+// the override took effect.
+TYPED_TEST(CudaVsReference, ClustersWithEmptyBlocks) {
+  using T = TypeParam;
+  int device = 0, clusters = 0;
+  TRIAX_TEST_CUDA_OK(cudaGetDevice(&device));
+  TRIAX_TEST_CUDA_OK(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device));
+  if (clusters == 0) GTEST_SKIP() << "this device launches no thread-block clusters";
+  struct Case {
+    std::int64_t n;
+    const char* config;
+    const char* staged;
+    int C;
+  };
+  int k = 0;
+  for (const Case& c : {Case{40, "8,32,8,8", "0", 8}, Case{40, "8,32,16,8", "1", 8},
+                        Case{16, "8,1,32,2", "0", 2}, Case{16, "8,1,32,2", "1", 2},
+                        Case{300, "8,32,8,4", "0", 4}, Case{700, "8,16,16,8", "1", 8},
+                        Case{130, "8,4,32,8", "1", 8}}) {
+    const ScopedEnv config("TRIAX_CUDA_HYBRID", c.config);
+    const ScopedEnv staged("TRIAX_CUDA_HYBRID_STAGED", c.staged);
+    SCOPED_TRACE("n " + std::to_string(c.n) + ", " + c.config + ", staged " + c.staged);
+    const OperandLayouts layouts(Layout::packed({45, c.n, 2}));
+    detail::cuda::HybridConfig cfg;
+    ASSERT_TRUE(detail::cuda::hybrid_choose<T>(detail::normalize(layouts, 1),
+                                               detail::cuda::HybridFamily::block, cfg));
+    ASSERT_EQ(cfg.C, c.C);
+    ASSERT_EQ(cfg.map == detail::cuda::Mapping::system_staged, std::string(c.staged) == "1");
+    for (Mode mode : modes) {
+      expect_matches_reference<T>(layouts, 1, mode, seed_of("empty blocks", ++k),
+                                  cuda_runner<T>(Algorithm::cuda_block_thomas_pcr));
     }
   }
 }

@@ -1,9 +1,11 @@
 // Which configuration of the Thomas-PCR hybrid a problem gets (hybrid_choose): the staged kernel
-// along axes >= 1 where docs/algorithms.md says, and the switch that turns it off. A tuning run
+// and thread-block clusters along axes >= 1 where docs/algorithms.md says, and the switches that
+// turn them off or on. A tuning run
 // times whatever was chosen, so a rule that silently never applies would go unnoticed there.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <string>
 
 #include "core/normalize.hpp"
 #include "cuda/block/hybrid.hpp"
@@ -24,57 +26,119 @@ HybridConfig choice(const OperandLayouts& layouts, int axis,
   return cfg;
 }
 
-TEST(HybridChoice, StagedAlongAxesAboveZeroForLongSystems) {
+/// Sets an environment variable for the lifetime of the object, then unsets it.
+class ScopedSwitch {
+ public:
+  ScopedSwitch(const char* name, const char* value) : name_(name) { setenv(name, value, 1); }
+  ~ScopedSwitch() { unsetenv(name_); }
+  ScopedSwitch(const ScopedSwitch&) = delete;
+  ScopedSwitch& operator=(const ScopedSwitch&) = delete;
+
+ private:
+  const char* name_;
+};
+
+/// What a configuration is expected to be: the arrangement, systems per block (0: not checked)
+/// and blocks per cluster.
+struct Expected {
+  Mapping map;
+  int S, C;
+};
+
+void expect_config(const HybridConfig& cfg, const Expected& e, bool hopper_shared) {
+  EXPECT_EQ(cfg.map, e.map);
+  if (e.S != 0 && hopper_shared) EXPECT_EQ(cfg.S, e.S);
+  EXPECT_EQ(cfg.C, e.C);
+}
+
+TEST(HybridChoice, StagedAndClusteredAlongAxesAboveZeroForLongSystems) {
   if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
-  ASSERT_EQ(std::getenv("TRIAX_CUDA_HYBRID_STAGED"), nullptr);
-  ASSERT_EQ(std::getenv("TRIAX_CUDA_HYBRID"), nullptr);
+  for (const char* v : {"TRIAX_CUDA_HYBRID_STAGED", "TRIAX_CUDA_HYBRID_CLUSTER", "TRIAX_CUDA_HYBRID"})
+    ASSERT_EQ(std::getenv(v), nullptr) << v;
   // The systems per block below are the H100's (227 KiB of shared memory per block); a device
   // with less gets fewer, which only the rule's other parts are checked against.
-  int device = 0, optin = 0;
+  int device = 0, optin = 0, clusters = 0;
   TRIAX_TEST_CUDA_OK(cudaGetDevice(&device));
   TRIAX_TEST_CUDA_OK(
       cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  TRIAX_TEST_CUDA_OK(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device));
+  if (clusters == 0) GTEST_SKIP() << "the rule below is the one for devices with clusters";
   const bool hopper_shared = optin >= 227 * 1024;
+  constexpr Mapping reg = Mapping::system_fastest, staged = Mapping::system_staged;
   struct Case {
     std::int64_t n;
-    int S_float, S_double;  // the staged systems per block, 0: the register kernel
+    Expected f, d;            // float, double: the default rule
+    Expected f_one, d_one;    // with TRIAX_CUDA_HYBRID_CLUSTER=0: one block per group
   };
-  for (const Case& c : {Case{256, 0, 0}, Case{300, 16, 0}, Case{512, 16, 0}, Case{513, 0, 0},
-                        Case{1024, 0, 0}, Case{1025, 8, 0}, Case{2048, 8, 0}, Case{4096, 4, 0}}) {
+  // Float: staged for 256 < n <= 512, clusters of staged blocks (16 systems, 32 chunks of 16
+  // rows each) past 512 rows; double: one register block up to n = 512, then clusters of register
+  // blocks (8 systems, 32 chunks of 8 rows). Without clusters, float stages again past 1024.
+  for (const Case& c : {
+           Case{256, {reg, 0, 1}, {reg, 0, 1}, {reg, 0, 1}, {reg, 0, 1}},
+           Case{300, {staged, 16, 1}, {reg, 0, 1}, {staged, 16, 1}, {reg, 0, 1}},
+           Case{512, {staged, 16, 1}, {reg, 0, 1}, {staged, 16, 1}, {reg, 0, 1}},
+           Case{513, {staged, 16, 2}, {reg, 8, 4}, {reg, 0, 1}, {reg, 0, 1}},
+           Case{1024, {staged, 16, 2}, {reg, 8, 4}, {reg, 0, 1}, {reg, 0, 1}},
+           Case{1025, {staged, 16, 4}, {reg, 8, 8}, {staged, 8, 1}, {reg, 0, 1}},
+           Case{2048, {staged, 16, 4}, {reg, 8, 8}, {staged, 8, 1}, {reg, 0, 1}},
+           Case{4096, {staged, 16, 8}, {reg, 0, 1}, {staged, 4, 1}, {reg, 0, 1}},
+       }) {
     SCOPED_TRACE("n " + std::to_string(c.n));
     const OperandLayouts layouts(Layout::packed({64, c.n, 3}));
-    for (const auto& [cfg, S] : {std::pair{choice<float>(layouts, 1), c.S_float},
-                                 std::pair{choice<double>(layouts, 1), c.S_double}}) {
-      EXPECT_EQ(cfg.map == Mapping::system_staged, S != 0);
-      if (S != 0) {
-        if (hopper_shared) EXPECT_EQ(cfg.S, S);
-        EXPECT_EQ(cfg.C, 1);
-        EXPECT_GE(std::int64_t(cfg.M) * cfg.P, c.n);
-      }
+    expect_config(choice<float>(layouts, 1), c.f, hopper_shared);
+    expect_config(choice<double>(layouts, 1), c.d, hopper_shared);
+    expect_config(choice<float>(OperandLayouts(Layout::packed({64, 3, c.n})), 2), c.f,
+                  hopper_shared);
+    {
+      const ScopedSwitch one_block("TRIAX_CUDA_HYBRID_CLUSTER", "0");
+      expect_config(choice<float>(layouts, 1), c.f_one, hopper_shared);
+      expect_config(choice<double>(layouts, 1), c.d_one, hopper_shared);
     }
+    // Fused: the chunks hold the system (double n = 4096 takes the long path).
+    const HybridConfig f = choice<float>(layouts, 1);
+    EXPECT_GE(std::int64_t(f.M) * f.P * f.C, c.n);
     // Along axis 0, and for the warp family, never.
-    EXPECT_NE(choice<float>(OperandLayouts(Layout::packed({c.n, 64})), 0).map,
-              Mapping::system_staged);
+    const HybridConfig x = choice<float>(OperandLayouts(Layout::packed({c.n, 64})), 0);
+    EXPECT_NE(x.map, staged);
+    EXPECT_EQ(x.C, 1);
   }
   EXPECT_NE(choice<float>(OperandLayouts(Layout::packed({64, 512})), 1, HybridFamily::warp).map,
-            Mapping::system_staged);
-  // a, b, c one value each (an ADI step): the register kernel reads them once per thread.
-  const auto dense = Layout::packed({64, 1024});
-  const auto everywhere = Layout::strided({64, 1024}, {0, 0});
-  EXPECT_EQ(choice<float>(OperandLayouts(everywhere, everywhere, everywhere, dense, dense), 1).map,
-            Mapping::system_fastest);
+            staged);
+  // a, b, c one value each (an ADI step): the register kernel reads them once per thread, in one
+  // block or in a cluster.
+  for (std::int64_t n : {1024, 2048}) {
+    const auto dense = Layout::packed({64, n});
+    const auto everywhere = Layout::strided({64, n}, {0, 0});
+    const HybridConfig adi =
+        choice<float>(OperandLayouts(everywhere, everywhere, everywhere, dense, dense), 1);
+    EXPECT_EQ(adi.map, reg);
+    EXPECT_EQ(adi.C, n / 512);
+  }
   // TRIAX_CUDA_HYBRID_STAGED=0 keeps the register kernel; =1 stages wherever a configuration
-  // exists (n = 256, double), with blocks of up to 1024 threads.
+  // exists (n = 256; double, also in clusters), with blocks of up to 1024 threads.
   const OperandLayouts n512(Layout::packed({64, 512}));
-  setenv("TRIAX_CUDA_HYBRID_STAGED", "0", 1);
-  EXPECT_EQ(choice<float>(n512, 1).map, Mapping::system_fastest);
-  setenv("TRIAX_CUDA_HYBRID_STAGED", "1", 1);
-  EXPECT_EQ(choice<float>(OperandLayouts(Layout::packed({64, 256})), 1).map,
-            Mapping::system_staged);
-  const HybridConfig forced = choice<double>(n512, 1);
-  EXPECT_EQ(forced.map, Mapping::system_staged);
-  EXPECT_EQ(forced.S * forced.P, 1024);
-  unsetenv("TRIAX_CUDA_HYBRID_STAGED");
+  {
+    const ScopedSwitch never("TRIAX_CUDA_HYBRID_STAGED", "0");
+    EXPECT_EQ(choice<float>(n512, 1).map, reg);
+    expect_config(choice<float>(OperandLayouts(Layout::packed({64, 1024})), 1), {reg, 8, 2},
+                  hopper_shared);
+  }
+  {
+    const ScopedSwitch always("TRIAX_CUDA_HYBRID_STAGED", "1");
+    EXPECT_EQ(choice<float>(OperandLayouts(Layout::packed({64, 256})), 1).map, staged);
+    const HybridConfig forced = choice<double>(n512, 1);
+    EXPECT_EQ(forced.map, staged);
+    EXPECT_EQ(forced.S * forced.P, 1024);
+    expect_config(choice<double>(OperandLayouts(Layout::packed({64, 1024})), 1), {staged, 8, 4},
+                  hopper_shared);
+  }
+  // TRIAX_CUDA_HYBRID_CLUSTER=1: clusters wherever 2 to 8 blocks hold the chunks (double
+  // n = 512: 64 chunks of 8 rows, two blocks).
+  {
+    const ScopedSwitch always("TRIAX_CUDA_HYBRID_CLUSTER", "1");
+    expect_config(choice<double>(n512, 1), {reg, 8, 2}, hopper_shared);
+    EXPECT_EQ(choice<float>(n512, 1).C, 1);  // 32 chunks: one block
+  }
 }
 
 }  // namespace

@@ -67,45 +67,38 @@ int systems_per_block(int P) {
   return S;
 }
 
-/// Whether clusters are asked for (TRIAX_CUDA_HYBRID_CLUSTER=1) and the current device launches
-/// them. Opt-in: measured slower than one block per group wherever they apply (docs/algorithms.md,
-/// "Clusters"); they pass the GPU suite, memcheck and racecheck.
-bool clusters_available() {
-  const char* v = std::getenv("TRIAX_CUDA_HYBRID_CLUSTER");
-  if (v == nullptr || std::string_view(v) != "1") return false;
-  int device = 0, yes = 0;
-  if (cudaGetDevice(&device) != cudaSuccess) return false;
-  if (cudaDeviceGetAttribute(&yes, cudaDevAttrClusterLaunch, device) != cudaSuccess) return false;
-  return yes != 0;
-}
-
-/// The one-block configuration of the same chunks (checked mode runs no clusters).
-template <class T>
-HybridConfig without_cluster(HybridConfig cfg) {
-  cfg.P *= cfg.C;
-  cfg.C = 1;
-  cfg.S = systems_per_block<T>(cfg.P);
-  return cfg;
-}
-
-/// Shared memory a block of the current device may opt into (0 without a device).
-int shared_optin_bytes() {
+/// An attribute of the current device, read once per device: hybrid_choose runs at every solve.
+/// 0 without a device.
+template <cudaDeviceAttr Attr>
+int device_attribute() {
+  constexpr int max_devices = 64;
+  static std::atomic<int> known[max_devices];  // value + 1; 0: not read yet
   int device = 0, v = 0;
   if (cudaGetDevice(&device) != cudaSuccess) return 0;
-  if (cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) != cudaSuccess) {
-    return 0;
+  if (device >= 0 && device < max_devices) {
+    const int k = known[device].load(std::memory_order_relaxed);
+    if (k != 0) return k - 1;
   }
+  if (cudaDeviceGetAttribute(&v, Attr, device) != cudaSuccess) return 0;
+  if (device >= 0 && device < max_devices) known[device].store(v + 1, std::memory_order_relaxed);
   return v;
 }
 
-/// TRIAX_CUDA_HYBRID_STAGED: "0" never stages, "1" stages wherever a configuration exists,
-/// anything else (or unset) follows the default rule of hybrid_choose.
-int staged_switch() {
-  const char* v = std::getenv("TRIAX_CUDA_HYBRID_STAGED");
+/// Shared memory a block of the current device may opt into (0 without a device).
+int shared_optin_bytes() { return device_attribute<cudaDevAttrMaxSharedMemoryPerBlockOptin>(); }
+
+/// A switch in the environment: "0" off, "1" wherever a configuration exists, anything else (or
+/// unset, -1) the default rule of hybrid_choose. TRIAX_CUDA_HYBRID_STAGED: a, b and c staged in
+/// shared memory; TRIAX_CUDA_HYBRID_CLUSTER: thread-block clusters.
+int env_switch(const char* name) {
+  const char* v = std::getenv(name);
   if (v == nullptr) return -1;
   const std::string_view w(v);
   return w == "0" ? 0 : w == "1" ? 1 : -1;
 }
+
+/// Whether the current device launches thread-block clusters (Hopper and later).
+bool device_has_clusters() { return device_attribute<cudaDevAttrClusterLaunch>() != 0; }
 
 /// The staged configuration for P chunk threads of M rows: the most systems per block (a power
 /// of two up to 32) that max_threads and the device's shared memory allow, with runs of at
@@ -201,29 +194,37 @@ void launch_m(int M, const Problem& p, const Operands<T>& ops, const HybridShape
   }
 }
 
-/// The staged kernel (fused only): one block per group of S systems.
-template <class T, bool Acc, bool Chk>
+/// The staged kernel: one block per group of S systems, or (Clustered) a cluster of sh.C blocks.
+template <class T, bool Clustered, bool Acc, bool Chk>
 void launch_staged(int M, const Problem& p, const Operands<T>& ops, const HybridShape& sh,
                    cudaStream_t stream) {
   const auto launch = [&](auto kernel, int m) {
-    const std::size_t smem = StagedSmem<T>::make(m, sh.P, sh.S).bytes(sh.S);
+    const std::size_t smem = StagedSmem<T>::make(m, sh.P, sh.S, Clustered).bytes(sh.S);
     const int threads = sh.S * sh.P;
     TRIAX_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(smem)));
-    const auto blocks = static_cast<unsigned>((p.count + sh.S - 1) / sh.S);
-    launch_kernel(kernel, blocks, threads, smem, stream, p, ops, sh);
+    const dim3 grid(static_cast<unsigned>((p.count + sh.S - 1) / sh.S),
+                    static_cast<unsigned>(Clustered ? sh.C : 1));
+    if constexpr (Clustered) {
+      launch_cluster_kernel(kernel, grid, threads, smem, stream, static_cast<unsigned>(sh.C), p,
+                            ops, sh);
+    } else {
+      launch_kernel(kernel, grid, threads, smem, stream, p, ops, sh);
+    }
   };
   if constexpr (sizeof(T) == 4) {
-    if (M == 16) return launch(staged_kernel<T, 16, Acc, Chk>, 16);
+    if (M == 16) return launch(staged_kernel<T, 16, Clustered, Acc, Chk>, 16);
   }
-  launch(staged_kernel<T, 8, Acc, Chk>, 8);
+  launch(staged_kernel<T, 8, Clustered, Acc, Chk>, 8);
 }
 
 template <class T, Phase Ph, bool Acc, bool Chk>
 void launch_phase(const HybridConfig& cfg, const Problem& p, const Operands<T>& ops,
                   const HybridShape& sh, int tiles, cudaStream_t stream) {
-  if (Ph == Phase::fused && cfg.map == Mapping::system_staged) {
-    launch_staged<T, Acc, Chk>(cfg.M, p, ops, sh, stream);
+  if (cfg.map == Mapping::system_staged) {
+    if constexpr (Ph == Phase::fused || Ph == Phase::clustered) {
+      launch_staged<T, Ph == Phase::clustered, Acc, Chk>(cfg.M, p, ops, sh, stream);
+    }
   } else if constexpr (Ph == Phase::clustered) {
     launch_m<T, Mapping::system_fastest, Ph, Acc, Chk>(cfg.M, p, ops, sh, tiles, stream);
   } else if (cfg.map == Mapping::system_fastest) {
@@ -262,38 +263,68 @@ __global__ void info_abs_kernel(int* info, std::int64_t count) {
   if (s < count && info[s] < 0) info[s] = -info[s];
 }
 
-/// Tuning aid: TRIAX_CUDA_HYBRID="M,P,S" replaces the chosen fused configuration where that is
-/// valid and holds the whole system (docs/algorithms.md); anything else leaves the choice alone.
+/// Tuning aid: TRIAX_CUDA_HYBRID="M,P,S[,C]" replaces the chosen fused configuration where that
+/// is valid and holds the whole system (docs/algorithms.md); anything else leaves the choice
+/// alone.
 template <class T>
-void apply_tuning_override(std::int64_t n, int max_p, HybridConfig& cfg);
+void apply_tuning_override(std::int64_t n, int max_p, bool allow_clusters, HybridConfig& cfg);
 
 }  // namespace
 
 template <class T>
 bool hybrid_config_valid(const HybridConfig& cfg) {
+  const bool p_pow2 = cfg.P >= 1 && cfg.P <= 32 && (cfg.P & (cfg.P - 1)) == 0;
+  const bool m_ok = cfg.M == 8 || (cfg.M == 16 && sizeof(T) == 4);
+  // Clusters: neighbouring systems adjacent, at most 32 chunk threads per block (the block's
+  // reduced rows in one warp per system), C a power of two up to 8 (pair_solve over C lanes).
+  const bool c_ok = cfg.C == 1 || ((cfg.C == 2 || cfg.C == 4 || cfg.C == 8) && p_pow2 &&
+                                   (cfg.map == Mapping::system_fastest ||
+                                    cfg.map == Mapping::system_staged));
+  const int threads = cfg.S * cfg.P;
+  if (!m_ok || !c_ok || cfg.S < 1 || threads % 32 != 0) return false;
   if (cfg.map == Mapping::system_staged) {
-    const int threads = cfg.S * cfg.P;
-    const bool p_ok = (cfg.P >= 1 && cfg.P <= 32 && (cfg.P & (cfg.P - 1)) == 0) ||
-                      (cfg.P > 32 && cfg.P % 32 == 0);
-    const bool s_ok = cfg.S >= 1 && cfg.S <= 32 && (cfg.S & (cfg.S - 1)) == 0;
-    if (!p_ok || !s_ok || cfg.C != 1 || threads % 32 != 0 || threads > staged_max_threads ||
-        !(cfg.M == 8 || (cfg.M == 16 && sizeof(T) == 4))) {
-      return false;
-    }
-    const std::size_t smem = StagedSmem<T>::make(cfg.M, cfg.P, cfg.S).bytes(cfg.S);
+    const bool p_ok = p_pow2 || (cfg.P > 32 && cfg.P % 32 == 0);
+    const bool s_ok = cfg.S <= 32 && (cfg.S & (cfg.S - 1)) == 0;
+    if (!p_ok || !s_ok || threads > staged_max_threads) return false;
+    const std::size_t smem = StagedSmem<T>::make(cfg.M, cfg.P, cfg.S, cfg.C > 1).bytes(cfg.S);
     return smem <= static_cast<std::size_t>(shared_optin_bytes());
   }
-  const bool p_ok = (cfg.P >= 1 && cfg.P <= 32 && (cfg.P & (cfg.P - 1)) == 0) ||
-                    (cfg.P > 32 && cfg.P <= hybrid_max_threads && cfg.P % 32 == 0);
-  const int threads = cfg.S * cfg.P;
-  const bool c_ok = cfg.C == 1 || (cfg.C > 1 && cfg.C <= 8 && cfg.map == Mapping::system_fastest &&
-                                   cfg.P * cfg.C % 32 == 0 && cfg.P * cfg.C <= 256);
-  return p_ok && c_ok && cfg.S >= 1 && threads % 32 == 0 && threads <= hybrid_max_threads &&
-         (cfg.M == 8 || (cfg.M == 16 && sizeof(T) == 4));
+  const bool p_ok = p_pow2 || (cfg.P > 32 && cfg.P <= hybrid_max_threads && cfg.P % 32 == 0);
+  return p_ok && threads <= hybrid_max_threads;
 }
 
+namespace {
+
+/// Past this many chunks a system along axes >= 1 is shared by the blocks of a cluster: measured
+/// on the H100 (docs/algorithms.md, "Clusters"), float from n = 513 (n = 1024 along y: 70% of the
+/// copy against 63% in one block), double from n = 513 (n = 512: 84% against 88% in one block;
+/// n = 1024: 77% against 63%).
 template <class T>
-bool hybrid_choose(const Problem& p, HybridFamily family, HybridConfig& cfg) {
+constexpr std::int64_t cluster_min_chunks = sizeof(T) == 4 ? 32 : 64;
+
+/// The clustered configuration (Hopper; axes >= 1) for a system of `chunks` chunks of M rows:
+/// 32 chunk threads per block, C the power of two of blocks that hold the chunks (2 to 8), rows
+/// read in 64-byte runs: staged blocks of 16 systems (float; 512 threads) or 8 (double), else
+/// register blocks of 8 systems (256 threads). False where one block holds the chunks or eight
+/// do not.
+template <class T>
+bool cluster_choose(std::int64_t chunks, int M, bool staged, HybridConfig& cfg) {
+  constexpr int P = 32;
+  const std::int64_t blocks = (chunks + P - 1) / P;
+  if (blocks < 2 || blocks > 8) return false;
+  HybridConfig c{Mapping::system_fastest, M, P, 8, next_pow2(blocks)};
+  if (staged) {
+    c.map = Mapping::system_staged;
+    c.S = 64 / static_cast<int>(sizeof(T));
+  }
+  if (!hybrid_config_valid<T>(c)) return false;
+  cfg = c;
+  return true;
+}
+
+/// hybrid_choose, with clusters allowed or not (checked mode runs one block per group).
+template <class T>
+bool choose(const Problem& p, HybridFamily family, bool allow_clusters, HybridConfig& cfg) {
   const std::int64_t n = p.n;
   if (n < 1 || p.count < 1) return false;
   // Axis 0 (d's rows contiguous): a system's chunk threads side by side; else neighbouring
@@ -333,41 +364,41 @@ bool hybrid_choose(const Problem& p, HybridFamily family, HybridConfig& cfg) {
     // along the system (the register kernel reads them once per thread).
     const bool broadcast =
         p.map[op_a].row_stride == 0 && p.map[op_b].row_stride == 0 && p.map[op_c].row_stride == 0;
-    const int sw = staged_switch();
+    const int sw = env_switch("TRIAX_CUDA_HYBRID_STAGED");
     const bool by_rule = sizeof(T) == 4 && !broadcast && ((n > 256 && n <= 512) || n > 1024);
     const int max_threads = sw == -1 && n <= 512 ? 512 : staged_max_threads;
-    const bool staged = family == HybridFamily::block && fits_fused(n, cfg) &&
-                        (sw == 1 || (sw == -1 && by_rule)) &&
-                        staged_choose<T>(cfg.M, P, max_threads, cfg);
-    // A block holds S * n * 4 values in registers, so with whole sectors per row a long system
-    // fills an SM with one block, whose load, reduce and store phases then run one after the
-    // other. Past 32 (float) / 64 (double) chunk threads, a cluster of C blocks of 256 threads
-    // can share each group of systems instead, two blocks to an SM (opt-in: slower as measured,
-    // see clusters_available).
-    const int per_block = sizeof(T) == 4 ? 32 : 64;
-    if (!staged && family == HybridFamily::block && cfg.M * std::int64_t(P) >= n && P > per_block &&
-        P % per_block == 0 && P / per_block <= 8 && clusters_available()) {
-      cfg.C = P / per_block;
-      cfg.P = per_block;
-      cfg.S = 256 / per_block;
+    if (family == HybridFamily::block && fits_fused(n, cfg) && (sw == 1 || (sw == -1 && by_rule))) {
+      staged_choose<T>(cfg.M, P, max_threads, cfg);  // leaves cfg alone where none fits
+    }
+    // Clusters: one block holds S x n rows of its systems, so past 32 chunk threads a block with
+    // 64-byte runs per row fills an SM and its load, reduce and store phases run one after the
+    // other. The C blocks of a thread-block cluster share each group of systems instead
+    // (reduced_solve.cuh); staged in float as in one block. TRIAX_CUDA_HYBRID_CLUSTER=0 turns
+    // them off, =1 takes them wherever the chunks need 2 to 8 blocks.
+    const int cw = env_switch("TRIAX_CUDA_HYBRID_CLUSTER");
+    const bool stage_clusters = !broadcast && (sw == 1 || (sw == -1 && sizeof(T) == 4));
+    HybridConfig clustered;
+    if (family == HybridFamily::block && allow_clusters && cw != 0 && fits_fused(n, cfg) &&
+        (cw == 1 || chunks > cluster_min_chunks<T>) && device_has_clusters() &&
+        cluster_choose<T>(chunks, cfg.M, stage_clusters, clustered)) {
+      cfg = clustered;
     }
   }
-  apply_tuning_override<T>(n, max_p, cfg);
+  apply_tuning_override<T>(n, max_p, allow_clusters, cfg);
   // Rows are indexed with 32-bit ints in the kernel, blocks of S systems along the grid's x.
   if (n > INT32_MAX || (p.count + cfg.S - 1) / cfg.S > INT32_MAX) return false;
   return hybrid_config_valid<T>(cfg);
 }
 
-namespace {
 template <class T>
-void apply_tuning_override(std::int64_t n, int max_p, HybridConfig& cfg) {
+void apply_tuning_override(std::int64_t n, int max_p, bool allow_clusters, HybridConfig& cfg) {
   const char* v = std::getenv("TRIAX_CUDA_HYBRID");
   HybridConfig o = cfg;
   o.C = 1;
   const int got = v == nullptr ? 0 : std::sscanf(v, "%d,%d,%d,%d", &o.M, &o.P, &o.S, &o.C);
   if (got < 3) return;
-  if ((o.C == 1 || clusters_available()) && hybrid_config_valid<T>(o) && o.P * o.C <= max_p &&
-      fits_fused(n, o) && fits_fused(n, cfg)) {
+  if ((o.C == 1 || (allow_clusters && device_has_clusters())) && hybrid_config_valid<T>(o) &&
+      o.P * o.C <= max_p && fits_fused(n, o) && fits_fused(n, cfg)) {
     cfg = o;
     return;
   }
@@ -379,7 +410,13 @@ void apply_tuning_override(std::int64_t n, int max_p, HybridConfig& cfg) {
                  static_cast<long long>(n));
   }
 }
+
 }  // namespace
+
+template <class T>
+bool hybrid_choose(const Problem& p, HybridFamily family, HybridConfig& cfg) {
+  return choose<T>(p, family, true, cfg);
+}
 
 template <class T>
 std::size_t hybrid_workspace(const Problem& p, const HybridConfig& cfg) {
@@ -397,7 +434,9 @@ void hybrid_run(const Problem& p, const Operands<T>& ops, const HybridConfig& cf
                 cudaStream_t stream) {
   if (p.count == 0 || p.n == 0) return;
   if (fits_fused(p.n, cfg)) {
-    const HybridConfig c0 = cfg.C > 1 && ops.info != nullptr ? without_cluster<T>(cfg) : cfg;
+    // Checked mode runs one block per group of systems (the clustered kernels fill no info).
+    HybridConfig c0 = cfg;
+    if (cfg.C > 1 && ops.info != nullptr) choose<T>(p, HybridFamily::block, false, c0);
     HybridShape sh = split_rows(p.n, c0.P * c0.C, c0.P, c0.S);
     sh.C = c0.C;
     HybridConfig c = c0;

@@ -36,6 +36,7 @@
 
 #include "core/problem.hpp"
 #include "cuda/block/hybrid.hpp"
+#include "cuda/block/reduced_solve.cuh"
 #include "cuda/thread/thomas_steps.cuh"
 #include "cuda/warp/hybrid_math.cuh"
 
@@ -45,7 +46,7 @@ namespace triax::detail::cuda {
 /// chunks and 16-row float chunks need without spilling (ptxas -v).
 constexpr int hybrid_max_threads = 512;
 /// fused: the whole system in one block; clustered: in the C blocks of a thread-block cluster
-/// (Hopper), whose reduced rows meet in the first block's shared memory; reduce_only and
+/// (Hopper), which exchange two equations per system (reduced_solve.cuh); reduce_only and
 /// finish_only: the long path's two passes around the workspace.
 enum class Phase { fused, clustered, reduce_only, finish_only };
 
@@ -74,17 +75,20 @@ __host__ __device__ constexpr bool reduced_in_shared(Mapping map, Phase ph, int 
 template <class T>
 struct HybridSmem {
   int stage_stride;  // per warp: 4 arrays of 32 * M rows, padded (chunk_fastest only)
-  int sys_stride;    // reduced rows of one system: 2PC + 1
+  int sys_stride;    // reduced rows of one system in this block: 2P + 1
   int reduced_size;  // per array: padded S * sys_stride, or 0
+  int exchange;      // clustered: cluster_exchange_size(S), else 0
   __host__ __device__ static HybridSmem make(const HybridShape& s, int M, Mapping map, Phase ph) {
     HybridSmem m{};
     m.stage_stride = map == Mapping::chunk_fastest ? 4 * padded_size<T>(32 * M) : 0;
-    m.sys_stride = 2 * s.P * (s.C > 1 ? s.C : 1) + 1;
+    m.sys_stride = 2 * s.P + 1;
     m.reduced_size = reduced_in_shared(map, ph, s.P) ? padded_size<T>(s.S * m.sys_stride) : 0;
+    m.exchange = ph == Phase::clustered ? cluster_exchange_size(s.S) : 0;
     return m;
   }
   __host__ __device__ std::size_t bytes(int warps, int S) const {
-    return (std::size_t(stage_stride) * warps + 4 * std::size_t(reduced_size)) * sizeof(T) +
+    return (std::size_t(stage_stride) * warps + 4 * std::size_t(reduced_size) + exchange) *
+               sizeof(T) +
            std::size_t(S) * sizeof(int);
   }
 };
@@ -136,49 +140,6 @@ __device__ int thomas_forward_info(const Problem& p, const Operands<T>& ops,
     f.step(i > 0 ? a[i * ra] : T(0), b[i * rb], i + 1 < n ? c[i * rc] : T(0), d[i * rd], i);
   }
   return f.info;
-}
-
-/// One warp per system over its 2K reduced rows in shared memory (2K / 32 rows per lane: the
-/// hybrid once more); x replaces the right-hand sides.
-template <class T>
-__device__ __forceinline__ void solve_reduced_by_warps(T* ra, T* rb, T* rc, T* rd, int sys_stride,
-                                                       int rows, int S, int warp, int warps,
-                                                       int lane) {
-  const int R = rows / 32;
-  for (int sys = warp; sys < S; sys += warps) {
-    SharedRows<T> rr{ra, rb, rc, rd, sys * sys_stride + lane * R};
-    Row<T> f, g;
-    chunk_reduce<T>(rr, R, f, g);
-    T xf, xl;
-    pair_solve(f, g, 32, xf, xl);
-    chunk_back<T>(rr, R, xf, xl);
-  }
-}
-
-/// The reduced systems of a block's S systems (2P rows each, system l's row r at padded index
-/// l * sys_stride + r of the four arrays), solved by the block's warps: P lanes per system when
-/// P <= 32 (pair_solve), else one warp per system. x replaces the right-hand sides. The caller
-/// synchronises the block before and after.
-template <class T>
-__device__ __forceinline__ void solve_reduced_in_block(T* ra, T* rb, T* rc, T* rd, int sys_stride,
-                                                       int P, int S, int warp, int warps,
-                                                       int lane) {
-  if (P > 32) {
-    solve_reduced_by_warps(ra, rb, rc, rd, sys_stride, 2 * P, S, warp, warps, lane);
-    return;
-  }
-  const int per_warp = 32 / P;  // S is a multiple of it (S * P is a multiple of 32)
-  for (int base = warp * per_warp; base < S; base += warps * per_warp) {
-    const int sys = base + lane / P;
-    const int e0 = padded<T>(sys * sys_stride + 2 * (lane % P));
-    const int e1 = padded<T>(sys * sys_stride + 2 * (lane % P) + 1);
-    const Row<T> f{ra[e0], rb[e0], rc[e0], rd[e0]};
-    const Row<T> g{ra[e1], rb[e1], rc[e1], rd[e1]};
-    T xf, xl;
-    pair_solve(f, g, P, xf, xl);
-    rd[e0] = xf;
-    rd[e1] = xl;
-  }
 }
 
 /// A chunk's solution values v[0 .. L-1] stored to rows r0 .. r0 + L - 1 of x at row stride rx
@@ -257,7 +218,8 @@ __global__ void __launch_bounds__(hybrid_max_threads)
   const HybridSmem<T> lay = HybridSmem<T>::make(sh, M, Map, Ph);
   T* stage = reinterpret_cast<T*>(smem_raw) + warp * lay.stage_stride;
   T* red = reinterpret_cast<T*>(smem_raw) + warps * lay.stage_stride;   // 4 arrays
-  int* info_smem = reinterpret_cast<int*>(red + 4 * lay.reduced_size);  // [S]: last bad row
+  T* exchange = red + 4 * lay.reduced_size;                              // clustered
+  int* info_smem = reinterpret_cast<int*>(exchange + lay.exchange);      // [S]: last bad row
 
   const int l = chunk_major ? t / P : t % S;   // system within the block
   const int jl = chunk_major ? t % P : t / S;  // chunk within the block
@@ -275,14 +237,6 @@ __global__ void __launch_bounds__(hybrid_max_threads)
                      rx = p.map[op_x].row_stride;
 
   if (Checked && t < S) info_smem[t] = 0;
-  if constexpr (Ph == Phase::clustered) {
-#if !(defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900)
-    // This block has started: its shared memory may be written by the cluster's other blocks
-    // once every block has arrived (the wait comes just before the first remote write, so that
-    // the loads below overlap with the other blocks' start).
-    cooperative_groups::this_cluster().barrier_arrive();
-#endif
-  }
 
   // ---- Load the chunk: a[k], b[k], c[k], d[k] = rows r0 + k, k < L (a of row 0 and c of row
   // n-1 as 0: never read).
@@ -369,60 +323,14 @@ __global__ void __launch_bounds__(hybrid_max_threads)
 
   // ---- The reduced system.
   T x_first = 0, x_last = 0;
-  T* red_a = red;
-  T* red_b = red + lay.reduced_size;
-  T* red_c = red + 2 * lay.reduced_size;
-  T* red_d = red + 3 * lay.reduced_size;
-  if constexpr (Ph == Phase::fused) {
+  if constexpr (Ph == Phase::fused || Ph == Phase::clustered) {
     if (!reduced_in_shared(Map, Ph, P)) {
       pair_solve(first, last, P, x_first, x_last);
     } else {
-      const int e = l * lay.sys_stride + 2 * jl;
-      red_a[padded<T>(e)] = first.sub;
-      red_b[padded<T>(e)] = first.diag;
-      red_c[padded<T>(e)] = first.sup;
-      red_d[padded<T>(e)] = first.rhs;
-      red_a[padded<T>(e + 1)] = last.sub;
-      red_b[padded<T>(e + 1)] = last.diag;
-      red_c[padded<T>(e + 1)] = last.sup;
-      red_d[padded<T>(e + 1)] = last.rhs;
-      __syncthreads();
-      solve_reduced_in_block(red_a, red_b, red_c, red_d, lay.sys_stride, P, S, warp, warps, lane);
-      __syncthreads();
-      x_first = red_d[padded<T>(e)];
-      x_last = red_d[padded<T>(e + 1)];
+      chunk_ends_in_shared<T, Ph == Phase::clustered>(first, last, l, jl, red, lay.reduced_size,
+                                                      lay.sys_stride, P, S, exchange, x_first,
+                                                      x_last);
     }
-  } else if constexpr (Ph == Phase::clustered) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
-    __trap();  // the host launches clusters only on devices that have them
-#else
-    // Every block writes its chunks' equations into the first block's shared memory; that
-    // block's warps solve the reduced systems; every block reads its end values back.
-    namespace cg = cooperative_groups;
-    cg::cluster_group cluster = cg::this_cluster();
-    T* lead = cluster.map_shared_rank(red, 0);
-    T* lead_d = lead + 3 * lay.reduced_size;
-    const int e = l * lay.sys_stride + 2 * j;
-    const Row<T> mine[2] = {first, last};
-    cluster.barrier_wait();  // the first block has started (racecheck: else a write may precede it)
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int at = padded<T>(e + h);
-      lead[at] = mine[h].sub;
-      lead[lay.reduced_size + at] = mine[h].diag;
-      lead[2 * lay.reduced_size + at] = mine[h].sup;
-      lead_d[at] = mine[h].rhs;
-    }
-    cluster.sync();
-    if (cluster.block_rank() == 0) {
-      solve_reduced_by_warps(red_a, red_b, red_c, red_d, lay.sys_stride, 2 * P * sh.C, S, warp,
-                             warps, lane);
-    }
-    cluster.sync();
-    x_first = lead_d[padded<T>(e)];
-    x_last = lead_d[padded<T>(e + 1)];
-    cluster.sync();  // the first block's shared memory must outlive every read of it
-#endif
   } else {
     // Long path: the reduced systems live in the workspace.
     T* ws = static_cast<T*>(sh.red);
@@ -527,6 +435,7 @@ __global__ void __launch_bounds__(hybrid_max_threads)
       }
     }
   }
+  if constexpr (Ph == Phase::clustered) cluster_wait_before_exit();
 }
 
 }  // namespace triax::detail::cuda

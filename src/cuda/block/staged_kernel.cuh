@@ -15,8 +15,9 @@
 // a 32-element line), so that a warp's 32 threads touch 32 consecutive elements: no bank
 // conflicts. The modified Thomas sweep overwrites a and c with its A and C in place and d in
 // registers; b is dead after it, and its space (extended where needed) holds the reduced systems.
-// Fused only (the whole system in one block); checked mode as in hybrid_kernel.cuh. (A variant
-// whose two blocks of a cluster shared each group of systems ran slower: docs/algorithms.md.)
+// The whole system in one block, or (Clustered) in the C blocks of a thread-block cluster, rank r
+// holding chunks rP .. rP + P - 1 (reduced_solve.cuh); checked mode as in hybrid_kernel.cuh, in
+// one block.
 #include <cuda_pipeline_primitives.h>
 #include <cuda_runtime.h>
 
@@ -29,23 +30,26 @@ namespace triax::detail::cuda {
 constexpr int staged_max_threads = 1024;
 
 /// Shared memory of the staged kernel, in elements of T: a and c (E each: P * M * S), then b,
-/// whose space (at least E) later holds the four arrays of the reduced systems; then S ints.
+/// whose space (at least E) later holds the four arrays of the reduced systems; then, clustered,
+/// the exchange space (cluster_exchange_size); then S ints.
 template <class T>
 struct StagedSmem {
   int E;             // elements per staged array
-  int sys_stride;    // reduced rows of one system: 2P + 1
+  int sys_stride;    // reduced rows of one system in this block: 2P + 1
   int reduced_size;  // per reduced array: padded S * sys_stride
   int tail;          // b and the reduced systems: max(E, 4 * reduced_size)
-  __host__ __device__ static StagedSmem make(int M, int P, int S) {
+  int exchange;      // clustered: cluster_exchange_size(S), else 0
+  __host__ __device__ static StagedSmem make(int M, int P, int S, bool clustered) {
     StagedSmem m{};
     m.E = P * M * S;
     m.sys_stride = 2 * P + 1;
     m.reduced_size = padded_size<T>(S * m.sys_stride);
     m.tail = m.E > 4 * m.reduced_size ? m.E : 4 * m.reduced_size;
+    m.exchange = clustered ? cluster_exchange_size(S) : 0;
     return m;
   }
   __host__ __device__ std::size_t bytes(int S) const {
-    return (2 * std::size_t(E) + tail) * sizeof(T) + std::size_t(S) * sizeof(int);
+    return (2 * std::size_t(E) + tail + exchange) * sizeof(T) + std::size_t(S) * sizeof(int);
   }
 };
 
@@ -64,24 +68,27 @@ struct StagedRows {
   __device__ __forceinline__ T& rhs(int k) { return d[k]; }
 };
 
-template <class T, int M, bool Accumulate, bool Checked>
+template <class T, int M, bool Clustered, bool Accumulate, bool Checked>
 __global__ void __launch_bounds__(staged_max_threads, 1)
     staged_kernel(Problem p, Operands<T> ops, HybridShape sh) {
+  static_assert(!(Clustered && Checked), "checked mode runs one block per group of systems");
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int P = sh.P, S = sh.S;
-  const int t = threadIdx.x, lane = t & 31, warp = t >> 5, warps = blockDim.x >> 5;
-  const StagedSmem<T> lay = StagedSmem<T>::make(M, P, S);
+  const int t = threadIdx.x;
+  const StagedSmem<T> lay = StagedSmem<T>::make(M, P, S, Clustered);
   T* sa = reinterpret_cast<T*>(smem_raw);
   T* sc = sa + lay.E;
   T* sb = sc + lay.E;
-  int* info_smem = reinterpret_cast<int*>(sb + lay.tail);
+  T* exchange = sb + lay.tail;
+  int* info_smem = reinterpret_cast<int*>(exchange + lay.exchange);
 
-  const int l = t % S, j = t / S;  // system within the block, chunk
+  const int l = t % S, j = t / S;  // system within the block, chunk within the block
+  const int jg = blockIdx.y * P + j;  // chunk within the system (clustered: rank blockIdx.y)
   const std::int64_t s = std::int64_t(blockIdx.x) * S + l;
   const bool valid = s < p.count;
   const std::int64_t n = p.n;
-  const int r0 = chunk_start(sh, n, j);
-  const int L = valid ? chunk_start(sh, n, j + 1) - r0 : 0;  // systems past the count: empty
+  const int r0 = chunk_start(sh, n, jg);
+  const int L = valid ? chunk_start(sh, n, jg + 1) - r0 : 0;  // systems past the count: empty
 
   std::int64_t off[operand_count];
   system_offsets(p, valid ? s : 0, off);
@@ -120,25 +127,10 @@ __global__ void __launch_bounds__(staged_max_threads, 1)
   chunk_reduce<T>(rows, L, first, last);
 
   // ---- The reduced systems, in b's space once every thread is done with b.
-  T* red_a = sb;
-  T* red_b = sb + lay.reduced_size;
-  T* red_c = sb + 2 * lay.reduced_size;
-  T* red_d = sb + 3 * lay.reduced_size;
-  const int e = l * lay.sys_stride + 2 * j;
   __syncthreads();
-  red_a[padded<T>(e)] = first.sub;
-  red_b[padded<T>(e)] = first.diag;
-  red_c[padded<T>(e)] = first.sup;
-  red_d[padded<T>(e)] = first.rhs;
-  red_a[padded<T>(e + 1)] = last.sub;
-  red_b[padded<T>(e + 1)] = last.diag;
-  red_c[padded<T>(e + 1)] = last.sup;
-  red_d[padded<T>(e + 1)] = last.rhs;
-  __syncthreads();
-  solve_reduced_in_block(red_a, red_b, red_c, red_d, lay.sys_stride, P, S, warp, warps, lane);
-  __syncthreads();
-  const T x_first = red_d[padded<T>(e)];
-  const T x_last = red_d[padded<T>(e + 1)];
+  T x_first, x_last;
+  chunk_ends_in_shared<T, Clustered>(first, last, l, j, sb, lay.reduced_size, lay.sys_stride, P,
+                                     S, exchange, x_first, x_last);
 
   // ---- Checked mode: the Thomas forward check before anything is written.
   int forward_info = 0;
@@ -156,6 +148,7 @@ __global__ void __launch_bounds__(staged_max_threads, 1)
     __syncthreads();
     if (valid && j == 0) ops.info[s] = forward_info != 0 ? forward_info : info_smem[l];
   }
+  if constexpr (Clustered) cluster_wait_before_exit();
 }
 
 }  // namespace triax::detail::cuda

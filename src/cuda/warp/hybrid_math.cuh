@@ -144,52 +144,83 @@ __device__ __forceinline__ void chunk_back(Rows& r, int L, T x_first, T x_last) 
   }
 }
 
-/// Solves the reduced system held as pairs: lane j (0 <= j < G, G a power of two <= 32, every
-/// lane of the warp taking part) holds chunk j's first and last equations. Returns the chunk's
-/// two end values.
-template <class T>
-__device__ __forceinline__ void pair_solve(const Row<T>& f, const Row<T>& l, int G, T& x_first,
-                                           T& x_last) {
+/// Solves the reduced system held as pairs for K right-hand sides at once: lane j (0 <= j < G,
+/// G a power of two <= 32, every lane of the warp taking part) holds chunk j's first and last
+/// equations (their rhs fields are ignored: f_rhs and l_rhs hold the K right-hand sides).
+/// Returns the chunk's two end values for each right-hand side. The elimination does not depend
+/// on the right-hand side, so K of them cost K - 1 more shuffles per step, not K solves.
+template <class T, int K>
+__device__ __forceinline__ void pair_solve_multi(const Row<T>& f, const T (&f_rhs)[K],
+                                                 const Row<T>& l, const T (&l_rhs)[K], int G,
+                                                 T (&x_first)[K], T (&x_last)[K]) {
   const int j = static_cast<int>(threadIdx.x) % G;  // G divides 32 and the warp is aligned
   // First equation solved for its own unknown: x_f = fd - fe * x_last(j-1) - fh * x_last(j).
   const T fr = T(1) / f.diag;
-  const T fe = f.sub * fr, fh = f.sup * fr, fd = f.rhs * fr;
+  const T fe = f.sub * fr, fh = f.sup * fr;
+  T fd[K];
+#pragma unroll
+  for (int k = 0; k < K; ++k) fd[k] = f_rhs[k] * fr;
   // The next chunk's, to eliminate x_f(j+1) from this chunk's last equation.
   const bool has_next = j + 1 < G;
   T ne = __shfl_down_sync(full_warp, fe, 1, G);
   T nh = __shfl_down_sync(full_warp, fh, 1, G);
-  T nd = __shfl_down_sync(full_warp, fd, 1, G);
-  if (!has_next) ne = nh = nd = T(0);
+  if (!has_next) ne = nh = T(0);
   // Equation in the last unknowns only, normalised to a unit diagonal: al y(j-1) + y(j) +
   // ga y(j+1) = de.
   T al = -l.sub * fe;
   T ga = -l.sup * nh;
-  T de = l.rhs - l.sub * fd - l.sup * nd;
+  T de[K];
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    T nd = __shfl_down_sync(full_warp, fd[k], 1, G);
+    if (!has_next) nd = T(0);
+    de[k] = l_rhs[k] - l.sub * fd[k] - l.sup * nd;
+  }
   {
     const T inv = T(1) / (l.diag - l.sub * fh - l.sup * ne);
     al *= inv;
     ga *= inv;
-    de *= inv;
+#pragma unroll
+    for (int k = 0; k < K; ++k) de[k] *= inv;
   }
   // PCR: after the step at distance s each equation couples to neighbours 2s away.
   for (int s = 1; s < G; s *= 2) {
     T al_m = __shfl_up_sync(full_warp, al, s, G);
     T ga_m = __shfl_up_sync(full_warp, ga, s, G);
-    T de_m = __shfl_up_sync(full_warp, de, s, G);
     T al_p = __shfl_down_sync(full_warp, al, s, G);
     T ga_p = __shfl_down_sync(full_warp, ga, s, G);
-    T de_p = __shfl_down_sync(full_warp, de, s, G);
-    if (j < s) al_m = ga_m = de_m = T(0);  // outside the system: the identity
-    if (j + s >= G) al_p = ga_p = de_p = T(0);
+    if (j < s) al_m = ga_m = T(0);  // outside the system: the identity
+    if (j + s >= G) al_p = ga_p = T(0);
     const T inv = T(1) / (T(1) - al * ga_m - ga * al_p);
-    de = (de - al * de_m - ga * de_p) * inv;
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      T de_m = __shfl_up_sync(full_warp, de[k], s, G);
+      T de_p = __shfl_down_sync(full_warp, de[k], s, G);
+      if (j < s) de_m = T(0);
+      if (j + s >= G) de_p = T(0);
+      de[k] = (de[k] - al * de_m - ga * de_p) * inv;
+    }
     al = -al * al_m * inv;
     ga = -ga * ga_p * inv;
   }
-  x_last = de;
-  T prev = __shfl_up_sync(full_warp, de, 1, G);
-  if (j == 0) prev = T(0);
-  x_first = fd - fe * prev - fh * de;
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    x_last[k] = de[k];
+    T prev = __shfl_up_sync(full_warp, de[k], 1, G);
+    if (j == 0) prev = T(0);
+    x_first[k] = fd[k] - fe * prev - fh * de[k];
+  }
+}
+
+/// pair_solve_multi for the one right-hand side the equations carry.
+template <class T>
+__device__ __forceinline__ void pair_solve(const Row<T>& f, const Row<T>& l, int G, T& x_first,
+                                           T& x_last) {
+  const T f_rhs[1] = {f.rhs}, l_rhs[1] = {l.rhs};
+  T xf[1], xl[1];
+  pair_solve_multi<T, 1>(f, f_rhs, l, l_rhs, G, xf, xl);
+  x_first = xf[0];
+  x_last = xl[0];
 }
 
 }  // namespace triax::detail::cuda
