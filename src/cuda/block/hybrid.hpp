@@ -25,8 +25,8 @@ enum class Mapping {
 
 /// One launch configuration. M: rows per thread (8, or 16 for float); P: chunk threads per
 /// system in a block; S: systems per block; C: blocks per system, a thread-block cluster
-/// (Hopper; neighbouring systems adjacent only; not in checked mode, where one block of P * C
-/// chunk threads takes its place).
+/// (Hopper; neighbouring systems adjacent only; not in checked mode, where hybrid_run takes the
+/// one-block choice of the same problem).
 struct HybridConfig {
   Mapping map = Mapping::chunk_fastest;
   int M = 8;
@@ -69,9 +69,9 @@ void hybrid_solve(const Problem& p, const Operands<T>& ops, HybridFamily family,
 }
 
 /// Whether cfg is a configuration hybrid_run accepts (P a power of two up to 32 or a multiple
-/// of 32, S * P a multiple of 32 and at most 512, M = 8, or 16 for float; C = 1, or up to 8 with
-/// P * C a multiple of 32 up to 256 for neighbouring systems adjacent). system_staged: S a power
-/// of two up to 32, S * P up to 1024, C = 1, and its shared memory within the current device's.
+/// of 32, S * P a multiple of 32 and at most 512, M = 8, or 16 for float; C = 1, or 2, 4 or 8
+/// with P a power of two up to 32 for neighbouring systems adjacent). system_staged: S a power
+/// of two up to 32, S * P up to 1024, and its shared memory within the current device's.
 template <class T>
 bool hybrid_config_valid(const HybridConfig& cfg);
 
