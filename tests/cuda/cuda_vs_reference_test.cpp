@@ -262,6 +262,73 @@ TYPED_TEST(CudaVsReference, LongSystemsAcrossBlocks) {
   }
 }
 
+// The pipelined kernel (pipelined_kernel.cuh: persistent blocks that stream the next group of
+// systems into shared memory while they solve one), turned on with TRIAX_CUDA_HYBRID_PIPELINED=1.
+// Lengths from one row to the fused limit; groups of 64- and 128-byte rows; more groups than the
+// device holds at once (each block loops); every mode. Each case checks that the kernel was
+// chosen, and layouts it cannot stream (a system count S does not divide, rows off 16-byte
+// boundaries) and checked mode take the register kernel with the same answers.
+TYPED_TEST(CudaVsReference, PipelinedAlongAxesAboveZero) {
+  using T = TypeParam;
+  const ScopedEnv on("TRIAX_CUDA_HYBRID_PIPELINED", "1");
+  const std::vector<std::int64_t> sizes =
+      quick() ? std::vector<std::int64_t>{3, 100, 512}
+              : std::vector<std::int64_t>{1, 2, 3, 17, 64, 100, 255, 256, 257, 400, 511, 512};
+  const std::int64_t run128 = 128 / sizeof(T);
+  int k = 0;
+  for (std::int64_t n : sizes) {
+    struct Case {
+      Layout layout;
+      int axis;
+      bool streams;
+    };
+    const std::vector<Case> cases = {
+        {Layout::packed({run128, n}), 1, true},
+        {Layout::packed({2 * run128, 3, n}), 2, true},
+        {Layout::packed({run128 / 2, n, 3}), 1, true},
+        {Layout::packed({37, n}), 1, false},
+        {Layout::padded({run128, n}, {run128 + 1, n}, {0, 0}), 1, false}};
+    for (const Case& c : cases) {
+      SCOPED_TRACE("n " + std::to_string(n) + ", axis " + std::to_string(c.axis) + ", extents " +
+                   std::to_string(c.layout.extent(0)));
+      const OperandLayouts layouts(c.layout);
+      detail::cuda::HybridConfig cfg;
+      ASSERT_TRUE(detail::cuda::hybrid_choose<T>(detail::normalize(layouts, c.axis),
+                                                 detail::cuda::HybridFamily::block, cfg));
+      // (Below 17 rows a double block of one chunk thread per system is under a warp: none.)
+      if (c.streams && n >= 17) ASSERT_EQ(cfg.map, detail::cuda::Mapping::system_pipelined);
+      for (Mode mode : modes) {
+        if (quick() && mode != Mode::increment) continue;
+        expect_matches_reference<T>(layouts, c.axis, mode, seed_of("pipelined", ++k),
+                                    cuda_runner<T>(Algorithm::cuda_block_thomas_pcr));
+      }
+    }
+  }
+  // 64-byte rows where 128-byte ones fit (n = 256), through the tuning override.
+  {
+    const ScopedEnv other("TRIAX_CUDA_HYBRID", sizeof(T) == 4 ? "16,16,16" : "8,32,8");
+    const OperandLayouts layouts(Layout::packed({4 * run128, 256}));
+    detail::cuda::HybridConfig cfg;
+    ASSERT_TRUE(detail::cuda::hybrid_choose<T>(detail::normalize(layouts, 1),
+                                               detail::cuda::HybridFamily::block, cfg));
+    ASSERT_EQ(cfg.map, detail::cuda::Mapping::system_pipelined);
+    ASSERT_EQ(cfg.S * static_cast<int>(sizeof(T)), 64);
+    for (Mode mode : modes) {
+      expect_matches_reference<T>(layouts, 1, mode, seed_of("pipelined", ++k),
+                                  cuda_runner<T>(Algorithm::cuda_block_thomas_pcr));
+    }
+  }
+  // Many more groups than the device holds at once (at n = 64 several blocks fit an SM).
+  for (std::int64_t n : {64, 256, 512}) {
+    if (quick() && n != 256) continue;
+    SCOPED_TRACE("n " + std::to_string(n) + ", many groups");
+    const std::int64_t groups = n == 64 ? 2000 : 300;
+    expect_matches_reference<T>(OperandLayouts(Layout::packed({run128 * groups, n})), 1,
+                                modes[k % 3], seed_of("pipelined", ++k),
+                                cuda_runner<T>(Algorithm::cuda_block_thomas_pcr));
+  }
+}
+
 // Clustered configurations forced through the tuning override, where chunks are few against
 // C x P: whole blocks of the cluster hold no rows (n = 40 over 8 blocks of 32 chunks), one chunk
 // per block (P = 1), chunks of two rows; register and staged blocks. Each case first checks that

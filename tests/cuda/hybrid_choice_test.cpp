@@ -53,7 +53,8 @@ void expect_config(const HybridConfig& cfg, const Expected& e, bool hopper_share
 
 TEST(HybridChoice, StagedAndClusteredAlongAxesAboveZeroForLongSystems) {
   if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
-  for (const char* v : {"TRIAX_CUDA_HYBRID_STAGED", "TRIAX_CUDA_HYBRID_CLUSTER", "TRIAX_CUDA_HYBRID"})
+  for (const char* v : {"TRIAX_CUDA_HYBRID_STAGED", "TRIAX_CUDA_HYBRID_CLUSTER",
+                        "TRIAX_CUDA_HYBRID_PIPELINED", "TRIAX_CUDA_HYBRID"})
     ASSERT_EQ(std::getenv(v), nullptr) << v;
   // The systems per block below are the H100's (227 KiB of shared memory per block); a device
   // with less gets fewer, which only the rule's other parts are checked against.
@@ -64,19 +65,21 @@ TEST(HybridChoice, StagedAndClusteredAlongAxesAboveZeroForLongSystems) {
   TRIAX_TEST_CUDA_OK(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device));
   if (clusters == 0) GTEST_SKIP() << "the rule below is the one for devices with clusters";
   const bool hopper_shared = optin >= 227 * 1024;
-  constexpr Mapping reg = Mapping::system_fastest, staged = Mapping::system_staged;
+  constexpr Mapping reg = Mapping::system_fastest, staged = Mapping::system_staged,
+                    pipe = Mapping::system_pipelined;
   struct Case {
     std::int64_t n;
     Expected f, d;            // float, double: the default rule
     Expected f_one, d_one;    // with TRIAX_CUDA_HYBRID_CLUSTER=0: one block per group
   };
-  // Float: staged for 256 < n <= 512, clusters of staged blocks (16 systems, 32 chunks of 16
-  // rows each) past 512 rows; double: one register block up to n = 512, then clusters of register
-  // blocks (8 systems, 32 chunks of 8 rows). Without clusters, float stages again past 1024.
+  // Float: pipelined blocks up to n = 512 (64 systems along the first batch dimension: whole
+  // groups), 32 systems (128-byte rows) while the block has at most 512 threads, then 16; clusters of staged blocks (16 systems, 32 chunks of 16 rows each)
+  // past 512 rows; double: one register block up to n = 512, then clusters of register blocks (8
+  // systems, 32 chunks of 8 rows). Without clusters, float stages past 1024.
   for (const Case& c : {
-           Case{256, {reg, 0, 1}, {reg, 0, 1}, {reg, 0, 1}, {reg, 0, 1}},
-           Case{300, {staged, 16, 1}, {reg, 0, 1}, {staged, 16, 1}, {reg, 0, 1}},
-           Case{512, {staged, 16, 1}, {reg, 0, 1}, {staged, 16, 1}, {reg, 0, 1}},
+           Case{256, {pipe, 32, 1}, {reg, 0, 1}, {pipe, 32, 1}, {reg, 0, 1}},
+           Case{300, {pipe, 16, 1}, {reg, 0, 1}, {pipe, 16, 1}, {reg, 0, 1}},
+           Case{512, {pipe, 16, 1}, {reg, 0, 1}, {pipe, 16, 1}, {reg, 0, 1}},
            Case{513, {staged, 16, 2}, {reg, 8, 4}, {reg, 0, 1}, {reg, 0, 1}},
            Case{1024, {staged, 16, 2}, {reg, 8, 4}, {reg, 0, 1}, {reg, 0, 1}},
            Case{1025, {staged, 16, 4}, {reg, 8, 8}, {staged, 8, 1}, {reg, 0, 1}},
@@ -94,16 +97,37 @@ TEST(HybridChoice, StagedAndClusteredAlongAxesAboveZeroForLongSystems) {
       expect_config(choice<float>(layouts, 1), c.f_one, hopper_shared);
       expect_config(choice<double>(layouts, 1), c.d_one, hopper_shared);
     }
+    // Without pipelining, or where S divides no group (37 systems): float stages for
+    // 256 < n <= 512.
+    if (c.n <= 512) {
+      const Expected unpiped{c.n > 256 ? staged : reg, c.n > 256 ? 16 : 0, 1};
+      expect_config(choice<float>(OperandLayouts(Layout::packed({37, c.n, 3})), 1), unpiped,
+                    hopper_shared);
+      const ScopedSwitch off("TRIAX_CUDA_HYBRID_PIPELINED", "0");
+      expect_config(choice<float>(layouts, 1), unpiped, hopper_shared);
+    }
     // Fused: the chunks hold the system (double n = 4096 takes the long path).
     const HybridConfig f = choice<float>(layouts, 1);
     EXPECT_GE(std::int64_t(f.M) * f.P * f.C, c.n);
     // Along axis 0, and for the warp family, never.
     const HybridConfig x = choice<float>(OperandLayouts(Layout::packed({c.n, 64})), 0);
     EXPECT_NE(x.map, staged);
+    EXPECT_NE(x.map, pipe);
     EXPECT_EQ(x.C, 1);
   }
-  EXPECT_NE(choice<float>(OperandLayouts(Layout::packed({64, 512})), 1, HybridFamily::warp).map,
-            staged);
+  for (Mapping m : {staged, pipe}) {
+    EXPECT_NE(
+        choice<float>(OperandLayouts(Layout::packed({64, 512})), 1, HybridFamily::warp).map, m);
+  }
+  // TRIAX_CUDA_HYBRID_PIPELINED=1: double too, 128-byte rows where they fit (n = 256: 16
+  // systems x 32 chunks), else 64 (n = 512: 8 x 64).
+  {
+    const ScopedSwitch always("TRIAX_CUDA_HYBRID_PIPELINED", "1");
+    expect_config(choice<double>(OperandLayouts(Layout::packed({64, 256})), 1), {pipe, 16, 1},
+                  hopper_shared);
+    expect_config(choice<double>(OperandLayouts(Layout::packed({64, 512})), 1), {pipe, 8, 1},
+                  hopper_shared);
+  }
   // a, b, c one value each (an ADI step): the register kernel reads them once per thread, in one
   // block or in a cluster.
   for (std::int64_t n : {1024, 2048}) {

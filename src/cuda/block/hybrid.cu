@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "cuda/block/hybrid_kernel.cuh"
+#include "cuda/block/pipelined_kernel.cuh"
 #include "cuda/block/staged_kernel.cuh"
 #include "cuda/cuda_check.hpp"
 #include "cuda/launch/launch_kernel.hpp"
@@ -218,10 +219,38 @@ void launch_staged(int M, const Problem& p, const Operands<T>& ops, const Hybrid
   launch(staged_kernel<T, 8, Clustered, Acc, Chk>, 8);
 }
 
+/// The pipelined kernel: as many blocks as the device holds at once (at most one per group),
+/// each looping over the groups of S systems.
+template <class T, bool Acc>
+void launch_pipelined(int M, const Problem& p, const Operands<T>& ops, const HybridShape& sh,
+                      cudaStream_t stream) {
+  const auto launch = [&](auto kernel) {
+    const std::size_t smem =
+        PipelinedSmem<T>::make(static_cast<int>(p.n), sh.P, sh.S).bytes();
+    const int threads = sh.S * sh.P;
+    TRIAX_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          static_cast<int>(smem)));
+    int per_sm = 0;
+    TRIAX_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
+    const std::int64_t resident =
+        std::int64_t(std::max(per_sm, 1)) * device_attribute<cudaDevAttrMultiProcessorCount>();
+    const std::int64_t groups = p.count / sh.S;
+    const auto blocks = static_cast<unsigned>(std::max<std::int64_t>(1, std::min(groups, resident)));
+    launch_kernel(kernel, dim3(blocks), threads, smem, stream, p, ops, sh);
+  };
+  (void)M;  // 16 rows in float, 8 in double (hybrid_config_valid)
+  constexpr int rows = sizeof(T) == 4 ? 16 : 8;
+  constexpr int run64 = 64 / sizeof(T);
+  if (sh.S == run64) return launch(pipelined_kernel<T, rows, run64, Acc>);
+  launch(pipelined_kernel<T, rows, 2 * run64, Acc>);
+}
+
 template <class T, Phase Ph, bool Acc, bool Chk>
 void launch_phase(const HybridConfig& cfg, const Problem& p, const Operands<T>& ops,
                   const HybridShape& sh, int tiles, cudaStream_t stream) {
-  if (cfg.map == Mapping::system_staged) {
+  if (cfg.map == Mapping::system_pipelined) {
+    if constexpr (Ph == Phase::fused && !Chk) launch_pipelined<T, Acc>(cfg.M, p, ops, sh, stream);
+  } else if (cfg.map == Mapping::system_staged) {
     if constexpr (Ph == Phase::fused || Ph == Phase::clustered) {
       launch_staged<T, Ph == Phase::clustered, Acc, Chk>(cfg.M, p, ops, sh, stream);
     }
@@ -257,6 +286,60 @@ bool direct_aligned(const Problem& p, const Operands<T>& ops, const HybridShape&
   return true;
 }
 
+/// The pipelined kernel's precondition on the layout: a group's S systems adjacent in a, b, c
+/// and d (unit stride along the first batch dimension, which S divides) and every row run of a
+/// group at a multiple of 16 bytes from the pointer (offsets, row strides and the other batch
+/// strides).
+template <class T>
+bool pipelined_layout_ok(const Problem& p, int S) {
+  constexpr int V = 16 / sizeof(T);
+  if (p.batch_rank < 1 || p.batch_extents[0] % S != 0) return false;
+  for (int op = 0; op < op_x; ++op) {
+    const OperandMap& m = p.map[op];
+    if (m.batch_strides[0] != 1 || m.row_stride % V != 0 || m.offset % V != 0) return false;
+    for (int k = 1; k < p.batch_rank; ++k) {
+      if (m.batch_strides[k] % V != 0) return false;
+    }
+  }
+  return true;
+}
+
+/// ... and on the pointers: a, b, c and d 16-byte aligned.
+template <class T>
+bool pipelined_pointers_ok(const Operands<T>& ops) {
+  const T* ptrs[op_x] = {ops.a, ops.b, ops.c, ops.d};
+  for (const T* ptr : ptrs) {
+    if (reinterpret_cast<std::uintptr_t>(ptr) % 16 != 0) return false;
+  }
+  return true;
+}
+
+/// Whether the pipelined kernel's shared memory for n rows fits the current device.
+template <class T>
+bool pipelined_fits(std::int64_t n, const HybridConfig& cfg) {
+  if (n > std::int64_t(cfg.M) * cfg.P) return false;
+  const std::size_t smem =
+      PipelinedSmem<T>::make(static_cast<int>(n), cfg.P, cfg.S).bytes();
+  return smem <= static_cast<std::size_t>(shared_optin_bytes());
+}
+
+/// The pipelined configuration for a fused one (same M and P): rows of 128 bytes, else 64, whose
+/// block has at most 512 threads, whose staging buffer fits and whose groups p's layout allows.
+/// False where there is none. (Float 128-byte rows measured 1.7-3.3 points above 64-byte ones
+/// at n = 64 and 128 and 0.3-1.0 above along z at n = 256, 3.5 below along y there.)
+template <class T>
+bool pipelined_choose(const Problem& p, HybridConfig& cfg) {
+  for (int run : {128, 64}) {
+    const HybridConfig c{Mapping::system_pipelined, cfg.M, cfg.P, run / static_cast<int>(sizeof(T)),
+                         1};
+    if (hybrid_config_valid<T>(c) && pipelined_fits<T>(p.n, c) && pipelined_layout_ok<T>(p, c.S)) {
+      cfg = c;
+      return true;
+    }
+  }
+  return false;
+}
+
 /// Checked mode, long path: info holds -(forward breakdown row) or the last bad stored row.
 __global__ void info_abs_kernel(int* info, std::int64_t count) {
   const std::int64_t s = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
@@ -282,6 +365,15 @@ bool hybrid_config_valid(const HybridConfig& cfg) {
                                     cfg.map == Mapping::system_staged));
   const int threads = cfg.S * cfg.P;
   if (!m_ok || !c_ok || cfg.S < 1 || threads % 32 != 0) return false;
+  if (cfg.map == Mapping::system_pipelined) {
+    // Row runs of 64 or 128 bytes, 16 rows per thread in float and 8 in double (the instances
+    // built); P chunk threads as the register kernel takes them.
+    const int run = cfg.S * static_cast<int>(sizeof(T));
+    const bool s_ok = run == 64 || run == 128;
+    const bool rows_ok = cfg.M == (sizeof(T) == 4 ? 16 : 8);
+    const bool p_ok = p_pow2 || (cfg.P > 32 && cfg.P % 32 == 0);
+    return cfg.C == 1 && s_ok && rows_ok && p_ok && threads <= hybrid_max_threads;
+  }
   if (cfg.map == Mapping::system_staged) {
     const bool p_ok = p_pow2 || (cfg.P > 32 && cfg.P % 32 == 0);
     const bool s_ok = cfg.S <= 32 && (cfg.S & (cfg.S - 1)) == 0;
@@ -322,9 +414,16 @@ bool cluster_choose(std::int64_t chunks, int M, bool staged, HybridConfig& cfg) 
   return true;
 }
 
-/// hybrid_choose, with clusters allowed or not (checked mode runs one block per group).
+/// What hybrid_choose may take beyond one block per group of systems: checked mode takes
+/// neither, a layout the pipelined kernel cannot stream takes no pipelining (hybrid_run).
+struct Allowed {
+  bool clusters = true;
+  bool pipelined = true;
+};
+
+/// hybrid_choose, within what is allowed.
 template <class T>
-bool choose(const Problem& p, HybridFamily family, bool allow_clusters, HybridConfig& cfg) {
+bool choose(const Problem& p, HybridFamily family, Allowed allowed, HybridConfig& cfg) {
   const std::int64_t n = p.n;
   if (n < 1 || p.count < 1) return false;
   // Axis 0 (d's rows contiguous): a system's chunk threads side by side; else neighbouring
@@ -378,13 +477,26 @@ bool choose(const Problem& p, HybridFamily family, bool allow_clusters, HybridCo
     const int cw = env_switch("TRIAX_CUDA_HYBRID_CLUSTER");
     const bool stage_clusters = !broadcast && (sw == 1 || (sw == -1 && sizeof(T) == 4));
     HybridConfig clustered;
-    if (family == HybridFamily::block && allow_clusters && cw != 0 && fits_fused(n, cfg) &&
+    if (family == HybridFamily::block && allowed.clusters && cw != 0 && fits_fused(n, cfg) &&
         (cw == 1 || chunks > cluster_min_chunks<T>) && device_has_clusters() &&
         cluster_choose<T>(chunks, cfg.M, stage_clusters, clustered)) {
       cfg = clustered;
     }
+    // Pipelined: persistent blocks that stream the next group in while they solve one. Measured
+    // on the H100 (docs/algorithms.md, "Pipelined blocks"): in float up to n = 512 (P <= 32) it
+    // gains 2-8 points of the copy over the register and staged kernels (n = 256 along z 85 ->
+    // 92, n = 512 along y 78 -> 86); in double it lost at n <= 256 (n = 64 along y 102 -> 93)
+    // and on the 512^3 cube along z (84 -> 74), so double keeps the register kernel.
+    // TRIAX_CUDA_HYBRID_PIPELINED=0 turns it off, =1 takes it wherever a configuration exists;
+    // either staging switch set keeps the rule away (the staged kernel's own studies).
+    const int pw = env_switch("TRIAX_CUDA_HYBRID_PIPELINED");
+    const bool pipe_rule = sizeof(T) == 4 && sw == -1 && cfg.P <= 32;
+    if (family == HybridFamily::block && allowed.pipelined && (pw == 1 || (pw == -1 && pipe_rule)) &&
+        cfg.C == 1 && fits_fused(n, cfg) && !broadcast) {
+      pipelined_choose<T>(p, cfg);  // leaves cfg alone where none fits
+    }
   }
-  apply_tuning_override<T>(n, max_p, allow_clusters, cfg);
+  apply_tuning_override<T>(n, max_p, allowed.clusters, cfg);
   // Rows are indexed with 32-bit ints in the kernel, blocks of S systems along the grid's x.
   if (n > INT32_MAX || (p.count + cfg.S - 1) / cfg.S > INT32_MAX) return false;
   return hybrid_config_valid<T>(cfg);
@@ -397,8 +509,9 @@ void apply_tuning_override(std::int64_t n, int max_p, bool allow_clusters, Hybri
   o.C = 1;
   const int got = v == nullptr ? 0 : std::sscanf(v, "%d,%d,%d,%d", &o.M, &o.P, &o.S, &o.C);
   if (got < 3) return;
+  const bool stages_fit = o.map != Mapping::system_pipelined || pipelined_fits<T>(n, o);
   if ((o.C == 1 || (allow_clusters && device_has_clusters())) && hybrid_config_valid<T>(o) &&
-      o.P * o.C <= max_p && fits_fused(n, o) && fits_fused(n, cfg)) {
+      o.P * o.C <= max_p && fits_fused(n, o) && fits_fused(n, cfg) && stages_fit) {
     cfg = o;
     return;
   }
@@ -415,7 +528,7 @@ void apply_tuning_override(std::int64_t n, int max_p, bool allow_clusters, Hybri
 
 template <class T>
 bool hybrid_choose(const Problem& p, HybridFamily family, HybridConfig& cfg) {
-  return choose<T>(p, family, true, cfg);
+  return choose<T>(p, family, Allowed{}, cfg);
 }
 
 template <class T>
@@ -434,9 +547,16 @@ void hybrid_run(const Problem& p, const Operands<T>& ops, const HybridConfig& cf
                 cudaStream_t stream) {
   if (p.count == 0 || p.n == 0) return;
   if (fits_fused(p.n, cfg)) {
-    // Checked mode runs one block per group of systems (the clustered kernels fill no info).
+    // Checked mode runs one block per group of systems (the clustered and pipelined kernels fill
+    // no info); the pipelined kernel needs groups it can stream in 16-byte pieces.
     HybridConfig c0 = cfg;
-    if (cfg.C > 1 && ops.info != nullptr) choose<T>(p, HybridFamily::block, false, c0);
+    const bool checked = ops.info != nullptr;
+    if (checked && (cfg.C > 1 || cfg.map == Mapping::system_pipelined)) {
+      choose<T>(p, HybridFamily::block, Allowed{false, false}, c0);
+    } else if (cfg.map == Mapping::system_pipelined &&
+               !(pipelined_pointers_ok(ops) && pipelined_layout_ok<T>(p, cfg.S))) {
+      choose<T>(p, HybridFamily::block, Allowed{true, false}, c0);
+    }
     HybridShape sh = split_rows(p.n, c0.P * c0.C, c0.P, c0.S);
     sh.C = c0.C;
     HybridConfig c = c0;

@@ -21,6 +21,8 @@ enum class Mapping {
   chunk_direct,    // the same threads, each loading its own chunk with 16-byte vectors (aligned)
   system_fastest,  // neighbouring systems in consecutive threads (axes >= 1)
   system_staged,   // the same threads, with a, b and c in shared memory (staged_kernel.cuh)
+  system_pipelined,  // the same threads, persistent blocks streaming the next group of systems
+                     // into shared memory while they solve one (pipelined_kernel.cuh)
 };
 
 /// One launch configuration. M: rows per thread (8, or 16 for float); P: chunk threads per

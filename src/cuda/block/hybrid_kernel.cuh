@@ -35,6 +35,7 @@
 #include <type_traits>
 
 #include "core/problem.hpp"
+#include "cuda/block/global_loads.cuh"
 #include "cuda/block/hybrid.hpp"
 #include "cuda/block/reduced_solve.cuh"
 #include "cuda/thread/thomas_steps.cuh"
@@ -302,17 +303,17 @@ __global__ void __launch_bounds__(hybrid_max_threads)
       rows.a[k] = row > 0 ? a0 : T(0);
       rows.b[k] = b0;
       rows.c[k] = row + 1 < n ? c0 : T(0);
-      if (valid && k < L) rows.d[k] = ops.d[off[op_d] + row * rd];
+      if (valid && k < L) rows.d[k] = load_row(ops.d + off[op_d] + row * rd);
     }
   } else {
 #pragma unroll
     for (int k = 0; k < M; ++k) {
       const std::int64_t row = r0 + k;
       if (valid && k < L) {
-        rows.a[k] = row > 0 ? ops.a[off[op_a] + row * ra] : T(0);
-        rows.b[k] = ops.b[off[op_b] + row * rb];
-        rows.c[k] = row + 1 < n ? ops.c[off[op_c] + row * rc] : T(0);
-        rows.d[k] = ops.d[off[op_d] + row * rd];
+        rows.a[k] = row > 0 ? load_row(ops.a + off[op_a] + row * ra) : T(0);
+        rows.b[k] = load_row(ops.b + off[op_b] + row * rb);
+        rows.c[k] = row + 1 < n ? load_row(ops.c + off[op_c] + row * rc) : T(0);
+        rows.d[k] = load_row(ops.d + off[op_d] + row * rd);
       }
     }
   }

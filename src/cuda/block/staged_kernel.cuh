@@ -107,17 +107,17 @@ __global__ void __launch_bounds__(staged_max_threads, 1)
       const std::int64_t row = r0 + k;
       const int e = rows.base + 32 * k;
       if (row > 0) {
-        __pipeline_memcpy_async(sa + e, ops.a + off[op_a] + row * ra, sizeof(T));
+        copy_row_async(sa + e, ops.a + off[op_a] + row * ra);
       } else {
         sa[e] = T(0);
       }
-      __pipeline_memcpy_async(sb + e, ops.b + off[op_b] + row * rb, sizeof(T));
+      copy_row_async(sb + e, ops.b + off[op_b] + row * rb);
       if (row + 1 < n) {
-        __pipeline_memcpy_async(sc + e, ops.c + off[op_c] + row * rc, sizeof(T));
+        copy_row_async(sc + e, ops.c + off[op_c] + row * rc);
       } else {
         sc[e] = T(0);
       }
-      rows.d[k] = ops.d[off[op_d] + row * rd];
+      rows.d[k] = load_row(ops.d + off[op_d] + row * rd);
     }
   }
   __pipeline_commit();
