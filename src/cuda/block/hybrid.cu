@@ -219,10 +219,30 @@ void launch_staged(int M, const Problem& p, const Operands<T>& ops, const Hybrid
   launch(staged_kernel<T, 8, Clustered, Acc, Chk>, 8);
 }
 
+/// Blocks of `kernel` an SM holds at once with this block and shared memory size, at least 1;
+/// the occupancy query runs once per kernel, device and shape (the last one is kept), not at
+/// every solve.
+template <class Kernel>
+int blocks_per_sm(Kernel kernel, int threads, std::size_t smem) {
+  static std::atomic<std::uint64_t> known{0};  // device | threads | smem | blocks; 0: none
+  int device = 0;
+  TRIAX_CUDA_CHECK(cudaGetDevice(&device));
+  const std::uint64_t key = (std::uint64_t(device) << 48) | (std::uint64_t(threads) << 32) |
+                            (std::uint64_t(smem) << 8);
+  const std::uint64_t k = known.load(std::memory_order_relaxed);
+  if (k != 0 && (k & ~std::uint64_t(0xff)) == key) return static_cast<int>(k & 0xff);
+  int per_sm = 0;
+  TRIAX_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
+  per_sm = std::clamp(per_sm, 1, 255);
+  known.store(key | std::uint64_t(per_sm), std::memory_order_relaxed);
+  return per_sm;
+}
+
 /// The pipelined kernel: as many blocks as the device holds at once (at most one per group),
-/// each looping over the groups of S systems.
+/// each looping over the groups of S systems; 16 rows per thread in float, 8 in double
+/// (hybrid_config_valid).
 template <class T, bool Acc>
-void launch_pipelined(int M, const Problem& p, const Operands<T>& ops, const HybridShape& sh,
+void launch_pipelined(const Problem& p, const Operands<T>& ops, const HybridShape& sh,
                       cudaStream_t stream) {
   const auto launch = [&](auto kernel) {
     const std::size_t smem =
@@ -230,15 +250,12 @@ void launch_pipelined(int M, const Problem& p, const Operands<T>& ops, const Hyb
     const int threads = sh.S * sh.P;
     TRIAX_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(smem)));
-    int per_sm = 0;
-    TRIAX_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
-    const std::int64_t resident =
-        std::int64_t(std::max(per_sm, 1)) * device_attribute<cudaDevAttrMultiProcessorCount>();
+    const std::int64_t resident = std::int64_t(blocks_per_sm(kernel, threads, smem)) *
+                                  device_attribute<cudaDevAttrMultiProcessorCount>();
     const std::int64_t groups = p.count / sh.S;
     const auto blocks = static_cast<unsigned>(std::max<std::int64_t>(1, std::min(groups, resident)));
     launch_kernel(kernel, dim3(blocks), threads, smem, stream, p, ops, sh);
   };
-  (void)M;  // 16 rows in float, 8 in double (hybrid_config_valid)
   constexpr int rows = sizeof(T) == 4 ? 16 : 8;
   constexpr int run64 = 64 / sizeof(T);
   if (sh.S == run64) return launch(pipelined_kernel<T, rows, run64, Acc>);
@@ -249,7 +266,7 @@ template <class T, Phase Ph, bool Acc, bool Chk>
 void launch_phase(const HybridConfig& cfg, const Problem& p, const Operands<T>& ops,
                   const HybridShape& sh, int tiles, cudaStream_t stream) {
   if (cfg.map == Mapping::system_pipelined) {
-    if constexpr (Ph == Phase::fused && !Chk) launch_pipelined<T, Acc>(cfg.M, p, ops, sh, stream);
+    if constexpr (Ph == Phase::fused && !Chk) launch_pipelined<T, Acc>(p, ops, sh, stream);
   } else if (cfg.map == Mapping::system_staged) {
     if constexpr (Ph == Phase::fused || Ph == Phase::clustered) {
       launch_staged<T, Ph == Phase::clustered, Acc, Chk>(cfg.M, p, ops, sh, stream);
