@@ -73,13 +73,15 @@ TEST(HybridChoice, StagedAndClusteredAlongAxesAboveZeroForLongSystems) {
     Expected f_one, d_one;    // with TRIAX_CUDA_HYBRID_CLUSTER=0: one block per group
   };
   // Float: pipelined blocks up to n = 512 (64 systems along the first batch dimension: whole
-  // groups), 32 systems (128-byte rows) while the block has at most 512 threads, then 16; clusters of staged blocks (16 systems, 32 chunks of 16 rows each)
-  // past 512 rows; double: one register block up to n = 512, then clusters of register blocks (8
+  // groups), 32 systems (128-byte rows) while the block has at most 512 threads, then 16;
+  // clusters of staged blocks (16 systems, 32 chunks of 16 rows each) past 512 rows. Double: one
+  // register block up to n = 256, pipelined blocks of 8 systems (64 chunks) for 256 < n <= 512
+  // where rows lie at most 256 KiB apart (here 512 bytes), then clusters of register blocks (8
   // systems, 32 chunks of 8 rows). Without clusters, float stages past 1024.
   for (const Case& c : {
            Case{256, {pipe, 32, 1}, {reg, 0, 1}, {pipe, 32, 1}, {reg, 0, 1}},
-           Case{300, {pipe, 16, 1}, {reg, 0, 1}, {pipe, 16, 1}, {reg, 0, 1}},
-           Case{512, {pipe, 16, 1}, {reg, 0, 1}, {pipe, 16, 1}, {reg, 0, 1}},
+           Case{300, {pipe, 16, 1}, {pipe, 8, 1}, {pipe, 16, 1}, {pipe, 8, 1}},
+           Case{512, {pipe, 16, 1}, {pipe, 8, 1}, {pipe, 16, 1}, {pipe, 8, 1}},
            Case{513, {staged, 16, 2}, {reg, 8, 4}, {reg, 0, 1}, {reg, 0, 1}},
            Case{1024, {staged, 16, 2}, {reg, 8, 4}, {reg, 0, 1}, {reg, 0, 1}},
            Case{1025, {staged, 16, 4}, {reg, 8, 8}, {staged, 8, 1}, {reg, 0, 1}},
@@ -98,13 +100,15 @@ TEST(HybridChoice, StagedAndClusteredAlongAxesAboveZeroForLongSystems) {
       expect_config(choice<double>(layouts, 1), c.d_one, hopper_shared);
     }
     // Without pipelining, or where S divides no group (37 systems): float stages for
-    // 256 < n <= 512.
+    // 256 < n <= 512, double keeps the register kernel.
     if (c.n <= 512) {
       const Expected unpiped{c.n > 256 ? staged : reg, c.n > 256 ? 16 : 0, 1};
-      expect_config(choice<float>(OperandLayouts(Layout::packed({37, c.n, 3})), 1), unpiped,
-                    hopper_shared);
+      const OperandLayouts odd(Layout::packed({37, c.n, 3}));
+      expect_config(choice<float>(odd, 1), unpiped, hopper_shared);
+      expect_config(choice<double>(odd, 1), {reg, 0, 1}, hopper_shared);
       const ScopedSwitch off("TRIAX_CUDA_HYBRID_PIPELINED", "0");
       expect_config(choice<float>(layouts, 1), unpiped, hopper_shared);
+      expect_config(choice<double>(layouts, 1), {reg, 0, 1}, hopper_shared);
     }
     // Fused: the chunks hold the system (double n = 4096 takes the long path).
     const HybridConfig f = choice<float>(layouts, 1);
@@ -119,14 +123,24 @@ TEST(HybridChoice, StagedAndClusteredAlongAxesAboveZeroForLongSystems) {
     EXPECT_NE(
         choice<float>(OperandLayouts(Layout::packed({64, 512})), 1, HybridFamily::warp).map, m);
   }
+  // Double at n = 512 along z: pipelined while rows lie at most 256 KiB apart (64 x 512
+  // doubles), the register kernel beyond (128 x 512); always the register kernel at n = 256.
+  expect_config(choice<double>(OperandLayouts(Layout::packed({64, 512, 512})), 2), {pipe, 8, 1},
+                hopper_shared);
+  expect_config(choice<double>(OperandLayouts(Layout::packed({128, 512, 512})), 2), {reg, 0, 1},
+                hopper_shared);
+  expect_config(choice<double>(OperandLayouts(Layout::packed({64, 256})), 1), {reg, 0, 1},
+                hopper_shared);
   // TRIAX_CUDA_HYBRID_PIPELINED=1: double too, 128-byte rows where they fit (n = 256: 16
-  // systems x 32 chunks), else 64 (n = 512: 8 x 64).
+  // systems x 32 chunks), else 64 (n = 512: 8 x 64), and whatever the distance between rows.
   {
     const ScopedSwitch always("TRIAX_CUDA_HYBRID_PIPELINED", "1");
     expect_config(choice<double>(OperandLayouts(Layout::packed({64, 256})), 1), {pipe, 16, 1},
                   hopper_shared);
     expect_config(choice<double>(OperandLayouts(Layout::packed({64, 512})), 1), {pipe, 8, 1},
                   hopper_shared);
+    expect_config(choice<double>(OperandLayouts(Layout::packed({128, 512, 512})), 2),
+                  {pipe, 8, 1}, hopper_shared);
   }
   // a, b, c one value each (an ADI step): the register kernel reads them once per thread, in one
   // block or in a cluster.

@@ -219,11 +219,11 @@ void launch_staged(int M, const Problem& p, const Operands<T>& ops, const Hybrid
   launch(staged_kernel<T, 8, Clustered, Acc, Chk>, 8);
 }
 
-/// Blocks of `kernel` an SM holds at once with this block and shared memory size, at least 1;
-/// the occupancy query runs once per kernel, device and shape (the last one is kept), not at
-/// every solve.
-template <class Kernel>
-int blocks_per_sm(Kernel kernel, int threads, std::size_t smem) {
+/// Blocks of Kernel an SM holds at once with this block and shared memory size, at least 1. The
+/// occupancy query runs once per kernel, device and shape (the last one is kept), not at every
+/// solve; each kernel has its own cache, since kernels of one signature differ in registers.
+template <auto Kernel>
+int blocks_per_sm(int threads, std::size_t smem) {
   static std::atomic<std::uint64_t> known{0};  // device | threads | smem | blocks; 0: none
   int device = 0;
   TRIAX_CUDA_CHECK(cudaGetDevice(&device));
@@ -232,34 +232,39 @@ int blocks_per_sm(Kernel kernel, int threads, std::size_t smem) {
   const std::uint64_t k = known.load(std::memory_order_relaxed);
   if (k != 0 && (k & ~std::uint64_t(0xff)) == key) return static_cast<int>(k & 0xff);
   int per_sm = 0;
-  TRIAX_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
+  TRIAX_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, threads, smem));
   per_sm = std::clamp(per_sm, 1, 255);
   known.store(key | std::uint64_t(per_sm), std::memory_order_relaxed);
   return per_sm;
 }
 
-/// The pipelined kernel: as many blocks as the device holds at once (at most one per group),
-/// each looping over the groups of S systems; 16 rows per thread in float, 8 in double
-/// (hybrid_config_valid).
+/// One pipelined kernel: as many blocks as the device holds at once (at most one per group),
+/// each looping over the groups of S systems.
+template <auto Kernel, class T>
+void launch_pipelined_kernel(const Problem& p, const Operands<T>& ops, const HybridShape& sh,
+                             cudaStream_t stream) {
+  const std::size_t smem = PipelinedSmem<T>::make(static_cast<int>(p.n), sh.P, sh.S).bytes();
+  const int threads = sh.S * sh.P;
+  TRIAX_CUDA_CHECK(cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        static_cast<int>(smem)));
+  const std::int64_t resident = std::int64_t(blocks_per_sm<Kernel>(threads, smem)) *
+                                device_attribute<cudaDevAttrMultiProcessorCount>();
+  const std::int64_t groups = p.count / sh.S;
+  const auto blocks = static_cast<unsigned>(std::max<std::int64_t>(1, std::min(groups, resident)));
+  launch_kernel(Kernel, dim3(blocks), threads, smem, stream, p, ops, sh);
+}
+
+/// The pipelined kernel with 16 rows per thread in float, 8 in double (hybrid_config_valid), and
+/// rows of 64 or 128 bytes.
 template <class T, bool Acc>
 void launch_pipelined(const Problem& p, const Operands<T>& ops, const HybridShape& sh,
                       cudaStream_t stream) {
-  const auto launch = [&](auto kernel) {
-    const std::size_t smem =
-        PipelinedSmem<T>::make(static_cast<int>(p.n), sh.P, sh.S).bytes();
-    const int threads = sh.S * sh.P;
-    TRIAX_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          static_cast<int>(smem)));
-    const std::int64_t resident = std::int64_t(blocks_per_sm(kernel, threads, smem)) *
-                                  device_attribute<cudaDevAttrMultiProcessorCount>();
-    const std::int64_t groups = p.count / sh.S;
-    const auto blocks = static_cast<unsigned>(std::max<std::int64_t>(1, std::min(groups, resident)));
-    launch_kernel(kernel, dim3(blocks), threads, smem, stream, p, ops, sh);
-  };
   constexpr int rows = sizeof(T) == 4 ? 16 : 8;
   constexpr int run64 = 64 / sizeof(T);
-  if (sh.S == run64) return launch(pipelined_kernel<T, rows, run64, Acc>);
-  launch(pipelined_kernel<T, rows, 2 * run64, Acc>);
+  if (sh.S == run64) {
+    return launch_pipelined_kernel<pipelined_kernel<T, rows, run64, Acc>>(p, ops, sh, stream);
+  }
+  launch_pipelined_kernel<pipelined_kernel<T, rows, 2 * run64, Acc>>(p, ops, sh, stream);
 }
 
 template <class T, Phase Ph, bool Acc, bool Chk>
@@ -355,6 +360,14 @@ bool pipelined_choose(const Problem& p, HybridConfig& cfg) {
     }
   }
   return false;
+}
+
+/// The largest distance in bytes between neighbouring rows of a system in a, b, c or d.
+template <class T>
+std::int64_t rows_apart_bytes(const Problem& p) {
+  std::int64_t most = 0;
+  for (int op = 0; op < op_x; ++op) most = std::max(most, std::abs(p.map[op].row_stride));
+  return most * static_cast<std::int64_t>(sizeof(T));
 }
 
 /// Checked mode, long path: info holds -(forward breakdown row) or the last bad stored row.
@@ -502,12 +515,15 @@ bool choose(const Problem& p, HybridFamily family, Allowed allowed, HybridConfig
     // Pipelined: persistent blocks that stream the next group in while they solve one. Measured
     // on the H100 (docs/algorithms.md, "Pipelined blocks"): in float up to n = 512 (P <= 32) it
     // gains 2-8 points of the copy over the register and staged kernels (n = 256 along z 85 ->
-    // 92, n = 512 along y 78 -> 86); in double it lost at n <= 256 (n = 64 along y 102 -> 93)
-    // and on the 512^3 cube along z (84 -> 74), so double keeps the register kernel.
-    // TRIAX_CUDA_HYBRID_PIPELINED=0 turns it off, =1 takes it wherever a configuration exists;
-    // either staging switch set keeps the rule away (the staged kernel's own studies).
+    // 92, n = 512 along y 78 -> 86). In double it loses at n <= 256 (n = 64 along y 102 -> 93),
+    // and at 256 < n <= 512 (P = 64) it gains where rows lie at most 256 KiB apart (512^3 along
+    // y 92 -> 95, 256x128x512 along z 81 -> 87) and loses from 512 KiB on (512^3 along z
+    // 84 -> 76). TRIAX_CUDA_HYBRID_PIPELINED=0 turns it off, =1 takes it wherever a
+    // configuration exists; either staging switch set keeps the rule away (the staged kernel's
+    // own studies).
     const int pw = env_switch("TRIAX_CUDA_HYBRID_PIPELINED");
-    const bool pipe_rule = sizeof(T) == 4 && sw == -1 && cfg.P <= 32;
+    const bool double_rule = sizeof(T) == 8 && cfg.P == 64 && rows_apart_bytes<T>(p) <= 256 * 1024;
+    const bool pipe_rule = sw == -1 && ((sizeof(T) == 4 && cfg.P <= 32) || double_rule);
     if (family == HybridFamily::block && allowed.pipelined && (pw == 1 || (pw == -1 && pipe_rule)) &&
         cfg.C == 1 && fits_fused(n, cfg) && !broadcast) {
       pipelined_choose<T>(p, cfg);  // leaves cfg alone where none fits
