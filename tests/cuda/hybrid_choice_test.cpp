@@ -75,9 +75,9 @@ TEST(HybridChoice, StagedAndClusteredAlongAxesAboveZeroForLongSystems) {
   // Float: pipelined blocks up to n = 512 (64 systems along the first batch dimension: whole
   // groups), 32 systems (128-byte rows) while the block has at most 512 threads, then 16;
   // clusters of staged blocks (16 systems, 32 chunks of 16 rows each) past 512 rows. Double: one
-  // register block up to n = 256, pipelined blocks of 8 systems (64 chunks) for 256 < n <= 512
-  // where rows lie at most 256 KiB apart (here 512 bytes), then clusters of register blocks (8
-  // systems, 32 chunks of 8 rows). Without clusters, float stages past 1024.
+  // register block up to n = 256, pipelined blocks of 8 systems (64 chunks) for 256 < n <= 512,
+  // then clusters of register blocks (8 systems, 32 chunks of 8 rows). Without clusters, float
+  // stages past 1024.
   for (const Case& c : {
            Case{256, {pipe, 32, 1}, {reg, 0, 1}, {pipe, 32, 1}, {reg, 0, 1}},
            Case{300, {pipe, 16, 1}, {pipe, 8, 1}, {pipe, 16, 1}, {pipe, 8, 1}},
@@ -123,24 +123,19 @@ TEST(HybridChoice, StagedAndClusteredAlongAxesAboveZeroForLongSystems) {
     EXPECT_NE(
         choice<float>(OperandLayouts(Layout::packed({64, 512})), 1, HybridFamily::warp).map, m);
   }
-  // Double at n = 512 along z: pipelined while rows lie at most 256 KiB apart (64 x 512
-  // doubles), the register kernel beyond (128 x 512); always the register kernel at n = 256.
-  expect_config(choice<double>(OperandLayouts(Layout::packed({64, 512, 512})), 2), {pipe, 8, 1},
-                hopper_shared);
-  expect_config(choice<double>(OperandLayouts(Layout::packed({128, 512, 512})), 2), {reg, 0, 1},
+  // Double at n = 512 along z, rows 2 MiB apart: pipelined too; at n = 256 the register kernel.
+  expect_config(choice<double>(OperandLayouts(Layout::packed({512, 512, 512})), 2), {pipe, 8, 1},
                 hopper_shared);
   expect_config(choice<double>(OperandLayouts(Layout::packed({64, 256})), 1), {reg, 0, 1},
                 hopper_shared);
   // TRIAX_CUDA_HYBRID_PIPELINED=1: double too, 128-byte rows where they fit (n = 256: 16
-  // systems x 32 chunks), else 64 (n = 512: 8 x 64), and whatever the distance between rows.
+  // systems x 32 chunks), else 64 (n = 512: 8 x 64).
   {
     const ScopedSwitch always("TRIAX_CUDA_HYBRID_PIPELINED", "1");
     expect_config(choice<double>(OperandLayouts(Layout::packed({64, 256})), 1), {pipe, 16, 1},
                   hopper_shared);
     expect_config(choice<double>(OperandLayouts(Layout::packed({64, 512})), 1), {pipe, 8, 1},
                   hopper_shared);
-    expect_config(choice<double>(OperandLayouts(Layout::packed({128, 512, 512})), 2),
-                  {pipe, 8, 1}, hopper_shared);
   }
   // a, b, c one value each (an ADI step): the register kernel reads them once per thread, in one
   // block or in a cluster.

@@ -4,7 +4,9 @@
 // ask the L2 to fetch 128 bytes around the address on a miss (PTX .L2::128B), so one DRAM access
 // serves both runs: on the H100 that gained 0.3-3.7 points of the copy in float (512^3 along z
 // 83.9 -> 87.6, n = 1024 along z 67.9 -> 69.8) and lost up to 5 in double (256x128x512 along z
-// 81.6 -> 76.7), where the default stays (docs/algorithms.md, "L2 fetch size").
+// 81.6 -> 76.7), where the default stays (docs/algorithms.md, "L2 fetch size"). The pipelined
+// kernel's 16-byte copies (copy_16_async) fetch 128 bytes in both precisions: in double that
+// gained 1-19 points of the copy at n = 512 (512x256x512 along z 70 -> 89).
 #include <cuda_pipeline_primitives.h>
 #include <cuda_runtime.h>
 
@@ -39,16 +41,12 @@ __device__ __forceinline__ void copy_row_async(T* dst, const T* src) {
   }
 }
 
-/// 16 bytes into shared memory, asynchronously, past the L1 (cp.async.cg); both addresses
-/// 16-byte aligned.
+/// 16 bytes into shared memory, asynchronously, past the L1 (cp.async.cg), fetching 128 bytes
+/// into the L2 on a miss in either precision; both addresses 16-byte aligned.
 template <class T>
 __device__ __forceinline__ void copy_16_async(T* dst, const T* src) {
   const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-  if constexpr (wide_l2_fetch<T>) {
-    asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;" ::"r"(d), "l"(src));
-  } else {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(d), "l"(src));
-  }
+  asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;" ::"r"(d), "l"(src));
 }
 
 }  // namespace triax::detail::cuda

@@ -362,14 +362,6 @@ bool pipelined_choose(const Problem& p, HybridConfig& cfg) {
   return false;
 }
 
-/// The largest distance in bytes between neighbouring rows of a system in a, b, c or d.
-template <class T>
-std::int64_t rows_apart_bytes(const Problem& p) {
-  std::int64_t most = 0;
-  for (int op = 0; op < op_x; ++op) most = std::max(most, std::abs(p.map[op].row_stride));
-  return most * static_cast<std::int64_t>(sizeof(T));
-}
-
 /// Checked mode, long path: info holds -(forward breakdown row) or the last bad stored row.
 __global__ void info_abs_kernel(int* info, std::int64_t count) {
   const std::int64_t s = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
@@ -515,15 +507,13 @@ bool choose(const Problem& p, HybridFamily family, Allowed allowed, HybridConfig
     // Pipelined: persistent blocks that stream the next group in while they solve one. Measured
     // on the H100 (docs/algorithms.md, "Pipelined blocks"): in float up to n = 512 (P <= 32) it
     // gains 2-8 points of the copy over the register and staged kernels (n = 256 along z 85 ->
-    // 92, n = 512 along y 78 -> 86). In double it loses at n <= 256 (n = 64 along y 102 -> 93),
-    // and at 256 < n <= 512 (P = 64) it gains where rows lie at most 256 KiB apart (512^3 along
-    // y 92 -> 95, 256x128x512 along z 81 -> 87) and loses from 512 KiB on (512^3 along z
-    // 84 -> 76). TRIAX_CUDA_HYBRID_PIPELINED=0 turns it off, =1 takes it wherever a
-    // configuration exists; either staging switch set keeps the rule away (the staged kernel's
-    // own studies).
+    // 92, n = 512 along y 78 -> 86); in double for 256 < n <= 512 (P = 64) 1-7 points (512^3
+    // along y 92 -> 97, 256x128x512 along z 81 -> 89, 512^3 along z 84 -> 87), while it loses at
+    // n <= 256 (n = 64 along y 102 -> 93). TRIAX_CUDA_HYBRID_PIPELINED=0 turns it off, =1 takes
+    // it wherever a configuration exists; either staging switch set keeps the rule away (the
+    // staged kernel's own studies).
     const int pw = env_switch("TRIAX_CUDA_HYBRID_PIPELINED");
-    const bool double_rule = sizeof(T) == 8 && cfg.P == 64 && rows_apart_bytes<T>(p) <= 256 * 1024;
-    const bool pipe_rule = sw == -1 && ((sizeof(T) == 4 && cfg.P <= 32) || double_rule);
+    const bool pipe_rule = sw == -1 && (sizeof(T) == 4 ? cfg.P <= 32 : cfg.P == 64);
     if (family == HybridFamily::block && allowed.pipelined && (pw == 1 || (pw == -1 && pipe_rule)) &&
         cfg.C == 1 && fits_fused(n, cfg) && !broadcast) {
       pipelined_choose<T>(p, cfg);  // leaves cfg alone where none fits
