@@ -370,8 +370,8 @@ TYPED_TEST(CudaVsReference, ClustersWithEmptyBlocks) {
 // configuration (TRIAX_CUDA_HYBRID_STAGED=1), and by the default rule (float: 256 < n <= 512 in
 // 512-thread blocks, n > 1024). Lengths from one row to the fused limit, both inner axes of 3-D
 // arrays, padded layouts with x apart, coefficients constant along the system, partial groups of
-// systems, every mode, more groups than the device holds at once; checked mode finds a breakdown
-// in the right system.
+// systems, groups copied in 16-byte pieces, every mode, more groups than the device holds at
+// once; checked mode finds a breakdown in the right system.
 TYPED_TEST(CudaVsReference, StagedCoefficientsAlongAxesAboveZero) {
   using T = TypeParam;
   const std::vector<std::int64_t> forced_sizes =
@@ -396,8 +396,18 @@ TYPED_TEST(CudaVsReference, StagedCoefficientsAlongAxesAboveZero) {
       const auto dense = Layout::packed(shape);
       const auto everywhere = Layout::strided(shape, std::vector<std::int64_t>(2, 0));
       const OperandLayouts constant_rows(each, everywhere, each, dense, dense);
+      // Groups of systems adjacent and 16-byte aligned: a, b and c copied in 16-byte pieces
+      // (also with a and c one value per system).
+      const OperandLayouts aligned_y(Layout::packed({64, n, 2}));
+      const OperandLayouts aligned_z(Layout::packed({32, 3, n}));
+      const std::vector<std::int64_t> wide = {64, n};
+      const auto each_wide = one_value_per_system(wide, 1);
+      const auto dense_wide = Layout::packed(wide);
+      const OperandLayouts aligned_constant(each_wide, dense_wide, each_wide, dense_wide,
+                                            dense_wide);
       for (const auto& [layouts, axis] :
-           {std::pair{&x_apart, 1}, std::pair{&along_z, 2}, std::pair{&constant_rows, 1}}) {
+           {std::pair{&x_apart, 1}, std::pair{&along_z, 2}, std::pair{&constant_rows, 1},
+            std::pair{&aligned_y, 1}, std::pair{&aligned_z, 2}, std::pair{&aligned_constant, 1}}) {
         for (Algorithm alg : {Algorithm::automatic, Algorithm::cuda_block_thomas_pcr}) {
           SCOPED_TRACE("n " + std::to_string(n) + ", axis " + std::to_string(axis) + ", " +
                        std::string(to_string(alg)));
@@ -411,7 +421,8 @@ TYPED_TEST(CudaVsReference, StagedCoefficientsAlongAxesAboveZero) {
   // the sanitizer runs).
   const std::vector<std::pair<std::int64_t, std::int64_t>> many =
       quick() ? std::vector<std::pair<std::int64_t, std::int64_t>>{}
-              : std::vector<std::pair<std::int64_t, std::int64_t>>{{300, 9001}, {1500, 2203}};
+              : std::vector<std::pair<std::int64_t, std::int64_t>>{
+                    {300, 9001}, {1500, 2203}, {1024, 2048}, {2048, 1024}};
   for (const auto& [n, systems] : many) {
     SCOPED_TRACE("n " + std::to_string(n) + ", " + std::to_string(systems) + " systems");
     expect_matches_reference<T>(OperandLayouts(Layout::packed({systems, n})), 1, modes[k % 3],

@@ -195,7 +195,14 @@ void launch_m(int M, const Problem& p, const Operands<T>& ops, const HybridShape
   }
 }
 
+template <class T>
+bool pipelined_layout_ok(const Problem& p, int S);
+template <class T>
+bool pipelined_pointers_ok(const Operands<T>& ops);
+
 /// The staged kernel: one block per group of S systems, or (Clustered) a cluster of sh.C blocks.
+/// Its copies of a, b and c go in 16-byte pieces where the layout streams groups as the
+/// pipelined kernel's does (TRIAX_CUDA_HYBRID_STAGED_VECTOR=0: never).
 template <class T, bool Clustered, bool Acc, bool Chk>
 void launch_staged(int M, const Problem& p, const Operands<T>& ops, const HybridShape& sh,
                    cudaStream_t stream) {
@@ -213,10 +220,17 @@ void launch_staged(int M, const Problem& p, const Operands<T>& ops, const Hybrid
       launch_kernel(kernel, grid, threads, smem, stream, p, ops, sh);
     }
   };
+  const bool vector = env_switch("TRIAX_CUDA_HYBRID_STAGED_VECTOR") != 0 &&
+                      sh.S * static_cast<int>(sizeof(T)) >= 16 && pipelined_pointers_ok(ops) &&
+                      pipelined_layout_ok<T>(p, sh.S);
   if constexpr (sizeof(T) == 4) {
-    if (M == 16) return launch(staged_kernel<T, 16, Clustered, Acc, Chk>, 16);
+    if (M == 16) {
+      if (vector) return launch(staged_kernel<T, 16, Clustered, Acc, Chk, true>, 16);
+      return launch(staged_kernel<T, 16, Clustered, Acc, Chk, false>, 16);
+    }
   }
-  launch(staged_kernel<T, 8, Clustered, Acc, Chk>, 8);
+  if (vector) return launch(staged_kernel<T, 8, Clustered, Acc, Chk, true>, 8);
+  launch(staged_kernel<T, 8, Clustered, Acc, Chk, false>, 8);
 }
 
 /// Blocks of Kernel an SM holds at once with this block and shared memory size, at least 1. The

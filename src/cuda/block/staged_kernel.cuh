@@ -68,7 +68,10 @@ struct StagedRows {
   __device__ __forceinline__ T& rhs(int k) { return d[k]; }
 };
 
-template <class T, int M, bool Clustered, bool Accumulate, bool Checked>
+/// Vector: a, b and c arrive in 16-byte pieces, each warp copying the rows of its own chunks
+/// (the host takes this where a group of S systems is adjacent and 16-byte aligned in a, b and c,
+/// as for the pipelined kernel); else every thread copies its own elements.
+template <class T, int M, bool Clustered, bool Accumulate, bool Checked, bool Vector>
 __global__ void __launch_bounds__(staged_max_threads, 1)
     staged_kernel(Problem p, Operands<T> ops, HybridShape sh) {
   static_assert(!(Clustered && Checked), "checked mode runs one block per group of systems");
@@ -101,27 +104,65 @@ __global__ void __launch_bounds__(staged_max_threads, 1)
   // row n-1 are never read: zeros.
   const int G = 32 / S;
   StagedRows<T, M> rows{sa, sb, sc, ((j / G) * M) * 32 + (j % G) * S + l, {}};
-#pragma unroll
-  for (int k = 0; k < M; ++k) {
-    if (k < L) {
-      const std::int64_t row = r0 + k;
-      const int e = rows.base + 32 * k;
-      if (row > 0) {
-        copy_row_async(sa + e, ops.a + off[op_a] + row * ra);
-      } else {
-        sa[e] = T(0);
+  if constexpr (Vector) {
+    // Warp w holds chunks wG .. wG + G - 1, whose row k fills the 32 elements at (wM + k) 32:
+    // G runs of S systems, S / V pieces each. The group's first system has the offsets off0.
+    constexpr int V = 16 / static_cast<int>(sizeof(T));
+    const int lane = t & 31, warp = t >> 5;
+    const int pieces = S / V, per_k = 32 / V;
+    std::int64_t off0[operand_count];
+    system_offsets(p, std::int64_t(blockIdx.x) * S, off0);
+#pragma unroll 1
+    for (int i = lane; i < M * per_k; i += 32) {
+      const int k = i / per_k, jj = (i % per_k) / pieces, piece = (i % pieces) * V;
+      const int jc = blockIdx.y * P + warp * G + jj;
+      const int rc0 = chunk_start(sh, n, jc);
+      if (k < chunk_start(sh, n, jc + 1) - rc0) {
+        const std::int64_t row = rc0 + k;
+        const int e = (warp * M + k) * 32 + jj * S + piece;
+        if (row > 0) {
+          copy_16_async(sa + e, ops.a + off0[op_a] + row * ra + piece);
+        } else {
+          for (int v = 0; v < V; ++v) sa[e + v] = T(0);
+        }
+        copy_16_async(sb + e, ops.b + off0[op_b] + row * rb + piece);
+        if (row + 1 < n) {
+          copy_16_async(sc + e, ops.c + off0[op_c] + row * rc + piece);
+        } else {
+          for (int v = 0; v < V; ++v) sc[e + v] = T(0);
+        }
       }
-      copy_row_async(sb + e, ops.b + off[op_b] + row * rb);
-      if (row + 1 < n) {
-        copy_row_async(sc + e, ops.c + off[op_c] + row * rc);
-      } else {
-        sc[e] = T(0);
-      }
-      rows.d[k] = load_row(ops.d + off[op_d] + row * rd);
     }
+#pragma unroll
+    for (int k = 0; k < M; ++k) {
+      if (k < L) rows.d[k] = load_row(ops.d + off[op_d] + (r0 + k) * rd);
+    }
+    __pipeline_commit();
+    __pipeline_wait_prior(0);
+    __syncwarp();  // the warp's copies, made by any of its lanes, have landed
+  } else {
+#pragma unroll
+    for (int k = 0; k < M; ++k) {
+      if (k < L) {
+        const std::int64_t row = r0 + k;
+        const int e = rows.base + 32 * k;
+        if (row > 0) {
+          copy_row_async(sa + e, ops.a + off[op_a] + row * ra);
+        } else {
+          sa[e] = T(0);
+        }
+        copy_row_async(sb + e, ops.b + off[op_b] + row * rb);
+        if (row + 1 < n) {
+          copy_row_async(sc + e, ops.c + off[op_c] + row * rc);
+        } else {
+          sc[e] = T(0);
+        }
+        rows.d[k] = load_row(ops.d + off[op_d] + row * rd);
+      }
+    }
+    __pipeline_commit();
+    __pipeline_wait_prior(0);  // this thread's own rows: no block barrier before the sweep
   }
-  __pipeline_commit();
-  __pipeline_wait_prior(0);  // this thread's own rows: no block barrier before the sweep
 
   Row<T> first, last;
   chunk_reduce<T>(rows, L, first, last);
