@@ -13,8 +13,11 @@
 // Thread (system l, chunk j) owns rows [r0, r0 + L) of system l as in the register kernel; its
 // row k of a, b or c lives at ((j / G) * M + k) * 32 + (j % G) * S + l (G = 32 / S chunks share
 // a 32-element line), so that a warp's 32 threads touch 32 consecutive elements: no bank
-// conflicts. The modified Thomas sweep overwrites a and c with its A and C in place and d in
-// registers; b is dead after it, and its space (extended where needed) holds the reduced systems.
+// conflicts. Each thread copies its own elements and waits only for its own copies; where the
+// group's rows are aligned 16-byte runs (Vector), each warp copies its chunks' rows in 16-byte
+// pieces and waits for the warp's copies instead: no block barrier before the sweep either way.
+// The modified Thomas sweep overwrites a and c with its A and C in place and d in registers; b is
+// dead after it, and its space (extended where needed) holds the reduced systems.
 // The whole system in one block, or (Clustered) in the C blocks of a thread-block cluster, rank r
 // holding chunks rP .. rP + P - 1 (reduced_solve.cuh); checked mode as in hybrid_kernel.cuh, in
 // one block.
