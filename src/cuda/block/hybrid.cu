@@ -195,10 +195,33 @@ void launch_m(int M, const Problem& p, const Operands<T>& ops, const HybridShape
   }
 }
 
+/// The pipelined kernel's precondition on the layout: a group's S systems adjacent in a, b, c
+/// and d (unit stride along the first batch dimension, which S divides) and every row run of a
+/// group at a multiple of 16 bytes from the pointer (offsets, row strides and the other batch
+/// strides).
 template <class T>
-bool pipelined_layout_ok(const Problem& p, int S);
+bool pipelined_layout_ok(const Problem& p, int S) {
+  constexpr int V = 16 / sizeof(T);
+  if (p.batch_rank < 1 || p.batch_extents[0] % S != 0) return false;
+  for (int op = 0; op < op_x; ++op) {
+    const OperandMap& m = p.map[op];
+    if (m.batch_strides[0] != 1 || m.row_stride % V != 0 || m.offset % V != 0) return false;
+    for (int k = 1; k < p.batch_rank; ++k) {
+      if (m.batch_strides[k] % V != 0) return false;
+    }
+  }
+  return true;
+}
+
+/// ... and on the pointers: a, b, c and d 16-byte aligned.
 template <class T>
-bool pipelined_pointers_ok(const Operands<T>& ops);
+bool pipelined_pointers_ok(const Operands<T>& ops) {
+  const T* ptrs[op_x] = {ops.a, ops.b, ops.c, ops.d};
+  for (const T* ptr : ptrs) {
+    if (reinterpret_cast<std::uintptr_t>(ptr) % 16 != 0) return false;
+  }
+  return true;
+}
 
 /// The staged kernel: one block per group of S systems, or (Clustered) a cluster of sh.C blocks.
 /// Its copies of a, b and c go in 16-byte pieces where the layout streams groups as the
@@ -318,34 +341,6 @@ bool direct_aligned(const Problem& p, const Operands<T>& ops, const HybridShape&
     for (int k = 0; k < p.batch_rank; ++k) {
       if (m.batch_strides[k] % V != 0) return false;
     }
-  }
-  return true;
-}
-
-/// The pipelined kernel's precondition on the layout: a group's S systems adjacent in a, b, c
-/// and d (unit stride along the first batch dimension, which S divides) and every row run of a
-/// group at a multiple of 16 bytes from the pointer (offsets, row strides and the other batch
-/// strides).
-template <class T>
-bool pipelined_layout_ok(const Problem& p, int S) {
-  constexpr int V = 16 / sizeof(T);
-  if (p.batch_rank < 1 || p.batch_extents[0] % S != 0) return false;
-  for (int op = 0; op < op_x; ++op) {
-    const OperandMap& m = p.map[op];
-    if (m.batch_strides[0] != 1 || m.row_stride % V != 0 || m.offset % V != 0) return false;
-    for (int k = 1; k < p.batch_rank; ++k) {
-      if (m.batch_strides[k] % V != 0) return false;
-    }
-  }
-  return true;
-}
-
-/// ... and on the pointers: a, b, c and d 16-byte aligned.
-template <class T>
-bool pipelined_pointers_ok(const Operands<T>& ops) {
-  const T* ptrs[op_x] = {ops.a, ops.b, ops.c, ops.d};
-  for (const T* ptr : ptrs) {
-    if (reinterpret_cast<std::uintptr_t>(ptr) % 16 != 0) return false;
   }
   return true;
 }
