@@ -275,12 +275,31 @@ int blocks_per_sm(int threads, std::size_t smem) {
   return per_sm;
 }
 
+/// Whether the pipelined kernel stages per warp (else block-wide): float from P = 16 chunks (n >
+/// 128). Measured on the H100 (docs/algorithms.md, "Pipelined blocks"; % of the in-run copy,
+/// block-wide / per warp): float 256^3 along y 89.0, 88.5 / 91.9, 91.5, along z 88.5, 88.7 / 91.2,
+/// 91.6, 256x128x512 along z 82.1, 82.1 / 85.0, 85.2, 256x512x128 along y 85.2, 85.9 / 84.1,
+/// 84.7; at n = 128 along z 93.0, 93.0 / 91.2, 90.8; in double (whose per-warp kernel spills
+/// 24-32 bytes) 3-11 points slower.
+template <class T>
+bool pipelined_warp_staged(int P) {
+  return sizeof(T) == 4 && P >= 16;
+}
+
+/// The pipelined kernel's shared memory.
+template <class T>
+std::size_t pipelined_smem_bytes(std::int64_t n, int P, int S) {
+  return PipelinedSmem<T>::make(pipelined_warp_staged<T>(P), static_cast<int>(n),
+                                pipelined_rows<T>, P, S)
+      .bytes();
+}
+
 /// One pipelined kernel: as many blocks as the device holds at once (at most one per group),
 /// each looping over the groups of S systems.
 template <auto Kernel, class T>
 void launch_pipelined_kernel(const Problem& p, const Operands<T>& ops, const HybridShape& sh,
                              cudaStream_t stream) {
-  const std::size_t smem = PipelinedSmem<T>::make(static_cast<int>(p.n), sh.P, sh.S).bytes();
+  const std::size_t smem = pipelined_smem_bytes<T>(p.n, sh.P, sh.S);
   const int threads = sh.S * sh.P;
   TRIAX_CUDA_CHECK(cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         static_cast<int>(smem)));
@@ -291,17 +310,23 @@ void launch_pipelined_kernel(const Problem& p, const Operands<T>& ops, const Hyb
   launch_kernel(Kernel, dim3(blocks), threads, smem, stream, p, ops, sh);
 }
 
-/// The pipelined kernel with 16 rows per thread in float, 8 in double (hybrid_config_valid), and
-/// rows of 64 or 128 bytes.
+/// The pipelined kernel with 16 rows per thread in float, 8 in double (hybrid_config_valid),
+/// rows of 64 or 128 bytes, staged per warp or block-wide.
 template <class T, bool Acc>
 void launch_pipelined(const Problem& p, const Operands<T>& ops, const HybridShape& sh,
                       cudaStream_t stream) {
-  constexpr int rows = sizeof(T) == 4 ? 16 : 8;
+  constexpr int M = pipelined_rows<T>;
   constexpr int run64 = 64 / sizeof(T);
-  if (sh.S == run64) {
-    return launch_pipelined_kernel<pipelined_kernel<T, rows, run64, Acc>>(p, ops, sh, stream);
-  }
-  launch_pipelined_kernel<pipelined_kernel<T, rows, 2 * run64, Acc>>(p, ops, sh, stream);
+  const auto launch = [&]<int S>() {
+    if constexpr (sizeof(T) == 4) {
+      if (pipelined_warp_staged<T>(sh.P)) {
+        return launch_pipelined_kernel<pipelined_kernel<T, M, S, Acc, true>>(p, ops, sh, stream);
+      }
+    }
+    launch_pipelined_kernel<pipelined_kernel<T, M, S, Acc, false>>(p, ops, sh, stream);
+  };
+  if (sh.S == run64) return launch.template operator()<run64>();
+  launch.template operator()<2 * run64>();
 }
 
 template <class T, Phase Ph, bool Acc, bool Chk>
@@ -349,9 +374,8 @@ bool direct_aligned(const Problem& p, const Operands<T>& ops, const HybridShape&
 template <class T>
 bool pipelined_fits(std::int64_t n, const HybridConfig& cfg) {
   if (n > std::int64_t(cfg.M) * cfg.P) return false;
-  const std::size_t smem =
-      PipelinedSmem<T>::make(static_cast<int>(n), cfg.P, cfg.S).bytes();
-  return smem <= static_cast<std::size_t>(shared_optin_bytes());
+  return pipelined_smem_bytes<T>(n, cfg.P, cfg.S) <=
+         static_cast<std::size_t>(shared_optin_bytes());
 }
 
 /// The pipelined configuration for a fused one (same M and P): rows of 128 bytes, else 64, whose
@@ -401,7 +425,7 @@ bool hybrid_config_valid(const HybridConfig& cfg) {
     // built); P chunk threads as the register kernel takes them.
     const int run = cfg.S * static_cast<int>(sizeof(T));
     const bool s_ok = run == 64 || run == 128;
-    const bool rows_ok = cfg.M == (sizeof(T) == 4 ? 16 : 8);
+    const bool rows_ok = cfg.M == pipelined_rows<T>;
     const bool p_ok = p_pow2 || (cfg.P > 32 && cfg.P % 32 == 0);
     return cfg.C == 1 && s_ok && rows_ok && p_ok && threads <= hybrid_max_threads;
   }

@@ -10,9 +10,17 @@
 // through its arithmetic.
 //
 // Per group: wait for the staged rows; every thread copies its chunk (rows r0 .. r0 + L - 1 of
-// system l, as in the register kernel) into registers; barrier; the next group's copies are
-// issued into the same buffer; the chunk is reduced, the reduced systems solved in shared memory
-// (chunk_ends_in_shared, in its own space), the chunk finished and x stored.
+// system l, as in the register kernel) into registers; the next group's copies are issued into
+// the same space; the chunk is reduced, the reduced systems solved in shared memory
+// (chunk_ends_in_shared, in its own space), the chunk finished and x stored. Two ways to stage:
+// - block-wide (WarpStaged = false): the block's threads share the copies of the whole group,
+//   row r of system l at r S + l; a block barrier before the reads and another before the next
+//   copies;
+// - per warp (WarpStaged = true): each warp copies the rows of its own G = 32 / S chunks (row k
+//   of them fills one line of 32 elements, as in the staged kernel) and waits only for those, so
+//   a warp streams its next rows in as soon as it has read its own, with no block barrier
+//   between; reads are free of bank conflicts for any S.
+// hybrid.cu says which runs where (measured: docs/algorithms.md, "Pipelined blocks").
 //
 // The host takes this kernel only where a group's S systems are adjacent in every operand (unit
 // stride along the first batch dimension, which S divides) and every row run of a group starts
@@ -28,27 +36,33 @@
 
 namespace triax::detail::cuda {
 
-/// Shared memory of the pipelined kernel, in elements of T: the staging buffer (operand op's row
-/// r of system l at (op * n + r) * S + l), then the four arrays of the reduced systems.
+/// Rows per chunk thread (M) of the instances built: 16 in float, 8 in double.
+template <class T>
+constexpr int pipelined_rows = sizeof(T) == 4 ? 16 : 8;
+
+/// Shared memory of the pipelined kernel, in elements of T: the staging space, E elements per
+/// operand (block-wide: n S, row r of system l at r S + l; per warp: P M S, the warp's row k at
+/// (warp M + k) 32, system l of its chunk jj at + jj S + l), then the four arrays of the reduced
+/// systems.
 template <class T>
 struct PipelinedSmem {
-  int stage;         // 4 * n * S
+  int E;             // staged elements per operand
   int sys_stride;    // reduced rows of one system: 2P + 1
   int reduced_size;  // per reduced array: padded S * sys_stride
-  __host__ __device__ static PipelinedSmem make(int n, int P, int S) {
+  __host__ __device__ static PipelinedSmem make(bool warp_staged, int n, int M, int P, int S) {
     PipelinedSmem m{};
-    m.stage = 4 * n * S;
+    m.E = warp_staged ? P * M * S : n * S;
     m.sys_stride = 2 * P + 1;
     m.reduced_size = padded_size<T>(S * m.sys_stride);
     return m;
   }
   __host__ __device__ std::size_t bytes() const {
-    return (std::size_t(stage) + 4 * std::size_t(reduced_size)) * sizeof(T);
+    return (4 * std::size_t(E) + 4 * std::size_t(reduced_size)) * sizeof(T);
   }
 };
 
-/// Issues the copies of group g's rows (all four operands) into the staging buffer, one
-/// cp.async group per thread.
+/// Block-wide staging: issues the copies of group g's rows (all four operands) into the staging
+/// buffer, one cp.async group per thread.
 template <class T>
 __device__ __forceinline__ void stage_group(const Problem& p, const Operands<T>& ops,
                                             std::int64_t g, int S, int n, T* stage) {
@@ -73,17 +87,49 @@ __device__ __forceinline__ void stage_group(const Problem& p, const Operands<T>&
   __pipeline_commit();
 }
 
+/// Per-warp staging: issues the copies of the calling warp's rows of group g (all four operands; a of row 0 and c
+/// of row n - 1 are never read, nor copied) into its staging space, as one cp.async group.
+template <class T, int M, int S>
+__device__ __forceinline__ void stage_warp_rows(const Problem& p, const Operands<T>& ops,
+                                                const HybridShape& sh, std::int64_t g, int n,
+                                                int E, T* stage) {
+  constexpr int V = 16 / static_cast<int>(sizeof(T));
+  constexpr int pieces = S / V, per_k = 32 / V, G = 32 / S;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  std::int64_t off[operand_count];
+  system_offsets(p, g * S, off);
+#pragma unroll
+  for (int op = 0; op < 4; ++op) {
+    const T* src = (op == op_a ? ops.a : op == op_b ? ops.b : op == op_c ? ops.c : ops.d) + off[op];
+    const std::int64_t rs = p.map[op].row_stride;
+    T* dst = stage + op * E;
+#pragma unroll 1
+    for (int i = lane; i < M * per_k; i += 32) {
+      const int k = i / per_k, jj = (i % per_k) / pieces, piece = (i % pieces) * V;
+      const int jc = warp * G + jj;
+      const int rc0 = chunk_start(sh, n, jc);
+      const int row = rc0 + k;
+      const bool never_read = (op == op_a && row == 0) || (op == op_c && row + 1 == n);
+      if (k < chunk_start(sh, n, jc + 1) - rc0 && !never_read) {
+        copy_16_async(dst + (warp * M + k) * 32 + jj * S + piece, src + row * rs + piece);
+      }
+    }
+  }
+  __pipeline_commit();
+}
+
 /// S (sh.S) is a compile-time constant here: the rows of a chunk then sit at immediate offsets
 /// from one shared address, where a run-time S made the loop keep 4M addresses live and spill.
-template <class T, int M, int S, bool Accumulate>
+template <class T, int M, int S, bool Accumulate, bool WarpStaged>
 __global__ void __launch_bounds__(hybrid_max_threads)
     pipelined_kernel(Problem p, Operands<T> ops, HybridShape sh) {
+  static_assert(!WarpStaged || (S <= 32 && 32 % S == 0), "a warp's threads hold whole chunks");
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int P = sh.P;
   const int n = static_cast<int>(p.n);
-  const PipelinedSmem<T> lay = PipelinedSmem<T>::make(n, P, S);
+  const PipelinedSmem<T> lay = PipelinedSmem<T>::make(WarpStaged, n, M, P, S);
   T* stage = reinterpret_cast<T*>(smem_raw);
-  T* red = stage + lay.stage;
+  T* red = stage + 4 * lay.E;
 
   const int t = threadIdx.x;
   const int l = t % S, j = t / S;  // system within the group, chunk
@@ -91,13 +137,22 @@ __global__ void __launch_bounds__(hybrid_max_threads)
   const int L_all = chunk_start(sh, n, j + 1) - r0_all;
   const std::int64_t groups = p.count / S;
   const std::int64_t rx = p.map[op_x].row_stride;
-  const T* sa = stage + l;
-  const T* sb = sa + n * S;
-  const T* sc = sb + n * S;
-  const T* sd = sc + n * S;
+  // Row k of the chunk: block-wide at sa[(r0 + k) S], per warp at sa[32 k].
+  constexpr int G = WarpStaged ? 32 / S : 1;
+  const T* sa = stage + (WarpStaged ? ((j / G) * M) * 32 + (j % G) * S + l : l);
+  const T* sb = sa + lay.E;
+  const T* sc = sb + lay.E;
+  const T* sd = sc + lay.E;
+  const auto stage_next = [&](std::int64_t next) {
+    if constexpr (WarpStaged) {
+      stage_warp_rows<T, M, S>(p, ops, sh, next, n, lay.E, stage);
+    } else {
+      stage_group(p, ops, next, S, n, stage);
+    }
+  };
 
   std::int64_t g = blockIdx.x;
-  if (g < groups) stage_group(p, ops, g, S, n, stage);
+  if (g < groups) stage_next(g);
   for (; g < groups; g += gridDim.x) {
     // The chunk's place through an empty asm at every group: otherwise the compiler hoists what
     // depends only on it (the M row offsets of the loads and stores) out of the loop and keeps
@@ -105,22 +160,37 @@ __global__ void __launch_bounds__(hybrid_max_threads)
     int r0 = r0_all, L = L_all;
     asm volatile("" : "+r"(r0), "+r"(L));
     __pipeline_wait_prior(0);
-    __syncthreads();  // every thread's copies of group g have landed
+    if constexpr (WarpStaged) {
+      __syncwarp();  // the warp's copies of group g, made by any of its lanes, have landed
+    } else {
+      __syncthreads();  // every thread's copies of group g have landed
+    }
     RegisterRows<T, M> rows;
 #pragma unroll
     for (int k = 0; k < M; ++k) {
       if (k < L) {
         const int row = r0 + k;
-        rows.a[k] = row > 0 ? sa[row * S] : T(0);  // a of row 0, c of row n - 1: never used
-        rows.b[k] = sb[row * S];
-        rows.c[k] = row + 1 < n ? sc[row * S] : T(0);
-        rows.d[k] = sd[row * S];
+        const int e = WarpStaged ? 32 * k : row * S;
+        rows.a[k] = row > 0 ? sa[e] : T(0);  // a of row 0, c of row n - 1: never used
+        rows.b[k] = sb[e];
+        rows.c[k] = row + 1 < n ? sc[e] : T(0);
+        rows.d[k] = sd[e];
       }
+    }
+    // The space is free once read (the warp's, or every thread's): stream the next rows in
+    // behind the arithmetic. Per warp that is at once; block-wide after the reduction, behind a
+    // block barrier.
+    const bool more = g + gridDim.x < groups;
+    if constexpr (WarpStaged) {
+      __syncwarp();
+      if (more) stage_next(g + gridDim.x);
     }
     Row<T> first, last;
     chunk_reduce<T>(rows, L, first, last);
-    __syncthreads();  // the buffer is free: stream the next group in behind the arithmetic
-    if (g + gridDim.x < groups) stage_group(p, ops, g + gridDim.x, S, n, stage);
+    if constexpr (!WarpStaged) {
+      __syncthreads();
+      if (more) stage_next(g + gridDim.x);
+    }
     T x_first, x_last;
     chunk_ends_in_shared<T, false>(first, last, l, j, red, lay.reduced_size, lay.sys_stride, P,
                                    S, nullptr, x_first, x_last);
