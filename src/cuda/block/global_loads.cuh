@@ -49,4 +49,24 @@ __device__ __forceinline__ void copy_16_async(T* dst, const T* src) {
   asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;" ::"r"(d), "l"(src));
 }
 
+/// One 16-byte piece of the rows a warp stages for its own G = 32 / S chunks (the staged and
+/// pipelined kernels' per-warp layout: row k of the warp's chunks fills one line of 32 elements,
+/// chunk jj's S systems at jj S): piece i of the M * 32 / V a warp copies per operand is row k
+/// of its chunk jj, elements piece .. piece + V - 1 of the run.
+struct WarpPiece {
+  int k, jj, piece;
+  /// Its place in the staging space of the warp's chunks, whose first line is warp * M.
+  __device__ __forceinline__ int at(int warp, int M, int S) const {
+    return (warp * M + k) * 32 + jj * S + piece;
+  }
+};
+
+template <class T>
+__device__ __forceinline__ WarpPiece warp_piece(int i, int S) {
+  constexpr int V = 16 / static_cast<int>(sizeof(T));
+  constexpr int per_k = 32 / V;
+  const int pieces = S / V;
+  return {i / per_k, (i % per_k) / pieces, (i % pieces) * V};
+}
+
 }  // namespace triax::detail::cuda

@@ -87,14 +87,15 @@ __device__ __forceinline__ void stage_group(const Problem& p, const Operands<T>&
   __pipeline_commit();
 }
 
-/// Per-warp staging: issues the copies of the calling warp's rows of group g (all four operands; a of row 0 and c
-/// of row n - 1 are never read, nor copied) into its staging space, as one cp.async group.
+/// Per-warp staging: issues the copies of the calling warp's rows of group g (all four operands;
+/// a of row 0 and c of row n - 1 are never read, nor copied) into its staging space, as one
+/// cp.async group.
 template <class T, int M, int S>
 __device__ __forceinline__ void stage_warp_rows(const Problem& p, const Operands<T>& ops,
                                                 const HybridShape& sh, std::int64_t g, int n,
                                                 int E, T* stage) {
   constexpr int V = 16 / static_cast<int>(sizeof(T));
-  constexpr int pieces = S / V, per_k = 32 / V, G = 32 / S;
+  constexpr int G = 32 / S;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   std::int64_t off[operand_count];
   system_offsets(p, g * S, off);
@@ -104,14 +105,14 @@ __device__ __forceinline__ void stage_warp_rows(const Problem& p, const Operands
     const std::int64_t rs = p.map[op].row_stride;
     T* dst = stage + op * E;
 #pragma unroll 1
-    for (int i = lane; i < M * per_k; i += 32) {
-      const int k = i / per_k, jj = (i % per_k) / pieces, piece = (i % pieces) * V;
-      const int jc = warp * G + jj;
+    for (int i = lane; i < M * 32 / V; i += 32) {
+      const WarpPiece w = warp_piece<T>(i, S);
+      const int jc = warp * G + w.jj;
       const int rc0 = chunk_start(sh, n, jc);
-      const int row = rc0 + k;
+      const int row = rc0 + w.k;
       const bool never_read = (op == op_a && row == 0) || (op == op_c && row + 1 == n);
-      if (k < chunk_start(sh, n, jc + 1) - rc0 && !never_read) {
-        copy_16_async(dst + (warp * M + k) * 32 + jj * S + piece, src + row * rs + piece);
+      if (w.k < chunk_start(sh, n, jc + 1) - rc0 && !never_read) {
+        copy_16_async(dst + w.at(warp, M, S), src + row * rs + w.piece);
       }
     }
   }

@@ -112,17 +112,16 @@ __global__ void __launch_bounds__(staged_max_threads, 1)
     // G runs of S systems, S / V pieces each. The group's first system has the offsets off0.
     constexpr int V = 16 / static_cast<int>(sizeof(T));
     const int lane = t & 31, warp = t >> 5;
-    const int pieces = S / V, per_k = 32 / V;
     std::int64_t off0[operand_count];
     system_offsets(p, std::int64_t(blockIdx.x) * S, off0);
 #pragma unroll 1
-    for (int i = lane; i < M * per_k; i += 32) {
-      const int k = i / per_k, jj = (i % per_k) / pieces, piece = (i % pieces) * V;
-      const int jc = blockIdx.y * P + warp * G + jj;
+    for (int i = lane; i < M * 32 / V; i += 32) {
+      const WarpPiece w = warp_piece<T>(i, S);
+      const int jc = blockIdx.y * P + warp * G + w.jj;
       const int rc0 = chunk_start(sh, n, jc);
-      if (k < chunk_start(sh, n, jc + 1) - rc0) {
-        const std::int64_t row = rc0 + k;
-        const int e = (warp * M + k) * 32 + jj * S + piece;
+      if (w.k < chunk_start(sh, n, jc + 1) - rc0) {
+        const std::int64_t row = rc0 + w.k;
+        const int e = w.at(warp, M, S), piece = w.piece;
         if (row > 0) {
           copy_16_async(sa + e, ops.a + off0[op_a] + row * ra + piece);
         } else {
