@@ -1,10 +1,15 @@
 #pragma once
 // Register transposes of small square blocks, one vector per row (2 x 2 doubles and 4 x 4
-// floats with 16-byte vectors; 4 x 4 doubles and 8 x 8 floats where AVX gives 32-byte vectors),
-// written with the GCC/Clang vector extensions, which every target lowers to its own shuffles
-// (SSE2, AVX, NEON, ...): the local transpose of paper 000, section 5, without ISA intrinsics.
+// floats with 16-byte vectors; 4 x 4 doubles and 8 x 8 floats where AVX gives 32-byte vectors):
+// the local transpose of paper 000, section 5. The shuffles are GCC/Clang vector extensions,
+// which every target lowers to its own instructions; with AVX the 16-byte halves of a register
+// are loaded and stored with intrinsics (see load_halves).
 
 #include <cstdint>
+
+#if defined(__AVX__)
+#include <immintrin.h>
+#endif
 
 #ifndef TRIAX_CPU_ISA
 #error "kernel headers are included through cpu/solve_batch.inc, which names the instruction set"
@@ -61,25 +66,96 @@ inline void store_vec(T* p, typename Vec<T>::type v) {
 #define TRIAX_SHUFFLE(a, b, index_type, ...) __builtin_shuffle(a, b, index_type{__VA_ARGS__})
 #endif
 
-/// Transposes a V x V block in registers: v[k] is row k; on return v[k] is column k.
-/// Four lanes (AVX doubles, SSE floats): interleave pairs of rows, then pairs of pairs.
-template <class V, class Index>
-inline void transpose4(V (&v)[4]) {
-  const V t0 = TRIAX_SHUFFLE(v[0], v[1], Index, 0, 4, 1, 5);
-  const V t1 = TRIAX_SHUFFLE(v[0], v[1], Index, 2, 6, 3, 7);
-  const V t2 = TRIAX_SHUFFLE(v[2], v[3], Index, 0, 4, 1, 5);
-  const V t3 = TRIAX_SHUFFLE(v[2], v[3], Index, 2, 6, 3, 7);
-  v[0] = TRIAX_SHUFFLE(t0, t2, Index, 0, 1, 4, 5);
-  v[1] = TRIAX_SHUFFLE(t0, t2, Index, 2, 3, 6, 7);
-  v[2] = TRIAX_SHUFFLE(t1, t3, Index, 0, 1, 4, 5);
-  v[3] = TRIAX_SHUFFLE(t1, t3, Index, 2, 3, 6, 7);
+#if defined(__AVX__)
+// With 32-byte vectors the data never moves between the two 16-byte halves of a register: each
+// half is loaded from (or stored to) its own system, and the shuffles stay within halves. A
+// whole-register V x V transpose needs shuffles across the halves (vperm2f128, vpermpd), which
+// AMD's first Zen cores split into 3 to 8 micro-ops each; loading or storing a half takes a load
+// or store port and at most one cheap insert or extract.
+
+/// Two 16-byte pieces as one vector: lo in elements [0, V/2), hi in [V/2, V).
+inline float_v load_halves(const float* lo, const float* hi) {
+  return reinterpret_cast<float_v>(
+      _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(lo)), _mm_loadu_ps(hi), 1));
+}
+inline double_v load_halves(const double* lo, const double* hi) {
+  return reinterpret_cast<double_v>(
+      _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(lo)), _mm_loadu_pd(hi), 1));
+}
+inline void store_halves(float* lo, float* hi, float_v v) {
+  const __m256 r = reinterpret_cast<__m256>(v);
+  _mm_storeu_ps(lo, _mm256_castps256_ps128(r));
+  _mm_storeu_ps(hi, _mm256_extractf128_ps(r, 1));
+}
+inline void store_halves(double* lo, double* hi, double_v v) {
+  const __m256d r = reinterpret_cast<__m256d>(v);
+  _mm_storeu_pd(lo, _mm256_castpd256_pd128(r));
+  _mm_storeu_pd(hi, _mm256_extractf128_pd(r, 1));
 }
 
-#if defined(__AVX__)
-inline void transpose_block(double_v (&v)[4]) {
-  transpose4<double_v, std::int64_t __attribute__((vector_size(32)))>(v);
+/// Transposes the 4 x 4 block in each half of four float vectors (v[k] holds row k of both).
+inline void transpose_halves(float_v (&v)[4]) {
+  using Index = std::int32_t __attribute__((vector_size(32)));
+  const float_v t0 = TRIAX_SHUFFLE(v[0], v[1], Index, 0, 8, 1, 9, 4, 12, 5, 13);
+  const float_v t1 = TRIAX_SHUFFLE(v[0], v[1], Index, 2, 10, 3, 11, 6, 14, 7, 15);
+  const float_v t2 = TRIAX_SHUFFLE(v[2], v[3], Index, 0, 8, 1, 9, 4, 12, 5, 13);
+  const float_v t3 = TRIAX_SHUFFLE(v[2], v[3], Index, 2, 10, 3, 11, 6, 14, 7, 15);
+  v[0] = TRIAX_SHUFFLE(t0, t2, Index, 0, 1, 8, 9, 4, 5, 12, 13);
+  v[1] = TRIAX_SHUFFLE(t0, t2, Index, 2, 3, 10, 11, 6, 7, 14, 15);
+  v[2] = TRIAX_SHUFFLE(t1, t3, Index, 0, 1, 8, 9, 4, 5, 12, 13);
+  v[3] = TRIAX_SHUFFLE(t1, t3, Index, 2, 3, 10, 11, 6, 7, 14, 15);
+}
+/// Transposes the 2 x 2 block in each half of two double vectors.
+inline void transpose_halves(double_v (&v)[2]) {
+  using Index = std::int64_t __attribute__((vector_size(32)));
+  const double_v lo = TRIAX_SHUFFLE(v[0], v[1], Index, 0, 4, 2, 6);
+  const double_v hi = TRIAX_SHUFFLE(v[0], v[1], Index, 1, 5, 3, 7);
+  v[0] = lo;
+  v[1] = hi;
+}
+
+/// v[r] = row first + r of the V systems whose rows start at in[0 .. V) (contiguous rows).
+/// For each half of the rows (H = V / 2 rows), a vector is loaded with system k's H rows in its
+/// low half and system k + H's in its high half; transposing within the halves turns that into
+/// the H rows across systems 0 .. H - 1 (low half) and H .. V - 1 (high half). Both halves of
+/// the rows of a system are loaded back to back: they share a cache line, which with systems a
+/// power-of-two apart may be evicted by the other systems' loads in between (float, 4 KiB apart:
+/// 52 ms against 42.5 for 1024x128x128 along x when all first halves came first).
+template <class T>
+inline void load_rows(const T* const* in, std::int64_t first, typename Vec<T>::type* v) {
+  constexpr int H = Vec<T>::lanes / 2;
+  typename Vec<T>::type h[2][H];
+  for (int k = 0; k < H; ++k) {
+    for (int q = 0; q < 2; ++q)
+      h[q][k] = load_halves(in[k] + first + q * H, in[k + H] + first + q * H);
+  }
+  for (int q = 0; q < 2; ++q) {
+    transpose_halves(h[q]);
+    for (int k = 0; k < H; ++k) v[q * H + k] = h[q][k];
+  }
+}
+
+/// The inverse of load_rows: rows first .. first + V of the V systems out[0 .. V) from v (or
+/// added to them).
+template <bool Accumulate, class T>
+inline void store_rows(T* const* out, std::int64_t first, const typename Vec<T>::type* v) {
+  constexpr int H = Vec<T>::lanes / 2;
+  typename Vec<T>::type h[2][H];
+  for (int q = 0; q < 2; ++q) {
+    for (int k = 0; k < H; ++k) h[q][k] = v[q * H + k];
+    transpose_halves(h[q]);
+  }
+  for (int k = 0; k < H; ++k) {
+    for (int q = 0; q < 2; ++q) {
+      T* lo = out[k] + first + q * H;
+      T* hi = out[k + H] + first + q * H;
+      if constexpr (Accumulate) h[q][k] += load_halves(lo, hi);
+      store_halves(lo, hi, h[q][k]);
+    }
+  }
 }
 #else
+/// Transposes a V x V block in registers: v[k] is row k; on return v[k] is column k.
 inline void transpose_block(double_v (&v)[2]) {
   using Index = std::int64_t __attribute__((vector_size(16)));
   const double_v lo = TRIAX_SHUFFLE(v[0], v[1], Index, 0, 2);
@@ -87,30 +163,40 @@ inline void transpose_block(double_v (&v)[2]) {
   v[0] = lo;
   v[1] = hi;
 }
-#endif
-
-#if defined(__AVX__)
-inline void transpose_block(float_v (&v)[8]) {
-  using Index = std::int32_t __attribute__((vector_size(32)));
-  float_v t[8], u[8];
-  for (int k = 0; k < 8; k += 2) {  // interleave pairs of rows
-    t[k] = TRIAX_SHUFFLE(v[k], v[k + 1], Index, 0, 8, 1, 9, 4, 12, 5, 13);
-    t[k + 1] = TRIAX_SHUFFLE(v[k], v[k + 1], Index, 2, 10, 3, 11, 6, 14, 7, 15);
-  }
-  for (int k = 0; k < 8; k += 4) {  // then pairs of pairs
-    u[k] = TRIAX_SHUFFLE(t[k], t[k + 2], Index, 0, 1, 8, 9, 4, 5, 12, 13);
-    u[k + 1] = TRIAX_SHUFFLE(t[k], t[k + 2], Index, 2, 3, 10, 11, 6, 7, 14, 15);
-    u[k + 2] = TRIAX_SHUFFLE(t[k + 1], t[k + 3], Index, 0, 1, 8, 9, 4, 5, 12, 13);
-    u[k + 3] = TRIAX_SHUFFLE(t[k + 1], t[k + 3], Index, 2, 3, 10, 11, 6, 7, 14, 15);
-  }
-  for (int k = 0; k < 4; ++k) {  // then the two 128-bit halves
-    v[k] = TRIAX_SHUFFLE(u[k], u[k + 4], Index, 0, 1, 2, 3, 8, 9, 10, 11);
-    v[k + 4] = TRIAX_SHUFFLE(u[k], u[k + 4], Index, 4, 5, 6, 7, 12, 13, 14, 15);
-  }
-}
-#else
 inline void transpose_block(float_v (&v)[4]) {
-  transpose4<float_v, std::int32_t __attribute__((vector_size(16)))>(v);
+  using Index = std::int32_t __attribute__((vector_size(16)));
+  const float_v t0 = TRIAX_SHUFFLE(v[0], v[1], Index, 0, 4, 1, 5);
+  const float_v t1 = TRIAX_SHUFFLE(v[0], v[1], Index, 2, 6, 3, 7);
+  const float_v t2 = TRIAX_SHUFFLE(v[2], v[3], Index, 0, 4, 1, 5);
+  const float_v t3 = TRIAX_SHUFFLE(v[2], v[3], Index, 2, 6, 3, 7);
+  v[0] = TRIAX_SHUFFLE(t0, t2, Index, 0, 1, 4, 5);
+  v[1] = TRIAX_SHUFFLE(t0, t2, Index, 2, 3, 6, 7);
+  v[2] = TRIAX_SHUFFLE(t1, t3, Index, 0, 1, 4, 5);
+  v[3] = TRIAX_SHUFFLE(t1, t3, Index, 2, 3, 6, 7);
+}
+
+/// v[r] = row first + r of the V systems whose rows start at in[0 .. V) (contiguous rows).
+template <class T>
+inline void load_rows(const T* const* in, std::int64_t first, typename Vec<T>::type* v) {
+  constexpr int V = Vec<T>::lanes;
+  typename Vec<T>::type b[V];
+  for (int k = 0; k < V; ++k) b[k] = load_vec(in[k] + first);
+  transpose_block(b);
+  for (int k = 0; k < V; ++k) v[k] = b[k];
+}
+
+/// The inverse of load_rows: rows first .. first + V of the V systems out[0 .. V) from v (or
+/// added to them).
+template <bool Accumulate, class T>
+inline void store_rows(T* const* out, std::int64_t first, const typename Vec<T>::type* v) {
+  constexpr int V = Vec<T>::lanes;
+  typename Vec<T>::type b[V];
+  for (int k = 0; k < V; ++k) b[k] = v[k];
+  transpose_block(b);
+  for (int k = 0; k < V; ++k) {
+    if constexpr (Accumulate) b[k] += load_vec(out[k] + first);
+    store_vec(out[k] + first, b[k]);
+  }
 }
 #endif
 
@@ -119,18 +205,13 @@ inline void transpose_block(float_v (&v)[4]) {
 /// Reads rows [first, first + rows) of W systems (system j's row 0 at src[j], contiguous rows)
 /// into tile[r * W + j]; rows is a multiple of the vector length.
 template <class T, int W>
-inline void load_transposed(const T* const* src, std::int64_t first, int rows,
-                            T* __restrict tile) {
+inline void load_transposed(const T* const* src, std::int64_t first, int rows, T* __restrict tile) {
   constexpr int V = Vec<T>::lanes;
   for (int jb = 0; jb < W; jb += V) {
-    const T* in[V];
-    for (int k = 0; k < V; ++k) in[k] = src[jb + k] + first;
-    T* out = tile + jb;
     for (int rb = 0; rb < rows; rb += V) {
       typename Vec<T>::type v[V];
-      for (int k = 0; k < V; ++k) v[k] = load_vec(in[k] + rb);
-      transpose_block(v);
-      for (int k = 0; k < V; ++k) store_vec(out + (rb + k) * W, v[k]);
+      load_rows(src + jb, first + rb, v);
+      for (int k = 0; k < V; ++k) store_vec(tile + (rb + k) * W + jb, v[k]);
     }
   }
 }
@@ -142,16 +223,10 @@ inline void store_transposed(const T* __restrict tile, int rows, T* const* dst,
                              std::int64_t first) {
   constexpr int V = Vec<T>::lanes;
   for (int jb = 0; jb < W; jb += V) {
-    T* out[V];
-    for (int k = 0; k < V; ++k) out[k] = dst[jb + k] + first;
-    const T* in = tile + jb;
     for (int rb = 0; rb < rows; rb += V) {
       typename Vec<T>::type v[V];
-      for (int k = 0; k < V; ++k) v[k] = load_vec(in + (rb + k) * W);
-      transpose_block(v);
-      for (int k = 0; k < V; ++k) {
-        store_vec(out[k] + rb, Accumulate ? load_vec(out[k] + rb) + v[k] : v[k]);
-      }
+      for (int k = 0; k < V; ++k) v[k] = load_vec(tile + (rb + k) * W + jb);
+      store_rows<Accumulate, T>(dst + jb, first + rb, v);
     }
   }
 }

@@ -33,6 +33,17 @@ struct TileScratch {
   int* info;  // 2 * W
 };
 
+/// Reads count contiguous values from p, one per cache line, so that they are in the caches;
+/// volatile keeps the loads, whose values are not used.
+template <class T>
+inline void read_lines(const T* p, std::int64_t count) {
+  constexpr std::int64_t per_line = 64 / sizeof(T);
+  for (std::int64_t k = 0; k < count; k += per_line) {
+    static_cast<void>(*static_cast<const volatile T*>(p + k));
+  }
+  static_cast<void>(*static_cast<const volatile T*>(p + count - 1));
+}
+
 template <bool Accumulate, bool Checked, class T>
 void transpose_thomas(const Problem& p, const Operands<T>& ops, std::int64_t s0, int w,
                       TileScratch<T> s) {
@@ -73,33 +84,26 @@ void transpose_thomas(const Problem& p, const Operands<T>& ops, std::int64_t s0,
       for (int j = 0; j < W; ++j) s.tile[op][r * W + j] = *src[op][j];
     }
   }
-  // Double: the next group's rows of a, b, c and d go to L2 (prefetcht1) while this group runs
-  // forward, a share at every block of rows; the group's own loads then mostly hit L2. 256^3
-  // along x, five alternating rounds: 35.5-41.6 ms against 41.1-53.7 without (medians 40.6 and
-  // 47.3). In float it measured level or slower (prefetcht0 too), so only double does it.
-  // Addresses come from pointers worked out once per group: computing each system's offset at
-  // every prefetch made float slower (24.2-34.6 ms against 19.8-25.1).
-  const std::int64_t next = s0 + W;
-  const bool prefetch_next = sizeof(T) == 8 && next + W <= p.count;
-  constexpr int per_line = 64 / sizeof(T);
-  const std::int64_t lines_per_system = (n + per_line - 1) / per_line;
-  const std::int64_t blocks = (n + R - 1) / R;
-  const std::int64_t per_block = (op_x * W * lines_per_system + blocks - 1) / blocks;
-  int pf_op = 0, pf_lane = 0;  // the next line to prefetch: operand, lane, line in the system
-  std::int64_t pf_line = 0;
-  const T* next_src[op_x][W];
-  for (int op = 0; prefetch_next && op < op_x; ++op) {
-    for (int j = 0; j < W; ++j) next_src[op][j] = in[op] + p.system_offset(op, next + j);
-  }
+  // The transposed loads below take a few rows of each of W systems at a time: 4 W short runs
+  // at once, too many for the hardware prefetcher, so each load waited on memory. Reading the
+  // rows first in memory order (one load per cache line, system after system) streams them into
+  // the caches at the speed of a linear read, and the transposed loads then hit. A chunk of rows
+  // is staged at a time, small enough that the chunk stays in a 512 KiB L2 beside c' and d'.
+  // 256^3 along x (this VM, alternating runs; double then prefetching the next group into L2
+  // instead): float 29.3-30.4 ms -> 24.9-25.8, double 54.6-55.0 -> 45.9-46.1. Prefetches or
+  // loads of the next group spread over this one's blocks did not do it (docs/algorithms.md).
+  constexpr std::int64_t stage_bytes = 256 * 1024;
+  constexpr std::int64_t stage_rows =
+      std::max<std::int64_t>(R, stage_bytes / (op_x * W * sizeof(T)) / R * R);
   for (std::int64_t i0 = 0; i0 < n; i0 += R) {
-    for (std::int64_t k = 0; prefetch_next && k < per_block && pf_op < op_x; ++k) {
-      if (rs[pf_op] == 1) __builtin_prefetch(next_src[pf_op][pf_lane] + pf_line * per_line, 0, 2);
-      if (++pf_line == lines_per_system) {
-        pf_line = 0;
-        if (++pf_lane == W) {
-          pf_lane = 0;
-          ++pf_op;
-        }
+    if (i0 % stage_rows == 0) {
+      const std::int64_t end = std::min(n, i0 + stage_rows);
+      for (int op = op_a; op < op_x; ++op) {
+        if (rs[op] != 1 || (shared && op != op_d)) continue;
+        // a[0] and c[n-1] are not read.
+        const std::int64_t first = (op == op_a && i0 == 0) ? 1 : i0;
+        const std::int64_t last = op == op_c ? std::min(end, n - 1) : end;
+        for (int j = 0; first < last && j < w; ++j) read_lines(src[op][j] + first, last - first);
       }
     }
     const int rows = static_cast<int>(std::min<std::int64_t>(R, n - i0));
@@ -116,8 +120,8 @@ void transpose_thomas(const Problem& p, const Operands<T>& ops, std::int64_t s0,
       }
       // a[0] and c[n-1] are never read on the scalar path.
       const int r_begin = std::max(fast_rows, (op == op_a && i0 == 0) ? 1 : 0);
-      const int r_end = op == op_c ? static_cast<int>(std::min<std::int64_t>(rows, n - 1 - i0))
-                                   : rows;
+      const int r_end =
+          op == op_c ? static_cast<int>(std::min<std::int64_t>(rows, n - 1 - i0)) : rows;
       for (int j = 0; r_begin < r_end && j < W; ++j) {
         const T* sys = src[op][j] + i0 * rs[op];
         for (int r = r_begin; r < r_end; ++r) tile[r * W + j] = sys[r * rs[op]];
