@@ -38,16 +38,29 @@ struct StripScratch {
 
 /// Each row of a strip is a separate run of memory a row stride from the last, which the
 /// hardware prefetcher does not follow from one run to the next: the forward pass asks for the
-/// rows it will read rows_ahead rows later (prefetcht1, every line of the run) while it works on
-/// the current one. 256^3, alternating runs on the development VM, medians: along z double 38-39
-/// ms -> 30-32, float 15.1-17.6 -> 14.6-15.1; along y double 29-33 -> 27-28, float 14.3-14.6 ->
-/// 12.8-13.1; apps/adi_heat (one matrix: d alone) double 256^3 y 16.5-19.0 ms per step
-/// -> 13.2-14.9. Distances of 1 to 6 rows all gained; 4 was the most even.
-constexpr std::int64_t rows_ahead = 4;
+/// rows it will read rows_ahead rows later (prefetcht1) while it works on the current one,
+/// spread over the row: one line of each operand before each line of lanes it computes. Asked
+/// for as a burst of whole rows at the start of each row, the same prefetches made 256^3 along y
+/// slower than none at all; spread, they gained 10-25% along y and z (docs/algorithms.md, "Rows
+/// ahead": the runs, and the distances tried).
+constexpr std::int64_t rows_ahead = 6;
+
+/// Lanes per cache line: the unit in which the forward pass interleaves prefetches and arithmetic.
+template <class T>
+inline constexpr int line_lanes = 64 / static_cast<int>(sizeof(T));
+
+/// Row i + rows_ahead of an operand whose lanes are contiguous and which changes along the
+/// system, or null where there is nothing to prefetch.
+template <class T>
+inline const T* row_ahead(const T* base, std::int64_t i, std::int64_t n, std::int64_t row_stride,
+                          std::int64_t lane_stride) {
+  const bool wanted = i + rows_ahead < n && lane_stride == 1 && row_stride != 0;
+  return wanted ? base + (i + rows_ahead) * row_stride : nullptr;
+}
 
 template <class T>
-inline void prefetch_run(const T* run, int w) {
-  for (int j = 0; j < w; j += 64 / static_cast<int>(sizeof(T))) __builtin_prefetch(run + j, 0, 2);
+inline const T* lanes_from(const T* row, int j0) {
+  return row != nullptr ? row + j0 : nullptr;
 }
 
 template <class T>
@@ -79,12 +92,15 @@ void strip_thomas(const Problem& p, const Operands<T>& ops, Strip strip, StripSc
     m.emplace(s.cp, n, in[op_a] + off[op_a], rs[op_a], in[op_b] + off[op_b], rs[op_b],
               in[op_c] + off[op_c], rs[op_c]);
     for (std::int64_t i = 0; i < n; ++i) {
-      if (ls[op_d] == 1 && i + rows_ahead < n) {
-        prefetch_run(in[op_d] + off[op_d] + (i + rows_ahead) * rs[op_d], w);
-      }
+      const T* next = row_ahead(in[op_d] + off[op_d], i, n, rs[op_d], ls[op_d]);
       const T* d = lane_row(in[op_d] + off[op_d] + i * rs[op_d], ls[op_d], w, s.rows[op_d]);
-      forward_row_shared(w, i, m->av[i], m->r[i], d, s.dp + (i > 0 ? i - 1 : 0) * width,
-                         s.dp + i * width);
+      T* dp = s.dp + i * width;
+      const T* dp_prev = s.dp + (i > 0 ? i - 1 : 0) * width;
+      for (int j0 = 0; j0 < w; j0 += line_lanes<T>) {
+        if (next != nullptr) __builtin_prefetch(next + j0, 0, 2);
+        const int l = std::min(line_lanes<T>, w - j0);
+        forward_row_shared(l, i, m->av[i], m->r[i], d + j0, dp_prev + j0, dp + j0);
+      }
     }
   }
 
@@ -96,11 +112,10 @@ void strip_thomas(const Problem& p, const Operands<T>& ops, Strip strip, StripSc
     if (fixed[op]) lane_row(in[op] + off[op], ls[op], w, s.rows[op]);
   }
   for (std::int64_t i = 0; i < n && !shared; ++i) {
-    for (int op = op_a; op < op_x && i + rows_ahead < n; ++op) {
-      if (ls[op] == 1 && rs[op] != 0) prefetch_run(in[op] + off[op] + (i + rows_ahead) * rs[op], w);
-    }
     const T* row[op_x];
+    const T* next[op_x];
     for (int op = op_a; op < op_x; ++op) {
+      next[op] = row_ahead(in[op] + off[op], i, n, rs[op], ls[op]);
       // a[0] and c[n-1] are never read.
       if ((op == op_a && i == 0) || (op == op_c && i == n - 1)) {
         row[op] = nullptr;
@@ -109,8 +124,19 @@ void strip_thomas(const Problem& p, const Operands<T>& ops, Strip strip, StripSc
       row[op] =
           fixed[op] ? s.rows[op] : lane_row(in[op] + off[op] + i * rs[op], ls[op], w, s.rows[op]);
     }
-    forward_rows<Checked>(w, n, i, i + 1, row[op_a], row[op_b], row[op_c], row[op_d], 0, s.cp, s.dp,
-                          width, info);
+    // One line of lanes at a time; whole lines with a constant count, which the lane loop is
+    // compiled for.
+    const auto line = [&](int j0, int lanes) {
+      for (int op = op_a; op < op_x; ++op) {
+        if (next[op] != nullptr) __builtin_prefetch(next[op] + j0, 0, 2);
+      }
+      forward_rows<Checked>(lanes, n, i, i + 1, lanes_from(row[op_a], j0), row[op_b] + j0,
+                            lanes_from(row[op_c], j0), row[op_d] + j0, 0, s.cp + j0, s.dp + j0,
+                            width, info.from(j0));
+    };
+    int j0 = 0;
+    for (; j0 + line_lanes<T> <= w; j0 += line_lanes<T>) line(j0, line_lanes<T>);
+    if (j0 < w) line(j0, w - j0);
   }
 
   // A separate output is streamed past the caches (measured 5-10% faster on 256^3 along y and

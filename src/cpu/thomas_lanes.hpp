@@ -30,6 +30,9 @@ inline bool is_finite(T v) {
 struct LaneInfo {
   int* forward;   // W entries, 0 = clean
   int* backward;  // W entries, 0 = clean
+
+  /// The bookkeeping of lanes j0 onwards.
+  LaneInfo from(int j0) const { return {forward + j0, backward + j0}; }
 };
 
 /// One forward row over w lanes. HasA is false on row 0 (a[0] is never read); HasC is false on
