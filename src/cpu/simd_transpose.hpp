@@ -154,6 +154,38 @@ inline void store_rows(T* const* out, std::int64_t first, const typename Vec<T>:
     }
   }
 }
+
+/// Rows one register transpose gives: the H = V / 2 rows of a half (load_group).
+template <class T>
+inline constexpr int group_rows = Vec<T>::lanes / 2;
+
+/// v[k] = row first + k (k < H) of the V systems whose rows start at in[0 .. V): one 16-byte
+/// piece of each system and one transpose within halves, for kernels that take rows straight
+/// into their arithmetic.
+template <class T>
+inline void load_group(const T* const* in, std::int64_t first, typename Vec<T>::type* v) {
+  constexpr int H = Vec<T>::lanes / 2;
+  typename Vec<T>::type h[H];
+  for (int k = 0; k < H; ++k) h[k] = load_halves(in[k] + first, in[k + H] + first);
+  transpose_halves(h);
+  for (int k = 0; k < H; ++k) v[k] = h[k];
+}
+
+/// The inverse of load_group: rows first .. first + H of the V systems out[0 .. V) from v (or
+/// added to them).
+template <bool Accumulate, class T>
+inline void store_group(T* const* out, std::int64_t first, const typename Vec<T>::type* v) {
+  constexpr int H = Vec<T>::lanes / 2;
+  typename Vec<T>::type h[H];
+  for (int k = 0; k < H; ++k) h[k] = v[k];
+  transpose_halves(h);
+  for (int k = 0; k < H; ++k) {
+    T* lo = out[k] + first;
+    T* hi = out[k + H] + first;
+    if constexpr (Accumulate) h[k] += load_halves(lo, hi);
+    store_halves(lo, hi, h[k]);
+  }
+}
 #else
 /// Transposes a V x V block in registers: v[k] is row k; on return v[k] is column k.
 inline void transpose_block(double_v (&v)[2]) {
@@ -197,6 +229,18 @@ inline void store_rows(T* const* out, std::int64_t first, const typename Vec<T>:
     if constexpr (Accumulate) b[k] += load_vec(out[k] + first);
     store_vec(out[k] + first, b[k]);
   }
+}
+
+/// Without halves a group is the whole V x V block.
+template <class T>
+inline constexpr int group_rows = Vec<T>::lanes;
+template <class T>
+inline void load_group(const T* const* in, std::int64_t first, typename Vec<T>::type* v) {
+  load_rows(in, first, v);
+}
+template <bool Accumulate, class T>
+inline void store_group(T* const* out, std::int64_t first, const typename Vec<T>::type* v) {
+  store_rows<Accumulate, T>(out, first, v);
 }
 #endif
 

@@ -140,6 +140,29 @@ TYPED_TEST(CpuVsReference, CoefficientsConstantAlongTheSystem) {
   }
 }
 
+// The transpose kernel substitutes whole blocks of rows of whole groups of systems straight into
+// its output transpose, and the rest through its tile: groups of 64 float / 32 double systems
+// with the last one partial, systems of one block (the last row inside it), of several, and with
+// a ragged block on top; every mode, with and without one matrix for every system.
+TYPED_TEST(CpuVsReference, WholeGroupsAlongAxisZero) {
+  using T = TypeParam;
+  int k = 0;
+  for (std::int64_t n : {8, 16, 19, 32, 67, 256}) {
+    const std::vector<std::int64_t> shape = {n, 13, 11};
+    std::vector<std::int64_t> along(3, 0);
+    along[0] = 1;
+    const auto coef = Layout::strided(shape, along);
+    const auto dense = Layout::packed(shape);
+    for (Mode mode : modes) {
+      SCOPED_TRACE("n " + std::to_string(n));
+      const auto transpose = cpu_solver<T>(Algorithm::cpu_thomas_transpose);
+      expect_matches_reference<T>(OperandLayouts(dense), 0, mode, test_seed(++k), transpose);
+      expect_matches_reference<T>(OperandLayouts(coef, coef, coef, dense, dense), 0, mode,
+                                  test_seed(++k), transpose);
+    }
+  }
+}
+
 // Broadcast along only some batch dimensions: coefficients that vary along the axis and one
 // batch dimension, shared across the other.
 TYPED_TEST(CpuVsReference, PartlyBroadcastCoefficients) {

@@ -149,20 +149,29 @@ __device__ int thomas_forward_info(const Problem& p, const Operands<T>& ops,
 template <class T, int M, bool Accumulate, bool Checked>
 __device__ __forceinline__ int store_chunk_strided(T* x, std::int64_t rx, int r0, int L,
                                                    const T (&v)[M]) {
+  // Row offsets by addition: a 64-bit product per row, (r0 + k) rx, cost about a dozen
+  // instructions per store, and a branch around each.
+  const std::int64_t first = std::int64_t(r0) * rx;
   T old[M];
   if constexpr (Accumulate) {
+    std::int64_t at = first;
 #pragma unroll
-    for (int k = 0; k < M; ++k) old[k] = k < L ? x[std::int64_t(r0 + k) * rx] : T(0);
+    for (int k = 0; k < M; ++k) {
+      old[k] = k < L ? x[at] : T(0);
+      at += rx;
+    }
   }
   int bad = 0;
+  std::int64_t at = first;
 #pragma unroll
   for (int k = 0; k < M; ++k) {
     if (k < L) {
       T out = v[k];
       if constexpr (Accumulate) out += old[k];
-      x[std::int64_t(r0 + k) * rx] = out;
+      x[at] = out;
       if (Checked && !isfinite(out)) bad = r0 + k + 1;
     }
+    at += rx;
   }
   return bad;
 }

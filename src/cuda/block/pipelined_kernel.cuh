@@ -89,31 +89,42 @@ __device__ __forceinline__ void stage_group(const Problem& p, const Operands<T>&
 
 /// Per-warp staging: issues the copies of the calling warp's rows of group g (all four operands;
 /// a of row 0 and c of row n - 1 are never read, nor copied) into its staging space, as one
-/// cp.async group.
+/// cp.async group. Lane i copies pieces i, i + 32, ... of each operand, which are the same piece
+/// of the same chunk in rows V apart (a row of the warp's chunks is 32 / V pieces): the chunk, the
+/// piece and the first row are found once, and each copy costs an offset addition. Finding them
+/// per piece took about 50 instructions a copy, a third of the float kernel's at n = 512
+/// (Nsight Compute, docs/algorithms.md, "Pipelined blocks").
 template <class T, int M, int S>
 __device__ __forceinline__ void stage_warp_rows(const Problem& p, const Operands<T>& ops,
                                                 const HybridShape& sh, std::int64_t g, int n,
                                                 int E, T* stage) {
   constexpr int V = 16 / static_cast<int>(sizeof(T));
   constexpr int G = 32 / S;
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  static_assert(M % V == 0, "a lane's pieces are whole rows V apart");
+  // Through an empty asm, as the kernel's chunk place: what follows depends only on the thread,
+  // and hoisted out of the loop over groups it stayed live across the solve (and spilled).
+  int t = static_cast<int>(threadIdx.x);
+  asm volatile("" : "+r"(t));
+  const int lane = t & 31, warp = t >> 5;
+  const WarpPiece w = warp_piece<T>(lane, S);
+  const int jc = warp * G + w.jj;
+  const int rc0 = chunk_start(sh, n, jc);
+  const int len = chunk_start(sh, n, jc + 1) - rc0;
+  const int row0 = rc0 + w.k;
   std::int64_t off[operand_count];
   system_offsets(p, g * S, off);
 #pragma unroll
   for (int op = 0; op < 4; ++op) {
-    const T* src = (op == op_a ? ops.a : op == op_b ? ops.b : op == op_c ? ops.c : ops.d) + off[op];
+    const T* src = op == op_a ? ops.a : op == op_b ? ops.b : op == op_c ? ops.c : ops.d;
     const std::int64_t rs = p.map[op].row_stride;
-    T* dst = stage + op * E;
-#pragma unroll 1
-    for (int i = lane; i < M * 32 / V; i += 32) {
-      const WarpPiece w = warp_piece<T>(i, S);
-      const int jc = warp * G + w.jj;
-      const int rc0 = chunk_start(sh, n, jc);
-      const int row = rc0 + w.k;
+    std::int64_t at = off[op] + row0 * rs + w.piece;
+    T* dst = stage + op * E + w.at(warp, M, S);
+#pragma unroll
+    for (int it = 0; it < M / V; ++it) {
+      const int row = row0 + it * V;
       const bool never_read = (op == op_a && row == 0) || (op == op_c && row + 1 == n);
-      if (w.k < chunk_start(sh, n, jc + 1) - rc0 && !never_read) {
-        copy_16_async(dst + w.at(warp, M, S), src + row * rs + w.piece);
-      }
+      if (w.k + it * V < len && !never_read) copy_16_async(dst + it * V * 32, src + at);
+      at += V * rs;
     }
   }
   __pipeline_commit();

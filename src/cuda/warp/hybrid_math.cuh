@@ -33,6 +33,32 @@ __device__ __forceinline__ Row<T> identity_row() {
   return {T(0), T(1), T(0), T(0)};
 }
 
+/// 1 / x for the hybrid's pivots: the hardware's approximate reciprocal refined by Newton steps
+/// (one in float, from at most 1 ulp off; two in double, from the about 20 bits of
+/// rcp.approx.f64), instead of the correctly rounded division, whose range checks and slow path
+/// cost instructions in every row of a chunk's sweep. Where the kernel issues instructions
+/// about as fast as the memory delivers rows (float along axes >= 1 at n >= 512) this gained
+/// 1-4 points of the copy; the bench's errors against the reference stayed the same to two
+/// digits (docs/algorithms.md, "Pivot reciprocals"). A zero, infinite or NaN pivot gives NaN
+/// (the division gave inf or 0): a breakdown shows in x as before. Float keeps subnormal
+/// pivots; double flushes them (|x| < 2^-1022, whose reciprocal overflows anyway) and returns
+/// 0 for |x| > 2^1022, whose reciprocal would be subnormal.
+template <class T>
+__device__ __forceinline__ T reciprocal(T x);
+template <>
+__device__ __forceinline__ float reciprocal(float x) {
+  float r;
+  asm("rcp.approx.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return fmaf(r, fmaf(-x, r, 1.0f), r);
+}
+template <>
+__device__ __forceinline__ double reciprocal(double x) {
+  double r;
+  asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(r) : "d"(x));
+  r = fma(r, fma(-x, r, 1.0), r);
+  return fma(r, fma(-x, r, 1.0), r);
+}
+
 /// Rows in registers: arrays of a compile-time capacity M, indexed only by unrolled loop
 /// counters. A, C, D overwrite a, c, d; x overwrites d.
 template <class T, int M>
@@ -96,7 +122,7 @@ __device__ __forceinline__ void chunk_reduce(Rows& r, int L, Row<T>& first, Row<
   for (int k = 1; k < n_rows; ++k) {
     const T ak = r.sub(k), bk = r.diag(k), ck = r.sup(k), dk = r.rhs(k);
     if (k < L - 1) {
-      const T inv = T(1) / (bk - ak * cp);
+      const T inv = reciprocal(bk - ak * cp);
       ap = -ak * ap * inv;
       cp = ck * inv;
       dp = (dk - ak * dp) * inv;
@@ -155,7 +181,7 @@ __device__ __forceinline__ void pair_solve_multi(const Row<T>& f, const T (&f_rh
                                                  T (&x_first)[K], T (&x_last)[K]) {
   const int j = static_cast<int>(threadIdx.x) % G;  // G divides 32 and the warp is aligned
   // First equation solved for its own unknown: x_f = fd - fe * x_last(j-1) - fh * x_last(j).
-  const T fr = T(1) / f.diag;
+  const T fr = reciprocal(f.diag);
   const T fe = f.sub * fr, fh = f.sup * fr;
   T fd[K];
 #pragma unroll
@@ -177,7 +203,7 @@ __device__ __forceinline__ void pair_solve_multi(const Row<T>& f, const T (&f_rh
     de[k] = l_rhs[k] - l.sub * fd[k] - l.sup * nd;
   }
   {
-    const T inv = T(1) / (l.diag - l.sub * fh - l.sup * ne);
+    const T inv = reciprocal(l.diag - l.sub * fh - l.sup * ne);
     al *= inv;
     ga *= inv;
 #pragma unroll
@@ -191,7 +217,7 @@ __device__ __forceinline__ void pair_solve_multi(const Row<T>& f, const T (&f_rh
     T ga_p = __shfl_down_sync(full_warp, ga, s, G);
     if (j < s) al_m = ga_m = T(0);  // outside the system: the identity
     if (j + s >= G) al_p = ga_p = T(0);
-    const T inv = T(1) / (T(1) - al * ga_m - ga * al_p);
+    const T inv = reciprocal(T(1) - al * ga_m - ga * al_p);
 #pragma unroll
     for (int k = 0; k < K; ++k) {
       T de_m = __shfl_up_sync(full_warp, de[k], s, G);
