@@ -141,9 +141,9 @@ void transpose_thomas(const Problem& p, const Operands<T>& ops, std::int64_t s0,
 
   // Whole blocks of rows are substituted straight into the output transpose
   // (register_thomas.hpp) where x's rows are contiguous, every lane is a system (the tile path
-  // never stores the repeated ones) and no value needs inspecting. 256^3 along x, in place,
-  // three alternating rounds against the tile path: double 55.7-57.9 ms -> 52.7-53.7, float
-  // level (28.6-30.9 against 28.9-29.9).
+  // never stores the repeated ones) and no value needs inspecting: 3-5% faster with everything
+  // in the caches, level from memory on the 2-core VM, and 256^3 along x with 16 threads of the
+  // GPU machine's Intel host float 5.3-5.5 ms -> 4.1-4.9 (docs/algorithms.md).
   const bool direct = !Checked && w == W && rs[op_x] == 1;
   const std::int64_t last_block = ((n - 1) / R) * R;
   for (std::int64_t i0 = last_block; i0 >= 0; i0 -= R) {

@@ -93,7 +93,7 @@ __device__ __forceinline__ void stage_group(const Problem& p, const Operands<T>&
 /// of the same chunk in rows V apart (a row of the warp's chunks is 32 / V pieces): the chunk, the
 /// piece and the first row are found once, and each copy costs an offset addition. Finding them
 /// per piece took about 50 instructions a copy, a third of the float kernel's at n = 512
-/// (Nsight Compute, docs/algorithms.md, "Pipelined blocks").
+/// (Nsight Compute, docs/algorithms.md, "Address arithmetic").
 template <class T, int M, int S>
 __device__ __forceinline__ void stage_warp_rows(const Problem& p, const Operands<T>& ops,
                                                 const HybridShape& sh, std::int64_t g, int n,

@@ -34,15 +34,16 @@ __device__ __forceinline__ Row<T> identity_row() {
 }
 
 /// 1 / x for the hybrid's pivots: the hardware's approximate reciprocal refined by Newton steps
-/// (one in float, from at most 1 ulp off; two in double, from the about 20 bits of
-/// rcp.approx.f64), instead of the correctly rounded division, whose range checks and slow path
-/// cost instructions in every row of a chunk's sweep. Where the kernel issues instructions
-/// about as fast as the memory delivers rows (float along axes >= 1 at n >= 512) this gained
-/// 1-4 points of the copy; the bench's errors against the reference stayed the same to two
-/// digits (docs/algorithms.md, "Pivot reciprocals"). A zero, infinite or NaN pivot gives NaN
-/// (the division gave inf or 0): a breakdown shows in x as before. Float keeps subnormal
-/// pivots; double flushes them (|x| < 2^-1022, whose reciprocal overflows anyway) and returns
-/// 0 for |x| > 2^1022, whose reciprocal would be subnormal.
+/// (one in float, from at most 1 ulp off; two in double, from the coarser rcp.approx.ftz.f64;
+/// within 1 ulp of 1 / x in both, tests/cuda/pivot_reciprocal_test.cu), instead of the
+/// correctly rounded division, whose range checks and slow path cost instructions in every row
+/// of a chunk's sweep. Where the kernel issues instructions about as fast as the memory delivers
+/// rows (float along axes >= 1 at n >= 512) this gained 1-4 points of the copy; the bench's
+/// errors against the reference stayed the same to two digits (docs/algorithms.md, "Pivot
+/// reciprocals"). A zero, infinite or NaN pivot gives NaN (the division gave inf or 0): a
+/// breakdown shows in x as before. Float keeps subnormal pivots; double flushes them
+/// (|x| < 2^-1022, whose reciprocal overflows anyway) and returns 0 for |x| > 2^1022, whose
+/// reciprocal would be subnormal.
 template <class T>
 __device__ __forceinline__ T reciprocal(T x);
 template <>
