@@ -78,13 +78,18 @@ struct HybridSmem {
   int stage_stride;  // per warp: 4 arrays of 32 * M rows, padded (chunk_fastest only)
   int sys_stride;    // reduced rows of one system in this block: 2P + 1
   int reduced_size;  // per array: padded S * sys_stride, or 0
-  int exchange;      // clustered: cluster_exchange_size(S), else 0
+  int exchange;      // clustered: cluster_exchange_size(S) + cluster_records_size(S, C)
   __host__ __device__ static HybridSmem make(const HybridShape& s, int M, Mapping map, Phase ph) {
     HybridSmem m{};
     m.stage_stride = map == Mapping::chunk_fastest ? 4 * padded_size<T>(32 * M) : 0;
     m.sys_stride = 2 * s.P + 1;
     m.reduced_size = reduced_in_shared(map, ph, s.P) ? padded_size<T>(s.S * m.sys_stride) : 0;
-    m.exchange = ph == Phase::clustered ? cluster_exchange_size(s.S) : 0;
+    // Clustered: the exchange after the reduced arrays starts at a multiple of 16 bytes (the
+    // stage is empty along axes >= 1).
+    if (ph == Phase::clustered) m.reduced_size = cluster_round_up<T>(m.reduced_size);
+    m.exchange = ph == Phase::clustered
+                     ? cluster_exchange_size<T>(s.S) + cluster_records_size<T>(s.S, s.C)
+                     : 0;
     return m;
   }
   __host__ __device__ std::size_t bytes(int warps, int S) const {
@@ -228,8 +233,15 @@ __global__ void __launch_bounds__(hybrid_max_threads)
   const HybridSmem<T> lay = HybridSmem<T>::make(sh, M, Map, Ph);
   T* stage = reinterpret_cast<T*>(smem_raw) + warp * lay.stage_stride;
   T* red = reinterpret_cast<T*>(smem_raw) + warps * lay.stage_stride;   // 4 arrays
-  T* exchange = red + 4 * lay.reduced_size;                              // clustered
-  int* info_smem = reinterpret_cast<int*>(exchange + lay.exchange);      // [S]: last bad row
+  T* exchange_space = red + 4 * lay.reduced_size;                       // clustered
+  int* info_smem = reinterpret_cast<int*>(exchange_space + lay.exchange);  // [S]: last bad row
+  // Clustered: the records after the end values. The exchange opens at once (the space is the
+  // block's own); the view is made again where it is used rather than kept in registers.
+  const auto cluster_exchange = [&] {
+    return ClusterExchange<T>::make(exchange_space, exchange_space + cluster_exchange_size<T>(S), S,
+                                    sh.C);
+  };
+  if constexpr (Ph == Phase::clustered) cluster_exchange_open(cluster_exchange());
 
   const int l = chunk_major ? t / P : t % S;   // system within the block
   const int jl = chunk_major ? t % P : t / S;  // chunk within the block
@@ -337,9 +349,10 @@ __global__ void __launch_bounds__(hybrid_max_threads)
     if (!reduced_in_shared(Map, Ph, P)) {
       pair_solve(first, last, P, x_first, x_last);
     } else {
-      chunk_ends_in_shared<T, Ph == Phase::clustered>(first, last, l, jl, red, lay.reduced_size,
-                                                      lay.sys_stride, P, S, exchange, x_first,
-                                                      x_last);
+      constexpr Exchange exchange = Ph == Phase::clustered ? Exchange::push : Exchange::none;
+      chunk_ends_in_shared<T, exchange>(
+          first, last, l, jl, red, lay.reduced_size, lay.sys_stride, P, S,
+          Ph == Phase::clustered ? cluster_exchange() : ClusterExchange<T>{}, x_first, x_last);
     }
   } else {
     // Long path: the reduced systems live in the workspace.
@@ -445,7 +458,6 @@ __global__ void __launch_bounds__(hybrid_max_threads)
       }
     }
   }
-  if constexpr (Ph == Phase::clustered) cluster_wait_before_exit();
 }
 
 }  // namespace triax::detail::cuda

@@ -204,8 +204,9 @@ __global__ void __launch_bounds__(hybrid_max_threads)
       if (more) stage_next(g + gridDim.x);
     }
     T x_first, x_last;
-    chunk_ends_in_shared<T, false>(first, last, l, j, red, lay.reduced_size, lay.sys_stride, P,
-                                   S, nullptr, x_first, x_last);
+    chunk_ends_in_shared<T, Exchange::none>(first, last, l, j, red, lay.reduced_size,
+                                            lay.sys_stride, P, S, ClusterExchange<T>{}, x_first,
+                                            x_last);
     chunk_back<T>(rows, L, x_first, x_last);
 
     std::int64_t off[operand_count];

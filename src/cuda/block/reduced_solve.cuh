@@ -9,6 +9,7 @@
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
+#include "cuda/block/cluster_exchange.cuh"
 #include "cuda/warp/hybrid_math.cuh"
 
 namespace triax::detail::cuda {
@@ -56,10 +57,6 @@ __device__ __forceinline__ void solve_reduced_in_block(T* ra, T* rb, T* rc, T* r
   }
 }
 
-/// Elements of T a clustered block needs beside its reduced rows: its two equations per system
-/// (four arrays of 2S) and its two end values per system (2S).
-__host__ __device__ constexpr int cluster_exchange_size(int S) { return 10 * S; }
-
 /// The reduced systems when the C blocks of a cluster (rank r holding chunks rP .. rP + P - 1 of
 /// each of the same S systems; P <= 32, S * P threads) share each system. Two levels, so that no
 /// block waits on another's solve:
@@ -68,15 +65,18 @@ __host__ __device__ constexpr int cluster_exchange_size(int S) { return 10 * S; 
 ///     sides at once: its own, Y_f = 1, Y_l = 1. Every chunk end is then v0 + v1 Y_f + v2 Y_l.
 ///  2. Substituting that into the two outer equations gives the block's pair of equations in the
 ///     form a chunk's pair has (hybrid_math.cuh), coupling Y_f, Y_l to the neighbouring blocks.
-///  3. Every block reads the C pairs of each system from the cluster's shared memory and solves
-///     them itself (pair_solve over C lanes), keeping its own Y_f, Y_l.
-/// x replaces the right-hand sides. The caller synchronises the block before and after, and runs
-/// cluster.barrier_wait() before it exits (this arrives once it is done with the other blocks'
-/// shared memory, which must outlive those reads).
-template <class T>
-__device__ __forceinline__ void solve_reduced_in_cluster(T* ra, T* rb, T* rc, T* rd,
-                                                         int sys_stride, int P, int S,
-                                                         T* exchange, int warp, int lane) {
+///     Exchange::push: each block sends its pairs to every block of the cluster (st.async,
+///     counted on the receiver's mbarrier; the caller opened the exchange). Exchange::pull: each
+///     block keeps its pairs, and after a cluster barrier every block reads the others' (the
+///     caller runs cluster_exchange_leave<pull> before it exits). cluster_exchange.cuh says why
+///     both exist.
+///  3. Every block solves the C pairs of each system (pair_solve over C lanes), keeping its own
+///     Y_f, Y_l.
+/// x replaces the right-hand sides. The caller synchronises the block before and after.
+template <class T, Exchange E>
+__device__ __forceinline__ void solve_reduced_in_cluster(T* ra, T* rb, T* rc, T* rd, int sys_stride,
+                                                         int P, int S, const ClusterExchange<T>& ex,
+                                                         int warp, int lane) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
   __trap();  // the host launches clusters only on devices that have them
 #else
@@ -84,8 +84,6 @@ __device__ __forceinline__ void solve_reduced_in_cluster(T* ra, T* rb, T* rc, T*
   cg::cluster_group cluster = cg::this_cluster();
   const int C = static_cast<int>(cluster.num_blocks());
   const int rank = static_cast<int>(cluster.block_rank());
-  T* pairs = exchange;         // [4][2S]: sub, diag, sup, rhs of (system, first / last)
-  T* ends = exchange + 8 * S;  // [2S]: Y_f, Y_l of each system
   // 1. Thread (system sys, chunk jl): lanes of one system side by side, as pair_solve wants.
   const int sys = warp * (32 / P) + lane / P;
   const int jl = lane % P;
@@ -100,63 +98,65 @@ __device__ __forceinline__ void solve_reduced_in_cluster(T* ra, T* rb, T* rc, T*
   pair_solve_multi<T, 3>(head ? identity_row<T>() : f, f_rhs, tail ? identity_row<T>() : g,
                          g_rhs, P, vf, vl);
   // 2. The first chunk's first equation with its last unknown substituted, and the last chunk's
-  // last equation with its first unknown substituted.
-  if (head) {
-    const Row<T> b{f.sub, f.diag + f.sup * vl[1], f.sup * vl[2], f.rhs - f.sup * vl[0]};
-    pairs[2 * sys] = b.sub;
-    pairs[2 * S + 2 * sys] = b.diag;
-    pairs[4 * S + 2 * sys] = b.sup;
-    pairs[6 * S + 2 * sys] = b.rhs;
+  // last equation with its first unknown substituted: pushed into slot (sys, rank) of every
+  // block, or kept in the block's own slot (sys, 0).
+  constexpr bool push = E == Exchange::push;
+  if constexpr (push) cluster_exchange_ready();
+  T* const slot = ex.records + ex.record(sys, push ? rank : 0);
+  const auto put = [&](T* at, const Row<T>& b) {
+    if constexpr (push) {
+      const T* const barrier = reinterpret_cast<const T*>(ex.barrier);
+      for (int c = 0; c < C; ++c) send4(at, c, barrier, b.sub, b.diag, b.sup, b.rhs);
+    } else {
+      at[0] = b.sub;
+      at[1] = b.diag;
+      at[2] = b.sup;
+      at[3] = b.rhs;
+    }
+  };
+  if (head) put(slot, {f.sub, f.diag + f.sup * vl[1], f.sup * vl[2], f.rhs - f.sup * vl[0]});
+  if (tail) put(slot + 4, {g.sub * vf[1], g.diag + g.sub * vf[2], g.sup, g.rhs - g.sub * vf[0]});
+  // 3. C lanes per system (whole warps: pair_solve shuffles across all 32 lanes). Pushed: only
+  // the warps that read records wait for them; the others wait at the block barrier below.
+  if constexpr (push) {
+    if (warp * 32 < S * C) cluster_exchange_receive(ex);
+  } else {
+    cluster.sync();  // every block's pairs written and visible
   }
-  if (tail) {
-    const Row<T> b{g.sub * vf[1], g.diag + g.sub * vf[2], g.sup, g.rhs - g.sub * vf[0]};
-    pairs[2 * sys + 1] = b.sub;
-    pairs[2 * S + 2 * sys + 1] = b.diag;
-    pairs[4 * S + 2 * sys + 1] = b.sup;
-    pairs[6 * S + 2 * sys + 1] = b.rhs;
-  }
-  cluster.sync();  // every block's pairs written and visible
-  // 3. C lanes per system (whole warps: pair_solve shuffles across all 32 lanes).
   for (int g0 = warp * 32; g0 < S * C; g0 += static_cast<int>(blockDim.x)) {
     const int q = (g0 + lane) / C, c = (g0 + lane) % C;
     Row<T> bf = identity_row<T>(), bl = identity_row<T>();
     if (q < S) {
-      const T* rp = cluster.map_shared_rank(pairs, c);
-      bf = {rp[2 * q], rp[2 * S + 2 * q], rp[4 * S + 2 * q], rp[6 * S + 2 * q]};
-      bl = {rp[2 * q + 1], rp[2 * S + 2 * q + 1], rp[4 * S + 2 * q + 1], rp[6 * S + 2 * q + 1]};
+      const T* r = push ? ex.records + ex.record(q, c)
+                        : cluster.map_shared_rank(ex.records + ex.record(q, 0), c);
+      bf = {r[0], r[1], r[2], r[3]};
+      bl = {r[4], r[5], r[6], r[7]};
     }
     T yf, yl;
     pair_solve(bf, bl, C, yf, yl);
     if (q < S && c == rank) {
-      ends[2 * q] = yf;
-      ends[2 * q + 1] = yl;
+      ex.ends[2 * q] = yf;
+      ex.ends[2 * q + 1] = yl;
     }
   }
-  cluster.barrier_arrive();  // done with the other blocks' shared memory
+  if constexpr (!push) cluster.barrier_arrive();  // done with the other blocks' shared memory
   __syncthreads();
-  const T yf = ends[2 * sys], yl = ends[2 * sys + 1];
+  const T yf = ex.ends[2 * sys], yl = ex.ends[2 * sys + 1];
   rd[e0] = vf[0] + vf[1] * yf + vf[2] * yl;
   rd[e1] = vl[0] + vl[1] * yf + vl[2] * yl;
 #endif
 }
 
-/// The last step of a clustered block: wait until every block of the cluster is done reading the
-/// others' shared memory (solve_reduced_in_cluster arrives once it is).
-__device__ __forceinline__ void cluster_wait_before_exit() {
-#if !(defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900)
-  cooperative_groups::this_cluster().barrier_wait();
-#endif
-}
-
 /// Every chunk's two end values where the reduced rows go through shared memory: thread (system
-/// l, chunk jl of the block) writes its two equations, the block (Clustered: the cluster, with
-/// the exchange space of cluster_exchange_size) solves them, and each thread reads its two end
-/// values back. The caller makes sure no thread still reads what red overlays.
-template <class T, bool Clustered>
-__device__ __forceinline__ void chunk_ends_in_shared(const Row<T>& first, const Row<T>& last,
-                                                     int l, int jl, T* red, int reduced_size,
-                                                     int sys_stride, int P, int S, T* exchange,
-                                                     T& x_first, T& x_last) {
+/// l, chunk jl of the block) writes its two equations, the block (or, with an Exchange, the
+/// cluster through `exchange`) solves them, and each thread reads its two end values back. The
+/// caller makes sure no thread still reads what red overlays.
+template <class T, Exchange E>
+__device__ __forceinline__ void chunk_ends_in_shared(const Row<T>& first, const Row<T>& last, int l,
+                                                     int jl, T* red, int reduced_size,
+                                                     int sys_stride, int P, int S,
+                                                     const ClusterExchange<T>& exchange, T& x_first,
+                                                     T& x_last) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
   T* red_a = red;
   T* red_b = red + reduced_size;
@@ -172,8 +172,9 @@ __device__ __forceinline__ void chunk_ends_in_shared(const Row<T>& first, const 
   red_c[padded<T>(e + 1)] = last.sup;
   red_d[padded<T>(e + 1)] = last.rhs;
   __syncthreads();
-  if constexpr (Clustered) {
-    solve_reduced_in_cluster(red_a, red_b, red_c, red_d, sys_stride, P, S, exchange, warp, lane);
+  if constexpr (E != Exchange::none) {
+    solve_reduced_in_cluster<T, E>(red_a, red_b, red_c, red_d, sys_stride, P, S, exchange, warp,
+                                   lane);
   } else {
     (void)exchange;
     solve_reduced_in_block(red_a, red_b, red_c, red_d, sys_stride, P, S, warp, warps, lane);

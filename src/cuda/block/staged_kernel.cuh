@@ -34,21 +34,22 @@ constexpr int staged_max_threads = 1024;
 
 /// Shared memory of the staged kernel, in elements of T: a and c (E each: P * M * S), then b,
 /// whose space (at least E) later holds the four arrays of the reduced systems; then, clustered,
-/// the exchange space (cluster_exchange_size); then S ints.
+/// the exchange space (the end values, and the block's records that the others pull); then S
+/// ints.
 template <class T>
 struct StagedSmem {
   int E;             // elements per staged array
   int sys_stride;    // reduced rows of one system in this block: 2P + 1
   int reduced_size;  // per reduced array: padded S * sys_stride
-  int tail;          // b and the reduced systems: max(E, 4 * reduced_size)
-  int exchange;      // clustered: cluster_exchange_size(S), else 0
+  int tail;          // b and the reduced systems: max(E, 4 * reduced_size), 16-byte multiple
+  int exchange;      // clustered: its own records (pulled) and the end values, else 0
   __host__ __device__ static StagedSmem make(int M, int P, int S, bool clustered) {
     StagedSmem m{};
     m.E = P * M * S;
     m.sys_stride = 2 * P + 1;
     m.reduced_size = padded_size<T>(S * m.sys_stride);
-    m.tail = m.E > 4 * m.reduced_size ? m.E : 4 * m.reduced_size;
-    m.exchange = clustered ? cluster_exchange_size(S) : 0;
+    m.tail = cluster_round_up<T>(m.E > 4 * m.reduced_size ? m.E : 4 * m.reduced_size);
+    m.exchange = clustered ? cluster_exchange_size<T>(S) + cluster_records_size<T>(S, 1) : 0;
     return m;
   }
   __host__ __device__ std::size_t bytes(int S) const {
@@ -85,8 +86,7 @@ __global__ void __launch_bounds__(staged_max_threads, 1)
   T* sa = reinterpret_cast<T*>(smem_raw);
   T* sc = sa + lay.E;
   T* sb = sc + lay.E;
-  T* exchange = sb + lay.tail;
-  int* info_smem = reinterpret_cast<int*>(exchange + lay.exchange);
+  int* info_smem = reinterpret_cast<int*>(sb + lay.tail + lay.exchange);
 
   const int l = t % S, j = t / S;  // system within the block, chunk within the block
   const int jg = blockIdx.y * P + j;  // chunk within the system (clustered: rank blockIdx.y)
@@ -169,11 +169,17 @@ __global__ void __launch_bounds__(staged_max_threads, 1)
   Row<T> first, last;
   chunk_reduce<T>(rows, L, first, last);
 
-  // ---- The reduced systems, in b's space once every thread is done with b.
+  // ---- The reduced systems, in b's space once every thread is done with b. Clustered, the
+  // blocks pull each other's records (cluster_exchange.cuh says why not push here).
   __syncthreads();
+  constexpr Exchange exchange = Clustered ? Exchange::pull : Exchange::none;
   T x_first, x_last;
-  chunk_ends_in_shared<T, Clustered>(first, last, l, j, sb, lay.reduced_size, lay.sys_stride, P,
-                                     S, exchange, x_first, x_last);
+  chunk_ends_in_shared<T, exchange>(
+      first, last, l, j, sb, lay.reduced_size, lay.sys_stride, P, S,
+      Clustered ? ClusterExchange<T>::make(sb + lay.tail,
+                                           sb + lay.tail + cluster_exchange_size<T>(S), S, 1)
+                : ClusterExchange<T>{},
+      x_first, x_last);
 
   // ---- Checked mode: the Thomas forward check before anything is written.
   int forward_info = 0;
@@ -191,7 +197,7 @@ __global__ void __launch_bounds__(staged_max_threads, 1)
     __syncthreads();
     if (valid && j == 0) ops.info[s] = forward_info != 0 ? forward_info : info_smem[l];
   }
-  if constexpr (Clustered) cluster_wait_before_exit();
+  cluster_exchange_leave<exchange>();
 }
 
 }  // namespace triax::detail::cuda
