@@ -1,10 +1,10 @@
 #pragma once
 // Host buffers without serial first touch, a parallel copy, and a cache flush by reading.
 #include <cstddef>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
-#include <new>
+#include <string>
 
 #include <omp.h>
 
@@ -16,17 +16,28 @@ struct FreeDeleter {
 template <class T>
 using HostArray = std::unique_ptr<T[], FreeDeleter>;
 
-/// An uninitialised host array (first touched by whoever fills it, in parallel), aligned to a
-/// 64-byte cache line as HPC codes allocate their fields. (Plain `new` of a large array returns
-/// 16 bytes past a page boundary; on the development VM the CPU solves along y and z then ran
-/// 15-25% slower, for reasons not yet found: docs/performance.md.)
+/// Whether host arrays of 2 MiB or more ask the kernel for transparent huge pages (the default;
+/// `--small-pages` turns it off). Along axis 2 of 256^3 every row of a strip lies in its own
+/// 4 KiB page, so the CPU solve there touches a new page for every row run: on the development VM
+/// huge pages made double 7-13% faster along z and 7% along y, float up to 8% (docs/performance.md,
+/// "Host pages").
+/// Applied to every host buffer of the run alike: the copy reference, the baselines' inputs and
+/// triax's.
+void set_huge_pages(bool on);
+
+/// The kernel's transparent huge page mode ("always", "madvise", "never"; "" where unknown).
+std::string transparent_huge_page_mode();
+
+/// Uninitialised host memory: 64-byte aligned, as HPC codes allocate their fields (plain `new` of
+/// a large array returns 16 bytes past a page boundary; on the development VM the CPU solves
+/// along y and z then ran 15-25% slower, for reasons not yet found: docs/performance.md), or 2 MiB
+/// aligned and advised for huge pages (set_huge_pages).
+void* host_allocate(std::size_t bytes);
+
+/// An uninitialised host array (first touched by whoever fills it, in parallel).
 template <class T>
 HostArray<T> host_array(std::size_t count) {
-  constexpr std::size_t line = 64;
-  const std::size_t bytes = (count * sizeof(T) + line - 1) / line * line;
-  void* p = std::aligned_alloc(line, bytes == 0 ? line : bytes);
-  if (p == nullptr) throw std::bad_alloc();
-  return HostArray<T>(static_cast<T*>(p));
+  return HostArray<T>(static_cast<T*>(host_allocate(count * sizeof(T))));
 }
 
 /// std::memcpy split into one contiguous chunk per OpenMP thread.

@@ -4,6 +4,7 @@
 
 #include "copy_reference.hpp"
 #include "cpu_baseline.hpp"
+#include "host_memory.hpp"
 #include "host_runner.hpp"
 #include "options.hpp"
 #include "report.hpp"
@@ -24,7 +25,12 @@ int main(int argc, char** argv) {
     info.mode = cfg.cases.empty() ? "inplace" : to_string(cfg.cases.front().mode);
     info.host = host_description();
     info.lapack = lapack_available();
-    std::printf("triax-bench: host %s\n", info.host.c_str());
+    set_huge_pages(cfg.huge_pages);
+    const std::string thp = transparent_huge_page_mode();
+    info.host_pages =
+        cfg.huge_pages ? "huge (THP " + (thp.empty() ? "unknown" : thp) + ")" : "small";
+    std::printf("triax-bench: host %s; host buffers: %s\n", info.host.c_str(),
+                info.host_pages.c_str());
     std::printf(
         "mode %s; effective bytes = %s x points x sizeof(T); median of %d solves after 2 "
         "warm-up solves; caches flushed (by reading) and the output restored before each "

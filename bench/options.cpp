@@ -26,6 +26,8 @@ constexpr const char* usage =
   --check-targets                print PASS/FAIL per target of the suite (exit code stays 0)
   --copy-gib G                   size of each copy-reference buffer (default 1 cpu, 2 cuda)
   --json FILE                    write every row as JSON
+  --small-pages                  host buffers in the kernel's default pages (default: 2 MiB
+                                 aligned, transparent huge pages requested with madvise)
 )";
 
 [[noreturn]] void fail(const std::string& message) {
@@ -194,6 +196,8 @@ Config parse_command_line(int argc, char** argv) {
     } else if (arg == "--copy-gib") {
       cfg.copy_gib = std::atof(next().c_str());
       if (!(cfg.copy_gib >= 1)) fail("--copy-gib must be at least 1");
+    } else if (arg == "--small-pages") {
+      cfg.huge_pages = false;
     } else if (arg == "--json") {
       cfg.json_path = next();
     } else {

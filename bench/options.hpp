@@ -13,6 +13,7 @@ struct Config {
   std::string json_path;  ///< "" = no JSON
   bool check_targets = false;
   double copy_gib = 0;  ///< size of each copy-reference buffer (0 = the backend's default)
+  bool huge_pages = true;  ///< host buffers advised for transparent huge pages (host_memory.hpp)
 };
 
 /// Parses argv; prints usage and exits on --help or on a bad argument.

@@ -170,6 +170,7 @@ void write_json(const std::string& path, const RunInfo& info, const std::vector<
       .field("suite", info.suite)
       .field("mode", info.mode)
       .field("lapack", info.lapack)
+      .field("host_pages", info.host_pages)
       .field("bytes_counted", "read a, b, c, d and write x (increment also reads u)")
       .field("statistic", "median");
   if (info.host_copy.gbps > 0) copy("host_copy", info.host_copy);

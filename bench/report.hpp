@@ -19,6 +19,7 @@ struct RunInfo {
   std::string host, device, suite, mode;
   CopyReference host_copy, device_copy;
   bool lapack = false;
+  std::string host_pages;           ///< "huge (THP <mode>)" or "small"
   std::vector<std::string> errors;  ///< cases that stopped with an exception
 };
 

@@ -180,18 +180,22 @@ template <class T, int K>
 __device__ __forceinline__ void pair_solve_multi(const Row<T>& f, const T (&f_rhs)[K],
                                                  const Row<T>& l, const T (&l_rhs)[K], int G,
                                                  T (&x_first)[K], T (&x_last)[K]) {
-  const int j = static_cast<int>(threadIdx.x) % G;  // G divides 32 and the warp is aligned
-  // First equation solved for its own unknown: x_f = fd - fe * x_last(j-1) - fh * x_last(j).
+  // No lane tests whether its neighbours exist. Chunk 0's first equation has sub = 0 and chunk
+  // G-1's last has sup = 0 (row 0's a and row n-1's c are passed as 0, and a chunk past the end
+  // of its system is the identity), so al = 0 on lane 0 and ga = 0 on lane G-1; by induction,
+  // after the step at distance s, al = 0 on lanes j < 2s and ga = 0 on lanes j >= G - 2s. A
+  // shuffle from outside the segment returns the lane's own value, which is then multiplied by
+  // that zero: the same result as the identity outside the system, without a select on every
+  // shuffled value (docs/algorithms.md, "PCR without boundary selects").
   const T fr = reciprocal(f.diag);
   const T fe = f.sub * fr, fh = f.sup * fr;
   T fd[K];
 #pragma unroll
   for (int k = 0; k < K; ++k) fd[k] = f_rhs[k] * fr;
-  // The next chunk's, to eliminate x_f(j+1) from this chunk's last equation.
-  const bool has_next = j + 1 < G;
-  T ne = __shfl_down_sync(full_warp, fe, 1, G);
-  T nh = __shfl_down_sync(full_warp, fh, 1, G);
-  if (!has_next) ne = nh = T(0);
+  // The next chunk's, to eliminate x_f(j+1) from this chunk's last equation (l.sup = 0 on the
+  // last lane, where the shuffle returns the lane's own).
+  const T ne = __shfl_down_sync(full_warp, fe, 1, G);
+  const T nh = __shfl_down_sync(full_warp, fh, 1, G);
   // Equation in the last unknowns only, normalised to a unit diagonal: al y(j-1) + y(j) +
   // ga y(j+1) = de.
   T al = -l.sub * fe;
@@ -199,8 +203,7 @@ __device__ __forceinline__ void pair_solve_multi(const Row<T>& f, const T (&f_rh
   T de[K];
 #pragma unroll
   for (int k = 0; k < K; ++k) {
-    T nd = __shfl_down_sync(full_warp, fd[k], 1, G);
-    if (!has_next) nd = T(0);
+    const T nd = __shfl_down_sync(full_warp, fd[k], 1, G);
     de[k] = l_rhs[k] - l.sub * fd[k] - l.sup * nd;
   }
   {
@@ -212,19 +215,15 @@ __device__ __forceinline__ void pair_solve_multi(const Row<T>& f, const T (&f_rh
   }
   // PCR: after the step at distance s each equation couples to neighbours 2s away.
   for (int s = 1; s < G; s *= 2) {
-    T al_m = __shfl_up_sync(full_warp, al, s, G);
-    T ga_m = __shfl_up_sync(full_warp, ga, s, G);
-    T al_p = __shfl_down_sync(full_warp, al, s, G);
-    T ga_p = __shfl_down_sync(full_warp, ga, s, G);
-    if (j < s) al_m = ga_m = T(0);  // outside the system: the identity
-    if (j + s >= G) al_p = ga_p = T(0);
+    const T ga_m = __shfl_up_sync(full_warp, ga, s, G);
+    const T al_m = __shfl_up_sync(full_warp, al, s, G);
+    const T al_p = __shfl_down_sync(full_warp, al, s, G);
+    const T ga_p = __shfl_down_sync(full_warp, ga, s, G);
     const T inv = reciprocal(T(1) - al * ga_m - ga * al_p);
 #pragma unroll
     for (int k = 0; k < K; ++k) {
-      T de_m = __shfl_up_sync(full_warp, de[k], s, G);
-      T de_p = __shfl_down_sync(full_warp, de[k], s, G);
-      if (j < s) de_m = T(0);
-      if (j + s >= G) de_p = T(0);
+      const T de_m = __shfl_up_sync(full_warp, de[k], s, G);
+      const T de_p = __shfl_down_sync(full_warp, de[k], s, G);
       de[k] = (de[k] - al * de_m - ga * de_p) * inv;
     }
     al = -al * al_m * inv;
@@ -233,8 +232,7 @@ __device__ __forceinline__ void pair_solve_multi(const Row<T>& f, const T (&f_rh
 #pragma unroll
   for (int k = 0; k < K; ++k) {
     x_last[k] = de[k];
-    T prev = __shfl_up_sync(full_warp, de[k], 1, G);
-    if (j == 0) prev = T(0);
+    const T prev = __shfl_up_sync(full_warp, de[k], 1, G);  // fe = 0 on lane 0
     x_first[k] = fd[k] - fe * prev - fh * de[k];
   }
 }
