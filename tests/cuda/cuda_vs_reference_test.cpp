@@ -333,6 +333,38 @@ TYPED_TEST(CudaVsReference, PipelinedAlongAxesAboveZero) {
 // C x P: whole blocks of the cluster hold no rows (n = 40 over 8 blocks of 32 chunks), one chunk
 // per block (P = 1), chunks of two rows; register and staged blocks. Each case first checks that
 // the override took effect.
+TYPED_TEST(CudaVsReference, PipelinedClustersAlongAxesAboveZero) {
+  using T = TypeParam;
+  // At most 3 clusters (or blocks), so that each loops over several groups even here: groups
+  // i and i + 2 of a cluster reuse one set of records and one mbarrier (in its next phase).
+  const ScopedEnv few("TRIAX_CUDA_HYBRID_PERSISTENT", "3");
+  const std::vector<std::int64_t> sizes =
+      quick() ? std::vector<std::int64_t>{600, 1024}
+              : std::vector<std::int64_t>{513, 600, 1000, 1024, 1025, 1500, 2048, 4096};
+  const std::int64_t run64 = 64 / sizeof(T);
+  int k = 0;
+  for (std::int64_t n : sizes) {
+    // 7 groups of 64-byte rows along y; 5 along z, behind a middle dimension of 1.
+    for (const auto& [layout, axis] :
+         {std::pair{Layout::packed({7 * run64, n}), 1}, std::pair{Layout::packed({run64, 5, n}), 2},
+          std::pair{Layout::packed({5 * run64, 1, n}), 2}}) {
+      SCOPED_TRACE("n " + std::to_string(n) + ", axis " + std::to_string(axis) + ", extents " +
+                   std::to_string(layout.extent(0)));
+      const OperandLayouts layouts(layout);
+      detail::cuda::HybridConfig cfg;
+      ASSERT_TRUE(detail::cuda::hybrid_choose<T>(detail::normalize(layouts, axis),
+                                                 detail::cuda::HybridFamily::block, cfg));
+      // Float clusters pipeline wherever a device has clusters (double ones stay register blocks).
+      if (sizeof(T) == 4 && cfg.C > 1) ASSERT_EQ(cfg.map, detail::cuda::Mapping::system_pipelined);
+      for (Mode mode : modes) {
+        if (quick() && mode != Mode::increment) continue;
+        expect_matches_reference<T>(layouts, axis, mode, seed_of("pipelined clusters", ++k),
+                                    cuda_runner<T>(Algorithm::cuda_block_thomas_pcr));
+      }
+    }
+  }
+}
+
 TYPED_TEST(CudaVsReference, ClustersWithEmptyBlocks) {
   using T = TypeParam;
   int device = 0, clusters = 0;
@@ -368,10 +400,10 @@ TYPED_TEST(CudaVsReference, ClustersWithEmptyBlocks) {
 
 // Axes >= 1 with a, b and c staged in shared memory (staged_kernel.cuh): forced wherever it has a
 // configuration (TRIAX_CUDA_HYBRID_STAGED=1), and by the default rule (float: 256 < n <= 512 in
-// 512-thread blocks, n > 1024). Lengths from one row to the fused limit, both inner axes of 3-D
-// arrays, padded layouts with x apart, coefficients constant along the system, partial groups of
-// systems, groups copied in 16-byte pieces, every mode, more groups than the device holds at
-// once; checked mode finds a breakdown in the right system.
+// 512-thread blocks, n > 1024, where the groups cannot be pipelined). Lengths from one row to the
+// fused limit, both inner axes of 3-D arrays, padded layouts with x apart, coefficients constant
+// along the system, partial groups of systems, groups copied in 16-byte pieces, every mode, more
+// groups than the device holds at once; checked mode finds a breakdown in the right system.
 TYPED_TEST(CudaVsReference, StagedCoefficientsAlongAxesAboveZero) {
   using T = TypeParam;
   const std::vector<std::int64_t> forced_sizes =

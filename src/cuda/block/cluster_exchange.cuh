@@ -2,18 +2,24 @@
 // How the C blocks of a thread-block cluster hand each other the equations of their share of a
 // group's systems (reduced_solve.cuh, solve_reduced_in_cluster). Two ways:
 //
-// - push (the register kernel): every block writes its records into every block's shared memory
-//   with st.async, whose arrival each receiving block counts on an mbarrier of its own, and reads
-//   what it received locally. The transaction count needs no fence: the receiver sees the data
-//   once the bytes it expects have landed. The only cluster barrier is relaxed: a block arrives
-//   once its mbarrier exists (cluster_exchange_open, at the kernel's start) and waits just
-//   before its first send. No block reads another's shared memory, so none waits at its exit.
+// - push (the register and the pipelined kernel): every block writes its records into every
+//   block's shared memory with st.async, whose arrival each receiving block counts on an
+//   mbarrier of its own, and reads what it received locally. The transaction count needs no fence:
+//   the receiver sees the data once the bytes it expects have landed. The only cluster barrier is
+//   relaxed: a block arrives once its mbarrier exists (cluster_exchange_open, at the kernel's
+//   start) and waits just before its first send. No block reads another's shared memory, so none
+//   waits at its exit.
 // - pull (the staged kernel): every block keeps its records, and after cluster.sync() every block
 //   reads the others'; a second cluster barrier keeps each block's shared memory alive until the
 //   others are done reading it.
 //
 // A barrier.cluster.arrive with release semantics (what cluster.sync() and barrier_arrive()
-// emit) compiles to MEMBAR.ALL.GPU, a fence that waits for the memory system at GPU scope.
+// emit) compiles to MEMBAR.ALL.GPU, a fence that waits for the memory system at GPU scope, and
+// for every load the thread has in flight, cp.async copies included (a probe on the H100: 3464-
+// 3702 cycles with copies in flight, against 365-741 for a relaxed arrive and wait). A kernel
+// that streams its next group in while it solves this one would drain its pipeline at every
+// such barrier; the pipelined kernel pushes, and keeps two sets of records and mbarriers, since
+// a block may receive group i + 1's records before it has read group i's.
 // Nsight Compute put 13% of the double register kernel's stall samples at n = 2048 on the two
 // such fences of each block; pushing took it from 68 to 75% of the copy there, and from 76 to 85%
 // at n = 1024. The float staged kernel lost with push (75.8 -> 69.1% at n = 1024, 72 -> 68-70 at
@@ -66,6 +72,10 @@ struct ClusterExchange {
   T* ends;                 // [2S]: Y_f, Y_l of each system
   T* records;              // [S][C][cluster_record]: system q, sending block c
   int S, C;
+  unsigned parity = 0;     // the phase of `barrier` this exchange waits for (a kernel that
+                           // exchanges again on the same barrier alternates it)
+  bool wait_ready = true;  // whether the first send waits for the cluster (cluster_exchange_ready);
+                           // false where the kernel waited once before its first exchange
 
   /// `space`: cluster_exchange_size(S) elements; `records`: cluster_records_size(S, C); both
   /// 16-byte aligned.
@@ -107,10 +117,15 @@ __device__ __forceinline__ unsigned cluster_address(unsigned local, unsigned ran
 /// any time): thread 0 initialises the block's mbarrier (one arrival: its own, with the bytes
 /// expected), then every thread arrives at the cluster barrier, relaxed.
 template <class T>
-__device__ __forceinline__ void cluster_exchange_open(const ClusterExchange<T>& e) {
+__device__ __forceinline__ void cluster_exchange_open(const ClusterExchange<T>& e,
+                                                      std::uint64_t* second = nullptr) {
   if (threadIdx.x == 0) {
     TRIAX_CLUSTER_ASM("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(shared_address(e.barrier))
                       : "memory");
+    if (second != nullptr) {
+      TRIAX_CLUSTER_ASM("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(shared_address(second))
+                        : "memory");
+    }
     TRIAX_CLUSTER_ASM("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
   TRIAX_CLUSTER_ASM("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
@@ -161,10 +176,10 @@ __device__ __forceinline__ void cluster_exchange_receive(const ClusterExchange<T
   unsigned done = 0;
   while (!done) {
     TRIAX_CLUSTER_ASM(
-        "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0; selp.u32 %0, 1, 0, "
-        "p; }"
+        "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, "
+        "0, p; }"
         : "=r"(done)
-        : "r"(bar)
+        : "r"(bar), "r"(e.parity)
         : "memory");
   }
 }

@@ -288,10 +288,18 @@ bool pipelined_warp_staged(int P) {
 
 /// The pipelined kernel's shared memory.
 template <class T>
-std::size_t pipelined_smem_bytes(std::int64_t n, int P, int S) {
-  return PipelinedSmem<T>::make(pipelined_warp_staged<T>(P), static_cast<int>(n),
-                                pipelined_rows<T>, P, S)
+std::size_t pipelined_smem_bytes(std::int64_t n, int P, int S, int C) {
+  return PipelinedSmem<T>::make(pipelined_warp_staged<T>(P), static_cast<int>(n), pipelined_rows<T>,
+                                P, S, C)
       .bytes();
+}
+
+/// A testing aid: TRIAX_CUDA_HYBRID_PERSISTENT=k launches the pipelined kernel with at most k
+/// blocks (or clusters), so that each loops over many groups even on a small problem.
+inline std::int64_t persistent_limit() {
+  const char* v = std::getenv("TRIAX_CUDA_HYBRID_PERSISTENT");
+  const long long k = v == nullptr ? 0 : std::atoll(v);
+  return k > 0 ? static_cast<std::int64_t>(k) : INT64_MAX;
 }
 
 /// One pipelined kernel: as many blocks as the device holds at once (at most one per group),
@@ -299,14 +307,38 @@ std::size_t pipelined_smem_bytes(std::int64_t n, int P, int S) {
 template <auto Kernel, class T>
 void launch_pipelined_kernel(const Problem& p, const Operands<T>& ops, const HybridShape& sh,
                              cudaStream_t stream) {
-  const std::size_t smem = pipelined_smem_bytes<T>(p.n, sh.P, sh.S);
+  const std::size_t smem = pipelined_smem_bytes<T>(p.n, sh.P, sh.S, sh.C);
   const int threads = sh.S * sh.P;
   TRIAX_CUDA_CHECK(cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         static_cast<int>(smem)));
+  const std::int64_t groups = p.count / sh.S;
+  if (sh.C > 1) {
+    // As many clusters as the device holds at once (a cluster's blocks share a GPC, so fewer
+    // than the blocks per SM alone would say), each looping over its groups.
+    cudaLaunchConfig_t config{};
+    config.gridDim =
+        dim3(static_cast<unsigned>(std::max<std::int64_t>(1, groups)), static_cast<unsigned>(sh.C));
+    config.blockDim = dim3(threads);
+    config.dynamicSmemBytes = smem;
+    cudaLaunchAttribute cluster[1];
+    cluster[0].id = cudaLaunchAttributeClusterDimension;
+    cluster[0].val.clusterDim.x = 1;
+    cluster[0].val.clusterDim.y = static_cast<unsigned>(sh.C);
+    cluster[0].val.clusterDim.z = 1;
+    config.attrs = cluster;
+    config.numAttrs = 1;
+    int clusters = 0;
+    TRIAX_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, Kernel, &config));
+    const auto columns = static_cast<unsigned>(
+        std::max<std::int64_t>(1, std::min<std::int64_t>({groups, clusters, persistent_limit()})));
+    launch_cluster_kernel(Kernel, dim3(columns, static_cast<unsigned>(sh.C)), threads, smem, stream,
+                          static_cast<unsigned>(sh.C), p, ops, sh);
+    return;
+  }
   const std::int64_t resident = std::int64_t(blocks_per_sm<Kernel>(threads, smem)) *
                                 device_attribute<cudaDevAttrMultiProcessorCount>();
-  const std::int64_t groups = p.count / sh.S;
-  const auto blocks = static_cast<unsigned>(std::max<std::int64_t>(1, std::min(groups, resident)));
+  const auto blocks = static_cast<unsigned>(
+      std::max<std::int64_t>(1, std::min({groups, resident, persistent_limit()})));
   launch_kernel(Kernel, dim3(blocks), threads, smem, stream, p, ops, sh);
 }
 
@@ -320,10 +352,15 @@ void launch_pipelined(const Problem& p, const Operands<T>& ops, const HybridShap
   const auto launch = [&]<int S>() {
     if constexpr (sizeof(T) == 4) {
       if (pipelined_warp_staged<T>(sh.P)) {
-        return launch_pipelined_kernel<pipelined_kernel<T, M, S, Acc, true>>(p, ops, sh, stream);
+        if (sh.C > 1) {
+          return launch_pipelined_kernel<pipelined_kernel<T, M, S, Acc, true, true>>(p, ops, sh,
+                                                                                     stream);
+        }
+        return launch_pipelined_kernel<pipelined_kernel<T, M, S, Acc, true, false>>(p, ops, sh,
+                                                                                    stream);
       }
     }
-    launch_pipelined_kernel<pipelined_kernel<T, M, S, Acc, false>>(p, ops, sh, stream);
+    launch_pipelined_kernel<pipelined_kernel<T, M, S, Acc, false, false>>(p, ops, sh, stream);
   };
   if (sh.S == run64) return launch.template operator()<run64>();
   launch.template operator()<2 * run64>();
@@ -333,7 +370,9 @@ template <class T, Phase Ph, bool Acc, bool Chk>
 void launch_phase(const HybridConfig& cfg, const Problem& p, const Operands<T>& ops,
                   const HybridShape& sh, int tiles, cudaStream_t stream) {
   if (cfg.map == Mapping::system_pipelined) {
-    if constexpr (Ph == Phase::fused && !Chk) launch_pipelined<T, Acc>(p, ops, sh, stream);
+    if constexpr ((Ph == Phase::fused || Ph == Phase::clustered) && !Chk) {
+      launch_pipelined<T, Acc>(p, ops, sh, stream);
+    }
   } else if (cfg.map == Mapping::system_staged) {
     if constexpr (Ph == Phase::fused || Ph == Phase::clustered) {
       launch_staged<T, Ph == Phase::clustered, Acc, Chk>(cfg.M, p, ops, sh, stream);
@@ -373,8 +412,8 @@ bool direct_aligned(const Problem& p, const Operands<T>& ops, const HybridShape&
 /// Whether the pipelined kernel's shared memory for n rows fits the current device.
 template <class T>
 bool pipelined_fits(std::int64_t n, const HybridConfig& cfg) {
-  if (n > std::int64_t(cfg.M) * cfg.P) return false;
-  return pipelined_smem_bytes<T>(n, cfg.P, cfg.S) <=
+  if (n > std::int64_t(cfg.M) * cfg.P * cfg.C) return false;
+  return pipelined_smem_bytes<T>(n, cfg.P, cfg.S, cfg.C) <=
          static_cast<std::size_t>(shared_optin_bytes());
 }
 
@@ -386,7 +425,7 @@ template <class T>
 bool pipelined_choose(const Problem& p, HybridConfig& cfg) {
   for (int run : {128, 64}) {
     const HybridConfig c{Mapping::system_pipelined, cfg.M, cfg.P, run / static_cast<int>(sizeof(T)),
-                         1};
+                         cfg.C};
     if (hybrid_config_valid<T>(c) && pipelined_fits<T>(p.n, c) && pipelined_layout_ok<T>(p, c.S)) {
       cfg = c;
       return true;
@@ -415,9 +454,10 @@ bool hybrid_config_valid(const HybridConfig& cfg) {
   const bool m_ok = cfg.M == 8 || (cfg.M == 16 && sizeof(T) == 4);
   // Clusters: neighbouring systems adjacent, at most 32 chunk threads per block (the block's
   // reduced rows in one warp per system), C a power of two up to 8 (pair_solve over C lanes).
-  const bool c_ok = cfg.C == 1 || ((cfg.C == 2 || cfg.C == 4 || cfg.C == 8) && p_pow2 &&
-                                   (cfg.map == Mapping::system_fastest ||
-                                    cfg.map == Mapping::system_staged));
+  const bool c_ok =
+      cfg.C == 1 || ((cfg.C == 2 || cfg.C == 4 || cfg.C == 8) && p_pow2 &&
+                     (cfg.map == Mapping::system_fastest || cfg.map == Mapping::system_staged ||
+                      (cfg.map == Mapping::system_pipelined && pipelined_warp_staged<T>(cfg.P))));
   const int threads = cfg.S * cfg.P;
   if (!m_ok || !c_ok || cfg.S < 1 || threads % 32 != 0) return false;
   if (cfg.map == Mapping::system_pipelined) {
@@ -427,7 +467,7 @@ bool hybrid_config_valid(const HybridConfig& cfg) {
     const bool s_ok = run == 64 || run == 128;
     const bool rows_ok = cfg.M == pipelined_rows<T>;
     const bool p_ok = p_pow2 || (cfg.P > 32 && cfg.P % 32 == 0);
-    return cfg.C == 1 && s_ok && rows_ok && p_ok && threads <= hybrid_max_threads;
+    return c_ok && s_ok && rows_ok && p_ok && threads <= hybrid_max_threads;
   }
   if (cfg.map == Mapping::system_staged) {
     const bool p_ok = p_pow2 || (cfg.P > 32 && cfg.P % 32 == 0);
@@ -542,13 +582,16 @@ bool choose(const Problem& p, HybridFamily family, Allowed allowed, HybridConfig
     // gains 2-8 points of the copy over the register and staged kernels (n = 256 along z 85 ->
     // 92, n = 512 along y 78 -> 86); in double for 256 < n <= 512 (P = 64) 1-7 points (512^3
     // along y 92 -> 97, 256x128x512 along z 81 -> 89, 512^3 along z 84 -> 87), while it loses at
-    // n <= 256 (n = 64 along y 102 -> 93). TRIAX_CUDA_HYBRID_PIPELINED=0 turns it off, =1 takes
-    // it wherever a configuration exists; either staging switch set keeps the rule away (the
-    // staged kernel's own studies).
+    // n <= 256 (n = 64 along y 102 -> 93). Float clusters pipeline too (the blocks of a
+    // cluster push their equations, so no cluster barrier drains the next group's copies): at
+    // n = 1024 along y 76 -> 87, along z 75 -> 82, at n = 2048 72 -> 80 and 71 -> 78; double ones
+    // would need per-warp staging, which spills in double. TRIAX_CUDA_HYBRID_PIPELINED=0 turns it
+    // off, =1 takes it wherever a configuration exists; either staging switch set keeps the rule
+    // away (the staged kernel's own studies).
     const int pw = env_switch("TRIAX_CUDA_HYBRID_PIPELINED");
     const bool pipe_rule = sw == -1 && (sizeof(T) == 4 ? cfg.P <= 32 : cfg.P == 64);
-    if (family == HybridFamily::block && allowed.pipelined && (pw == 1 || (pw == -1 && pipe_rule)) &&
-        cfg.C == 1 && fits_fused(n, cfg) && !broadcast) {
+    if (family == HybridFamily::block && allowed.pipelined &&
+        (pw == 1 || (pw == -1 && pipe_rule)) && fits_fused(n, cfg) && !broadcast) {
       pipelined_choose<T>(p, cfg);  // leaves cfg alone where none fits
     }
   }

@@ -20,6 +20,9 @@
 //   of them fills one line of 32 elements, as in the staged kernel) and waits only for those, so
 //   a warp streams its next rows in as soon as it has read its own, with no block barrier
 //   between; reads are free of bank conflicts for any S.
+// Clustered (float, per-warp staging): the C blocks of a thread-block cluster share each group,
+// each staging and solving its own P chunks, and push their equations to each other
+// (cluster_exchange.cuh) with no cluster barrier in the loop.
 // hybrid.cu says which runs where (measured: docs/algorithms.md, "Pipelined blocks").
 //
 // The host takes this kernel only where a group's S systems are adjacent in every operand (unit
@@ -31,6 +34,7 @@
 
 #include <cstdint>
 
+#include "cuda/block/cluster_exchange.cuh"
 #include "cuda/block/global_loads.cuh"
 #include "cuda/block/hybrid_kernel.cuh"
 
@@ -49,15 +53,24 @@ struct PipelinedSmem {
   int E;             // staged elements per operand
   int sys_stride;    // reduced rows of one system: 2P + 1
   int reduced_size;  // per reduced array: padded S * sys_stride
-  __host__ __device__ static PipelinedSmem make(bool warp_staged, int n, int M, int P, int S) {
+  int exchange_at;   // clustered (C > 1): the exchange space, 16-byte aligned
+  int exchange;      // its elements: the first mbarrier and the ends, the second mbarrier, and
+                     // two sets of records, so that group i + 1's may arrive while group i's
+                     // are still read (cluster_exchange.cuh)
+  __host__ __device__ static PipelinedSmem make(bool warp_staged, int n, int M, int P, int S,
+                                                int C = 1) {
     PipelinedSmem m{};
     m.E = warp_staged ? P * M * S : n * S;
     m.sys_stride = 2 * P + 1;
     m.reduced_size = padded_size<T>(S * m.sys_stride);
+    m.exchange_at = cluster_round_up<T>(4 * m.E + 4 * m.reduced_size);
+    m.exchange =
+        C > 1 ? cluster_exchange_size<T>(S) + cluster_align<T>() + 2 * cluster_records_size<T>(S, C)
+              : 0;
     return m;
   }
   __host__ __device__ std::size_t bytes() const {
-    return (4 * std::size_t(E) + 4 * std::size_t(reduced_size)) * sizeof(T);
+    return (std::size_t(exchange_at) + std::size_t(exchange)) * sizeof(T);
   }
 };
 
@@ -96,8 +109,8 @@ __device__ __forceinline__ void stage_group(const Problem& p, const Operands<T>&
 /// (Nsight Compute, docs/algorithms.md, "Address arithmetic").
 template <class T, int M, int S>
 __device__ __forceinline__ void stage_warp_rows(const Problem& p, const Operands<T>& ops,
-                                                const HybridShape& sh, std::int64_t g, int n,
-                                                int E, T* stage) {
+                                                const HybridShape& sh, std::int64_t g, int n, int E,
+                                                int first_chunk, T* stage) {
   constexpr int V = 16 / static_cast<int>(sizeof(T));
   constexpr int G = 32 / S;
   static_assert(M % V == 0, "a lane's pieces are whole rows V apart");
@@ -107,7 +120,7 @@ __device__ __forceinline__ void stage_warp_rows(const Problem& p, const Operands
   asm volatile("" : "+r"(t));
   const int lane = t & 31, warp = t >> 5;
   const WarpPiece w = warp_piece<T>(lane, S);
-  const int jc = warp * G + w.jj;
+  const int jc = first_chunk + warp * G + w.jj;
   const int rc0 = chunk_start(sh, n, jc);
   const int len = chunk_start(sh, n, jc + 1) - rc0;
   const int row0 = rc0 + w.k;
@@ -132,21 +145,38 @@ __device__ __forceinline__ void stage_warp_rows(const Problem& p, const Operands
 
 /// S (sh.S) is a compile-time constant here: the rows of a chunk then sit at immediate offsets
 /// from one shared address, where a run-time S made the loop keep 4M addresses live and spill.
-template <class T, int M, int S, bool Accumulate, bool WarpStaged>
+template <class T, int M, int S, bool Accumulate, bool WarpStaged, bool Clustered>
 __global__ void __launch_bounds__(hybrid_max_threads)
     pipelined_kernel(Problem p, Operands<T> ops, HybridShape sh) {
   static_assert(!WarpStaged || (S <= 32 && 32 % S == 0), "a warp's threads hold whole chunks");
+  static_assert(!Clustered || WarpStaged, "a clustered block stages its own chunks' rows");
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int P = sh.P;
   const int n = static_cast<int>(p.n);
-  const PipelinedSmem<T> lay = PipelinedSmem<T>::make(WarpStaged, n, M, P, S);
+  const PipelinedSmem<T> lay = PipelinedSmem<T>::make(WarpStaged, n, M, P, S, sh.C);
   T* stage = reinterpret_cast<T*>(smem_raw);
   T* red = stage + 4 * lay.E;
 
   const int t = threadIdx.x;
-  const int l = t % S, j = t / S;  // system within the group, chunk
-  const int r0_all = chunk_start(sh, n, j);
-  const int L_all = chunk_start(sh, n, j + 1) - r0_all;
+  const int l = t % S, j = t / S;  // system within the group, chunk within the block
+  // Clustered: the C blocks of a cluster (rank blockIdx.y) share each group, rank r holding
+  // chunks rP .. rP + P - 1, and hand each other their equations by push (no cluster barrier,
+  // whose release fence would wait for the next group's copies in flight: docs/algorithms.md).
+  const int first_chunk = Clustered ? static_cast<int>(blockIdx.y) * P : 0;
+  const int r0_all = chunk_start(sh, n, first_chunk + j);
+  const int L_all = chunk_start(sh, n, first_chunk + j + 1) - r0_all;
+  ClusterExchange<T> exchange[2] = {};
+  if constexpr (Clustered) {
+    T* space = stage + lay.exchange_at;
+    T* second_barrier = space + cluster_exchange_size<T>(S);
+    T* records = second_barrier + cluster_align<T>();
+    exchange[0] = ClusterExchange<T>::make(space, records, S, sh.C);
+    exchange[1] = exchange[0];
+    exchange[1].barrier = reinterpret_cast<std::uint64_t*>(second_barrier);
+    exchange[1].records = records + cluster_records_size<T>(S, sh.C);
+    cluster_exchange_open(exchange[0], exchange[1].barrier);
+    cluster_exchange_ready();
+  }
   const std::int64_t groups = p.count / S;
   const std::int64_t rx = p.map[op_x].row_stride;
   // Row k of the chunk: block-wide at sa[(r0 + k) S], per warp at sa[32 k].
@@ -157,7 +187,7 @@ __global__ void __launch_bounds__(hybrid_max_threads)
   const T* sd = sc + lay.E;
   const auto stage_next = [&](std::int64_t next) {
     if constexpr (WarpStaged) {
-      stage_warp_rows<T, M, S>(p, ops, sh, next, n, lay.E, stage);
+      stage_warp_rows<T, M, S>(p, ops, sh, next, n, lay.E, first_chunk, stage);
     } else {
       stage_group(p, ops, next, S, n, stage);
     }
@@ -165,7 +195,7 @@ __global__ void __launch_bounds__(hybrid_max_threads)
 
   std::int64_t g = blockIdx.x;
   if (g < groups) stage_next(g);
-  for (; g < groups; g += gridDim.x) {
+  for (unsigned i = 0; g < groups; g += gridDim.x, ++i) {
     // The chunk's place through an empty asm at every group: otherwise the compiler hoists what
     // depends only on it (the M row offsets of the loads and stores) out of the loop and keeps
     // it live across the solve, which spilled.
@@ -204,9 +234,11 @@ __global__ void __launch_bounds__(hybrid_max_threads)
       if (more) stage_next(g + gridDim.x);
     }
     T x_first, x_last;
-    chunk_ends_in_shared<T, Exchange::none>(first, last, l, j, red, lay.reduced_size,
-                                            lay.sys_stride, P, S, ClusterExchange<T>{}, x_first,
-                                            x_last);
+    ClusterExchange<T> ex = exchange[i & 1];
+    ex.parity = (i >> 1) & 1;  // group i uses set i % 2, whose barrier completed i / 2 phases
+    ex.wait_ready = false;
+    chunk_ends_in_shared<T, Clustered ? Exchange::push : Exchange::none>(
+        first, last, l, j, red, lay.reduced_size, lay.sys_stride, P, S, ex, x_first, x_last);
     chunk_back<T>(rows, L, x_first, x_last);
 
     std::int64_t off[operand_count];

@@ -101,7 +101,9 @@ __device__ __forceinline__ void solve_reduced_in_cluster(T* ra, T* rb, T* rc, T*
   // last equation with its first unknown substituted: pushed into slot (sys, rank) of every
   // block, or kept in the block's own slot (sys, 0).
   constexpr bool push = E == Exchange::push;
-  if constexpr (push) cluster_exchange_ready();
+  if constexpr (push) {
+    if (ex.wait_ready) cluster_exchange_ready();
+  }
   T* const slot = ex.records + ex.record(sys, push ? rank : 0);
   const auto put = [&](T* at, const Row<T>& b) {
     if constexpr (push) {
