@@ -341,13 +341,14 @@ TYPED_TEST(CudaVsReference, PipelinedClustersAlongAxesAboveZero) {
   const std::vector<std::int64_t> sizes =
       quick() ? std::vector<std::int64_t>{600, 1024}
               : std::vector<std::int64_t>{513, 600, 1000, 1024, 1025, 1500, 2048, 4096};
-  const std::int64_t run64 = 64 / sizeof(T);
+  const std::int64_t run64 = 64 / sizeof(T), run128 = 128 / sizeof(T);
   int k = 0;
   for (std::int64_t n : sizes) {
-    // 7 groups of 64-byte rows along y; 5 along z, behind a middle dimension of 1.
-    for (const auto& [layout, axis] :
-         {std::pair{Layout::packed({7 * run64, n}), 1}, std::pair{Layout::packed({run64, 5, n}), 2},
-          std::pair{Layout::packed({5 * run64, 1, n}), 2}}) {
+    // 7 groups of 128-byte rows along y (float, up to n = 2048); 5 of 64-byte rows along z, also
+    // behind a middle dimension of 1.
+    for (const auto& [layout, axis] : {std::pair{Layout::packed({7 * run128, n}), 1},
+                                       std::pair{Layout::packed({run64, 5, n}), 2},
+                                       std::pair{Layout::packed({5 * run64, 1, n}), 2}}) {
       SCOPED_TRACE("n " + std::to_string(n) + ", axis " + std::to_string(axis) + ", extents " +
                    std::to_string(layout.extent(0)));
       const OperandLayouts layouts(layout);

@@ -74,7 +74,8 @@ TEST(HybridChoice, StagedAndClusteredAlongAxesAboveZeroForLongSystems) {
   };
   // Float: pipelined blocks up to n = 512 (64 systems along the first batch dimension: whole
   // groups), 32 systems (128-byte rows) while the block has at most 512 threads, then 16;
-  // clusters of pipelined blocks (16 systems, 32 chunks of 16 rows each) past 512 rows. Double: one
+  // clusters of pipelined blocks past 512 rows: 16 systems and 32 chunks of 16 rows each, but
+  // 32 systems and 16 chunks in eight blocks for 1024 < n <= 2048. Double: one
   // register block up to n = 256, pipelined blocks of 8 systems (64 chunks) for 256 < n <= 512,
   // then clusters of register blocks (8 systems, 32 chunks of 8 rows). Without clusters, float
   // stages past 1024.
@@ -84,8 +85,8 @@ TEST(HybridChoice, StagedAndClusteredAlongAxesAboveZeroForLongSystems) {
            Case{512, {pipe, 16, 1}, {pipe, 8, 1}, {pipe, 16, 1}, {pipe, 8, 1}},
            Case{513, {pipe, 16, 2}, {reg, 8, 4}, {reg, 0, 1}, {reg, 0, 1}},
            Case{1024, {pipe, 16, 2}, {reg, 8, 4}, {reg, 0, 1}, {reg, 0, 1}},
-           Case{1025, {pipe, 16, 4}, {reg, 8, 8}, {staged, 8, 1}, {reg, 0, 1}},
-           Case{2048, {pipe, 16, 4}, {reg, 8, 8}, {staged, 8, 1}, {reg, 0, 1}},
+           Case{1025, {pipe, 32, 8}, {reg, 8, 8}, {staged, 8, 1}, {reg, 0, 1}},
+           Case{2048, {pipe, 32, 8}, {reg, 8, 8}, {staged, 8, 1}, {reg, 0, 1}},
            Case{4096, {pipe, 16, 8}, {reg, 0, 1}, {staged, 4, 1}, {reg, 0, 1}},
        }) {
     SCOPED_TRACE("n " + std::to_string(c.n));
@@ -110,10 +111,13 @@ TEST(HybridChoice, StagedAndClusteredAlongAxesAboveZeroForLongSystems) {
       expect_config(choice<float>(layouts, 1), unpiped, hopper_shared);
       expect_config(choice<double>(layouts, 1), {reg, 0, 1}, hopper_shared);
     }
-    // Past 512 rows, where S divides no group (37 systems): clusters of staged float blocks.
-    if (c.n > 512 && c.f.C > 1) {
+    // Past 512 rows, where S divides no group (37 systems): clusters of staged float blocks, 32
+    // chunks of 16 rows each.
+    if (c.n > 512) {
+      const std::int64_t blocks = (c.n + 32 * 16 - 1) / (32 * 16);
+      const int C = blocks <= 2 ? 2 : blocks <= 4 ? 4 : 8;
       const OperandLayouts odd(Layout::packed({37, c.n, 3}));
-      expect_config(choice<float>(odd, 1), {staged, 16, c.f.C}, hopper_shared);
+      expect_config(choice<float>(odd, 1), {staged, 16, C}, hopper_shared);
     }
     // Fused: the chunks hold the system (double n = 4096 takes the long path).
     const HybridConfig f = choice<float>(layouts, 1);

@@ -423,6 +423,18 @@ bool pipelined_fits(std::int64_t n, const HybridConfig& cfg) {
 /// at n = 64 and 128 and 0.3-1.0 above along z at n = 256, 3.5 below along y there.)
 template <class T>
 bool pipelined_choose(const Problem& p, HybridConfig& cfg) {
+  // Clusters of four blocks (1024 < n <= 2048 in float): 128-byte rows in eight blocks of half
+  // the chunk threads. Measured on the H100 (docs/algorithms.md, "Pipelined clusters"): n = 2048
+  // along z 78.2-79.7 -> 81.5-81.7% of the copy, along y 82.0 -> 83.2; at n = 1024 (two blocks
+  // -> four) level in tuning and 86.0 -> 84.0 along y in a suite run, so not there.
+  if (cfg.C == 4 && cfg.P % 2 == 0) {
+    const HybridConfig c{Mapping::system_pipelined, cfg.M, cfg.P / 2,
+                         128 / static_cast<int>(sizeof(T)), 2 * cfg.C};
+    if (hybrid_config_valid<T>(c) && pipelined_fits<T>(p.n, c) && pipelined_layout_ok<T>(p, c.S)) {
+      cfg = c;
+      return true;
+    }
+  }
   for (int run : {128, 64}) {
     const HybridConfig c{Mapping::system_pipelined, cfg.M, cfg.P, run / static_cast<int>(sizeof(T)),
                          cfg.C};
