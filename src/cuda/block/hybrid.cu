@@ -275,6 +275,36 @@ int blocks_per_sm(int threads, std::size_t smem) {
   return per_sm;
 }
 
+/// Clusters of C blocks of Kernel the device holds at once with this block and shared memory
+/// size, at least 1; like blocks_per_sm, queried once per kernel, device and shape (the query
+/// runs on the host at every solve otherwise, between the caller's stream events).
+template <auto Kernel>
+int clusters_on_device(int threads, std::size_t smem, int C) {
+  static std::atomic<std::uint64_t> known{0};  // device | C | threads | smem | clusters; 0: none
+  int device = 0;
+  TRIAX_CUDA_CHECK(cudaGetDevice(&device));
+  const std::uint64_t key = (std::uint64_t(device) << 56) | (std::uint64_t(C) << 52) |
+                            (std::uint64_t(threads) << 40) | (std::uint64_t(smem) << 16);
+  const std::uint64_t k = known.load(std::memory_order_relaxed);
+  if (k != 0 && (k & ~std::uint64_t(0xffff)) == key) return static_cast<int>(k & 0xffff);
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(1, static_cast<unsigned>(C));
+  config.blockDim = dim3(static_cast<unsigned>(threads));
+  config.dynamicSmemBytes = smem;
+  cudaLaunchAttribute cluster[1];
+  cluster[0].id = cudaLaunchAttributeClusterDimension;
+  cluster[0].val.clusterDim.x = 1;
+  cluster[0].val.clusterDim.y = static_cast<unsigned>(C);
+  cluster[0].val.clusterDim.z = 1;
+  config.attrs = cluster;
+  config.numAttrs = 1;
+  int clusters = 0;
+  TRIAX_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, Kernel, &config));
+  clusters = std::clamp(clusters, 1, 0xffff);
+  known.store(key | std::uint64_t(clusters), std::memory_order_relaxed);
+  return clusters;
+}
+
 /// Whether the pipelined kernel stages per warp (else block-wide): float from P = 16 chunks (n >
 /// 128). Measured on the H100 (docs/algorithms.md, "Pipelined blocks"; % of the in-run copy,
 /// block-wide / per warp): float 256^3 along y 89.0, 88.5 / 91.9, 91.5, along z 88.5, 88.7 / 91.2,
@@ -315,20 +345,7 @@ void launch_pipelined_kernel(const Problem& p, const Operands<T>& ops, const Hyb
   if (sh.C > 1) {
     // As many clusters as the device holds at once (a cluster's blocks share a GPC, so fewer
     // than the blocks per SM alone would say), each looping over its groups.
-    cudaLaunchConfig_t config{};
-    config.gridDim =
-        dim3(static_cast<unsigned>(std::max<std::int64_t>(1, groups)), static_cast<unsigned>(sh.C));
-    config.blockDim = dim3(threads);
-    config.dynamicSmemBytes = smem;
-    cudaLaunchAttribute cluster[1];
-    cluster[0].id = cudaLaunchAttributeClusterDimension;
-    cluster[0].val.clusterDim.x = 1;
-    cluster[0].val.clusterDim.y = static_cast<unsigned>(sh.C);
-    cluster[0].val.clusterDim.z = 1;
-    config.attrs = cluster;
-    config.numAttrs = 1;
-    int clusters = 0;
-    TRIAX_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, Kernel, &config));
+    const int clusters = clusters_on_device<Kernel>(threads, smem, sh.C);
     const auto columns = static_cast<unsigned>(
         std::max<std::int64_t>(1, std::min<std::int64_t>({groups, clusters, persistent_limit()})));
     launch_cluster_kernel(Kernel, dim3(columns, static_cast<unsigned>(sh.C)), threads, smem, stream,
