@@ -287,19 +287,10 @@ int clusters_on_device(int threads, std::size_t smem, int C) {
                             (std::uint64_t(threads) << 40) | (std::uint64_t(smem) << 16);
   const std::uint64_t k = known.load(std::memory_order_relaxed);
   if (k != 0 && (k & ~std::uint64_t(0xffff)) == key) return static_cast<int>(k & 0xffff);
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(1, static_cast<unsigned>(C));
-  config.blockDim = dim3(static_cast<unsigned>(threads));
-  config.dynamicSmemBytes = smem;
-  cudaLaunchAttribute cluster[1];
-  cluster[0].id = cudaLaunchAttributeClusterDimension;
-  cluster[0].val.clusterDim.x = 1;
-  cluster[0].val.clusterDim.y = static_cast<unsigned>(C);
-  cluster[0].val.clusterDim.z = 1;
-  config.attrs = cluster;
-  config.numAttrs = 1;
+  const ClusterLaunch shape(dim3(1, static_cast<unsigned>(C)), dim3(static_cast<unsigned>(threads)),
+                            smem, nullptr, static_cast<unsigned>(C));
   int clusters = 0;
-  TRIAX_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, Kernel, &config));
+  TRIAX_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, Kernel, shape.config()));
   clusters = std::clamp(clusters, 1, 0xffff);
   known.store(key | std::uint64_t(clusters), std::memory_order_relaxed);
   return clusters;
@@ -325,7 +316,9 @@ std::size_t pipelined_smem_bytes(std::int64_t n, int P, int S, int C) {
 }
 
 /// A testing aid: TRIAX_CUDA_HYBRID_PERSISTENT=k launches the pipelined kernel with at most k
-/// blocks (or clusters), so that each loops over many groups even on a small problem.
+/// blocks (or clusters), so that each loops over many groups even on a small problem. Read at
+/// every launch, as the other switches are read at every choice: tests set it while they run, and
+/// one getenv is small beside a launch.
 inline std::int64_t persistent_limit() {
   const char* v = std::getenv("TRIAX_CUDA_HYBRID_PERSISTENT");
   const long long k = v == nullptr ? 0 : std::atoll(v);

@@ -50,7 +50,33 @@ void launch_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t
   TRIAX_CUDA_CHECK_LAUNCH();
 }
 
-/// The same with the grid's blocks in thread-block clusters of 1 x cluster_y x 1 (Hopper).
+/// A launch configuration whose grid runs in thread-block clusters of 1 x cluster_y x 1 (Hopper),
+/// for cudaLaunchKernelEx and the cluster occupancy query alike. Neither copied nor moved: the
+/// configuration points at the attribute it holds.
+class ClusterLaunch {
+ public:
+  ClusterLaunch(dim3 grid, dim3 block, std::size_t smem, cudaStream_t stream, unsigned cluster_y) {
+    attribute_.id = cudaLaunchAttributeClusterDimension;
+    attribute_.val.clusterDim.x = 1;
+    attribute_.val.clusterDim.y = cluster_y;
+    attribute_.val.clusterDim.z = 1;
+    config_.gridDim = grid;
+    config_.blockDim = block;
+    config_.dynamicSmemBytes = smem;
+    config_.stream = stream;
+    config_.attrs = &attribute_;
+    config_.numAttrs = 1;
+  }
+  ClusterLaunch(const ClusterLaunch&) = delete;
+  ClusterLaunch& operator=(const ClusterLaunch&) = delete;
+  const cudaLaunchConfig_t* config() const { return &config_; }
+
+ private:
+  cudaLaunchAttribute attribute_{};
+  cudaLaunchConfig_t config_{};
+};
+
+/// launch_kernel with the grid's blocks in thread-block clusters of 1 x cluster_y x 1.
 template <class... Params, class... Args>
 void launch_cluster_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t smem,
                            cudaStream_t stream, unsigned cluster_y, Args&&... args) {
@@ -58,19 +84,8 @@ void launch_cluster_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, std
     load_kernel(kernel);
     return;
   }
-  cudaLaunchConfig_t launch{};
-  launch.gridDim = grid;
-  launch.blockDim = block;
-  launch.dynamicSmemBytes = smem;
-  launch.stream = stream;
-  cudaLaunchAttribute cluster[1];
-  cluster[0].id = cudaLaunchAttributeClusterDimension;
-  cluster[0].val.clusterDim.x = 1;
-  cluster[0].val.clusterDim.y = cluster_y;
-  cluster[0].val.clusterDim.z = 1;
-  launch.attrs = cluster;
-  launch.numAttrs = 1;
-  TRIAX_CUDA_CHECK(cudaLaunchKernelEx(&launch, kernel, std::forward<Args>(args)...));
+  const ClusterLaunch launch(grid, block, smem, stream, cluster_y);
+  TRIAX_CUDA_CHECK(cudaLaunchKernelEx(launch.config(), kernel, std::forward<Args>(args)...));
 }
 
 }  // namespace triax::detail::cuda
