@@ -364,6 +364,26 @@ TYPED_TEST(CudaVsReference, PipelinedClustersAlongAxesAboveZero) {
       }
     }
   }
+  // Float 128-byte rows in four blocks (what rows 256 KiB apart take at n <= 1024), through the
+  // tuning override on close rows.
+  if constexpr (sizeof(T) == 4) {
+    const ScopedEnv four("TRIAX_CUDA_HYBRID", "16,16,32,4");
+    const ScopedEnv piped("TRIAX_CUDA_HYBRID_PIPELINED", "1");
+    for (std::int64_t n : {600, 1024}) {
+      SCOPED_TRACE("n " + std::to_string(n) + ", 16,16,32,4");
+      const OperandLayouts layouts(Layout::packed({7 * run128, n}));
+      detail::cuda::HybridConfig cfg;
+      ASSERT_TRUE(detail::cuda::hybrid_choose<T>(detail::normalize(layouts, 1),
+                                                 detail::cuda::HybridFamily::block, cfg));
+      ASSERT_EQ(cfg.map, detail::cuda::Mapping::system_pipelined);
+      ASSERT_EQ(cfg.S, 32);
+      ASSERT_EQ(cfg.C, 4);
+      for (Mode mode : modes) {
+        expect_matches_reference<T>(layouts, 1, mode, seed_of("pipelined clusters", ++k),
+                                    cuda_runner<T>(Algorithm::cuda_block_thomas_pcr));
+      }
+    }
+  }
 }
 
 TYPED_TEST(CudaVsReference, ClustersWithEmptyBlocks) {

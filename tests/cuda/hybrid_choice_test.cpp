@@ -132,6 +132,12 @@ TEST(HybridChoice, StagedAndClusteredAlongAxesAboveZeroForLongSystems) {
     EXPECT_NE(
         choice<float>(OperandLayouts(Layout::packed({64, 512})), 1, HybridFamily::warp).map, m);
   }
+  // Float n = 1024 with rows 256 KiB apart (64 x 1024 floats per plane along z): 128-byte rows
+  // in four blocks; 128 KiB apart, the two blocks of 64-byte rows.
+  expect_config(choice<float>(OperandLayouts(Layout::packed({64, 1024, 1024})), 2), {pipe, 32, 4},
+                hopper_shared);
+  expect_config(choice<float>(OperandLayouts(Layout::packed({64, 512, 1024})), 2), {pipe, 16, 2},
+                hopper_shared);
   // Double at n = 512 along z, rows 2 MiB apart: pipelined too; at n = 256 the register kernel.
   expect_config(choice<double>(OperandLayouts(Layout::packed({512, 512, 512})), 2), {pipe, 8, 1},
                 hopper_shared);

@@ -427,6 +427,15 @@ bool pipelined_fits(std::int64_t n, const HybridConfig& cfg) {
          static_cast<std::size_t>(shared_optin_bytes());
 }
 
+/// Whether some operand's rows lie 256 KiB apart or more (pipelined_choose).
+template <class T>
+bool rows_far_apart(const Problem& p) {
+  std::int64_t widest = 0;
+  for (const OperandMap& m : p.map)
+    widest = std::max(widest, m.row_stride < 0 ? -m.row_stride : m.row_stride);
+  return widest * std::int64_t(sizeof(T)) >= 256 * 1024;
+}
+
 /// The pipelined configuration for a fused one (same M and P): rows of 128 bytes, else 64, whose
 /// block has at most 512 threads, whose staging buffer fits and whose groups p's layout allows.
 /// False where there is none. (Float 128-byte rows measured 1.7-3.3 points above 64-byte ones
@@ -436,8 +445,13 @@ bool pipelined_choose(const Problem& p, HybridConfig& cfg) {
   // Clusters of four blocks (1024 < n <= 2048 in float): 128-byte rows in eight blocks of half
   // the chunk threads. Measured on the H100 (docs/algorithms.md, "Pipelined clusters"): n = 2048
   // along z 78.2-79.7 -> 81.5-81.7% of the copy, along y 82.0 -> 83.2; at n = 1024 (two blocks
-  // -> four) level in tuning and 86.0 -> 84.0 along y in a suite run, so not there.
-  if (cfg.C == 4 && cfg.P % 2 == 0) {
+  // -> four) level in tuning and 86.0 -> 84.0 along y in a suite run, so there only where rows
+  // lie 256 KiB apart or more: with 64-byte rows each 128-byte line is shared with the
+  // neighbouring group, which another cluster reads, and over a large solve the clusters drift
+  // apart and fetch it twice (float 512x256x1024 along z: 2.50 GB read for the 2.15 of a, b, c
+  // and d, 69-75% of the copy; in four blocks 2.20 GB, 88%; docs/algorithms.md, "Rows far
+  // apart").
+  if ((cfg.C == 4 || (cfg.C == 2 && rows_far_apart<T>(p))) && cfg.P % 2 == 0) {
     const HybridConfig c{Mapping::system_pipelined, cfg.M, cfg.P / 2,
                          128 / static_cast<int>(sizeof(T)), 2 * cfg.C};
     if (hybrid_config_valid<T>(c) && pipelined_fits<T>(p.n, c) && pipelined_layout_ok<T>(p, c.S)) {
