@@ -329,10 +329,9 @@ TYPED_TEST(CudaVsReference, PipelinedAlongAxesAboveZero) {
   }
 }
 
-// Clustered configurations forced through the tuning override, where chunks are few against
-// C x P: whole blocks of the cluster hold no rows (n = 40 over 8 blocks of 32 chunks), one chunk
-// per block (P = 1), chunks of two rows; register and staged blocks. Each case first checks that
-// the override took effect.
+// Pipelined clusters (float; double ones are register clusters) by the default rule past 512
+// rows along y and z, with few clusters so that each reuses both sets of records, and 128-byte
+// rows in four blocks through the tuning override.
 TYPED_TEST(CudaVsReference, PipelinedClustersAlongAxesAboveZero) {
   using T = TypeParam;
   // At most 3 clusters (or blocks), so that each loops over several groups even here: groups
@@ -386,6 +385,10 @@ TYPED_TEST(CudaVsReference, PipelinedClustersAlongAxesAboveZero) {
   }
 }
 
+// Clustered configurations forced through the tuning override, where chunks are few against
+// C x P: whole blocks of the cluster hold no rows (n = 40 over 8 blocks of 32 chunks), one chunk
+// per block (P = 1), chunks of two rows; register and staged blocks. Each case first checks that
+// the override took effect.
 TYPED_TEST(CudaVsReference, ClustersWithEmptyBlocks) {
   using T = TypeParam;
   int device = 0, clusters = 0;

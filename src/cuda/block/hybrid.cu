@@ -427,12 +427,12 @@ bool pipelined_fits(std::int64_t n, const HybridConfig& cfg) {
          static_cast<std::size_t>(shared_optin_bytes());
 }
 
-/// Whether some operand's rows lie 256 KiB apart or more (pipelined_choose).
+/// Whether some operand's rows lie 256 KiB apart or more (pipelined_choose; layouts have no
+/// negative strides).
 template <class T>
 bool rows_far_apart(const Problem& p) {
   std::int64_t widest = 0;
-  for (const OperandMap& m : p.map)
-    widest = std::max(widest, m.row_stride < 0 ? -m.row_stride : m.row_stride);
+  for (const OperandMap& m : p.map) widest = std::max(widest, m.row_stride);
   return widest * std::int64_t(sizeof(T)) >= 256 * 1024;
 }
 
