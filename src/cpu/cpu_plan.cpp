@@ -17,9 +17,10 @@ namespace {
 // How wide a strip of neighbouring systems is. Rows of a strip lie a whole row stride apart, so
 // each row is one short run in memory: the wider the strip, the longer the run and the better the
 // hardware streams it (on the development machine, 256^3 solves along y and z slowed sharply
-// below ~128 lanes). The strip's c' and d' (2 * n * width values) should stay in the caches
-// between the forward and the backward pass: the budget bounds them (256^3 along z: 1 MiB, i.e.
-// 256 double or 512 float lanes, measured 5-15% faster than 2 MiB).
+// below ~128 lanes). The strip's c' and d' (2 * n * width values; in place d' goes into x's own
+// rows instead) should stay in the caches between the forward and the backward pass: the budget
+// bounds them (256^3 along z: 1 MiB, i.e. 256 double or 512 float lanes, measured 5-15% faster
+// than 2 MiB, and again with d' over d: docs/algorithms.md).
 constexpr std::int64_t strip_workspace_budget = 1024 * 1024;
 constexpr std::int64_t min_strip = 16;
 constexpr std::int64_t max_strip = 1024;

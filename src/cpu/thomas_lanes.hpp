@@ -37,11 +37,12 @@ struct LaneInfo {
 
 /// One forward row over w lanes. HasA is false on row 0 (a[0] is never read); HasC is false on
 /// row n-1 (c[n-1] is never read). Row i's c', d' go to cp, dp; row i-1's are cp_prev, dp_prev.
+/// d and dp may be the same row (the strip kernel in place writes d' over d): each lane reads its
+/// d before it writes its d', so they are not `__restrict`.
 template <bool HasA, bool HasC, bool Checked, class T>
 inline void forward_row(int w, std::int64_t i, const T* __restrict a, const T* __restrict b,
-                        const T* __restrict c, const T* __restrict d,
-                        const T* __restrict cp_prev, const T* __restrict dp_prev,
-                        T* __restrict cp, T* __restrict dp, LaneInfo info) {
+                        const T* __restrict c, const T* d, const T* __restrict cp_prev,
+                        const T* dp_prev, T* __restrict cp, T* dp, LaneInfo info) {
 #pragma omp simd
   for (int j = 0; j < w; ++j) {
     T m = b[j];
@@ -61,15 +62,15 @@ inline void forward_row(int w, std::int64_t i, const T* __restrict a, const T* _
 }
 
 /// Forward rows [i0, i1) of an n-row system; row r of each operand is at base + (r - i0) * step
-/// (lane-contiguous rows), c'/d' rows at cp/dp + r * ws (the workspace's row pitch).
+/// (lane-contiguous rows), c' rows at cp + r * cs and d' rows at dp + r * ds (row pitches).
 template <bool Checked, class T>
 inline void forward_rows(int w, std::int64_t n, std::int64_t i0, std::int64_t i1, const T* a,
-                         const T* b, const T* c, const T* d, std::int64_t step, T* cp, T* dp,
-                         std::int64_t ws, LaneInfo info) {
+                         const T* b, const T* c, const T* d, std::int64_t step, T* cp,
+                         std::int64_t cs, T* dp, std::int64_t ds, LaneInfo info) {
   for (std::int64_t i = i0; i < i1; ++i) {
     const std::int64_t k = (i - i0) * step;
-    T* cpi = cp + i * ws;
-    T* dpi = dp + i * ws;
+    T* cpi = cp + i * cs;
+    T* dpi = dp + i * ds;
     const bool last = i == n - 1;
     if (i == 0) {
       if (last) {
@@ -80,10 +81,10 @@ inline void forward_rows(int w, std::int64_t n, std::int64_t i0, std::int64_t i1
                                              dpi, info);
       }
     } else if (last) {
-      forward_row<true, false, Checked>(w, i, a + k, b + k, c, d + k, cpi - ws, dpi - ws, cpi,
-                                        dpi, info);
+      forward_row<true, false, Checked>(w, i, a + k, b + k, c, d + k, cpi - cs, dpi - ds, cpi, dpi,
+                                        info);
     } else {
-      forward_row<true, true, Checked>(w, i, a + k, b + k, c + k, d + k, cpi - ws, dpi - ws, cpi,
+      forward_row<true, true, Checked>(w, i, a + k, b + k, c + k, d + k, cpi - cs, dpi - ds, cpi,
                                        dpi, info);
     }
   }
@@ -127,10 +128,11 @@ struct SharedMatrix {
   }
 };
 
-/// Forward row i of w lanes with a shared matrix: d'[i] = (d[i] - a[i] d'[i-1]) / m[i].
+/// Forward row i of w lanes with a shared matrix: d'[i] = (d[i] - a[i] d'[i-1]) / m[i]. d and
+/// dp may be the same row, as in forward_row.
 template <class T>
-inline void forward_row_shared(int w, std::int64_t i, T ai, T ri, const T* __restrict d,
-                               const T* __restrict dp_prev, T* __restrict dp) {
+inline void forward_row_shared(int w, std::int64_t i, T ai, T ri, const T* d, const T* dp_prev,
+                               T* dp) {
   if (i == 0) {
 #pragma omp simd
     for (int j = 0; j < w; ++j) dp[j] = d[j] * ri;
@@ -148,15 +150,15 @@ inline void backward_row_shared(int w, T cpi, T* __restrict dpi, const T* __rest
 }
 
 /// Back substitution of rows [i0, i1) (descending), given row i1's solution already in dp (or
-/// i1 == n). Leaves x in dp.
+/// i1 == n). Leaves x in dp. Row pitches as in forward_rows.
 template <class T>
 inline void backward_rows(int w, std::int64_t n, std::int64_t i0, std::int64_t i1, const T* cp,
-                          T* dp, std::int64_t ws) {
+                          std::int64_t cs, T* dp, std::int64_t ds) {
   for (std::int64_t i = i1 - 1; i >= i0; --i) {
     if (i == n - 1) continue;  // x[n-1] = d'[n-1]
-    const T* __restrict cpi = cp + i * ws;
-    T* __restrict dpi = dp + i * ws;
-    const T* __restrict next = dp + (i + 1) * ws;
+    const T* __restrict cpi = cp + i * cs;
+    T* __restrict dpi = dp + i * ds;
+    const T* __restrict next = dp + (i + 1) * ds;
 #pragma omp simd
     for (int j = 0; j < w; ++j) dpi[j] -= cpi[j] * next[j];
   }

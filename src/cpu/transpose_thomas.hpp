@@ -135,7 +135,7 @@ void transpose_thomas(const Problem& p, const Operands<T>& ops, std::int64_t s0,
       }
     } else {
       forward_rows<Checked>(W, n, i0, i0 + rows, s.tile[op_a], s.tile[op_b], s.tile[op_c],
-                            s.tile[op_d], W, s.cp, s.dp, W, info);
+                            s.tile[op_d], W, s.cp, W, s.dp, W, info);
     }
   }
 
@@ -166,7 +166,7 @@ void transpose_thomas(const Problem& p, const Operands<T>& ops, std::int64_t s0,
         backward_row_shared(W, m->cp[i], s.dp + i * W, s.dp + (i + 1) * W);
       }
     } else {
-      backward_rows(W, n, i0, i0 + rows, s.cp, s.dp, W);
+      backward_rows(W, n, i0, i0 + rows, s.cp, W, s.dp, W);
     }
     const T* xs = s.dp + i0 * W;  // rows [i0, i0 + rows) of x, in tile form
     const int fast_rows = (!Checked && rs[op_x] == 1 && w == W) ? rows / V * V : 0;

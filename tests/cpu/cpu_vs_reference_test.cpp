@@ -184,6 +184,23 @@ TYPED_TEST(CpuVsReference, PartlyBroadcastCoefficients) {
   }
 }
 
+// Lines of systems wider than one strip (float strips of 128 lanes, double of 64, at n = 1000),
+// the last strip of each line partial: in place the strip kernel writes d' over d in x's rows,
+// elsewhere into its scratch. Along y and z, packed and padded.
+TYPED_TEST(CpuVsReference, SeveralStripsPerLine) {
+  using T = TypeParam;
+  int k = 0;
+  const auto padded = Layout::padded({300, 1000, 2}, {307, 1001, 2}, {3, 1, 0});
+  for (const auto& [layout, axis] :
+       {std::pair{Layout::packed({300, 1000}), 1}, std::pair{Layout::packed({150, 2, 1000}), 2},
+        std::pair{padded, 1}}) {
+    for (Mode mode : modes) {
+      expect_matches_reference<T>(OperandLayouts(layout), axis, mode, test_seed(++k),
+                                  cpu_solver<T>(Algorithm::cpu_thomas));
+    }
+  }
+}
+
 // Threads split the batch, never a system: any thread count gives the same bits.
 TYPED_TEST(CpuVsReference, ThreadCountDoesNotChangeTheResult) {
   using T = TypeParam;
