@@ -4,6 +4,8 @@
 // times whatever was chosen, so a rule that silently never applies would go unnoticed there.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <string>
 
@@ -186,6 +188,31 @@ TEST(HybridChoice, StagedAndClusteredAlongAxesAboveZeroForLongSystems) {
     const ScopedSwitch always("TRIAX_CUDA_HYBRID_CLUSTER", "1");
     expect_config(choice<double>(n512, 1), {reg, 8, 2}, hopper_shared);
     EXPECT_EQ(choice<float>(n512, 1).C, 1);  // 32 chunks: one block
+  }
+}
+
+// Where each SM holds one block, the persistent kernel launches no more blocks than its rounds
+// need; with several per SM it takes every slot (no GPU needed: this is the launch's arithmetic).
+TEST(HybridChoice, PersistentLaunchTakesNoMoreBlocksThanItsRoundsNeed) {
+  using detail::cuda::balanced_launch;
+  EXPECT_EQ(balanced_launch(1024, 66, 1), 64);      // 16 rounds either way
+  EXPECT_EQ(balanced_launch(1056, 66, 1), 66);      // 16 full rounds
+  EXPECT_EQ(balanced_launch(67, 66, 1), 34);        // two rounds
+  EXPECT_EQ(balanced_launch(40, 66, 1), 40);        // one round: a block per group
+  EXPECT_EQ(balanced_launch(8192, 1056, 8), 1056);  // several blocks per SM: every slot
+  EXPECT_EQ(balanced_launch(100, 1056, 8), 100);
+  EXPECT_EQ(balanced_launch(1, 264, 1), 1);
+  for (std::int64_t groups = 1; groups <= 600; ++groups) {
+    for (std::int64_t slots : {1, 7, 62, 66, 132, 264}) {
+      const std::int64_t launched = balanced_launch(groups, slots, 1);
+      const std::int64_t most = std::min(groups, slots);
+      const std::int64_t rounds = (groups + most - 1) / most;
+      ASSERT_LE(launched, most);
+      ASSERT_EQ((groups + launched - 1) / launched, rounds) << groups << " on " << slots;
+      if (launched > 1) {  // one block fewer would take another round
+        ASSERT_GT((groups + launched - 2) / (launched - 1), rounds) << groups << " on " << slots;
+      }
+    }
   }
 }
 

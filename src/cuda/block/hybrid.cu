@@ -325,8 +325,8 @@ inline std::int64_t persistent_limit() {
   return k > 0 ? static_cast<std::int64_t>(k) : INT64_MAX;
 }
 
-/// One pipelined kernel: as many blocks as the device holds at once (at most one per group),
-/// each looping over the groups of S systems.
+/// One pipelined kernel: as many blocks as the device holds at once (at most one per group, and
+/// no more than the rounds need: balanced_launch), each looping over the groups of S systems.
 template <auto Kernel, class T>
 void launch_pipelined_kernel(const Problem& p, const Operands<T>& ops, const HybridShape& sh,
                              cudaStream_t stream) {
@@ -339,16 +339,19 @@ void launch_pipelined_kernel(const Problem& p, const Operands<T>& ops, const Hyb
     // As many clusters as the device holds at once (a cluster's blocks share a GPC, so fewer
     // than the blocks per SM alone would say), each looping over its groups.
     const int clusters = clusters_on_device<Kernel>(threads, smem, sh.C);
+    const int sms = device_attribute<cudaDevAttrMultiProcessorCount>();
+    const int per_sm = (clusters * sh.C + sms - 1) / sms;
     const auto columns = static_cast<unsigned>(
-        std::max<std::int64_t>(1, std::min<std::int64_t>({groups, clusters, persistent_limit()})));
+        std::min(balanced_launch(groups, clusters, per_sm), persistent_limit()));
     launch_cluster_kernel(Kernel, dim3(columns, static_cast<unsigned>(sh.C)), threads, smem, stream,
                           static_cast<unsigned>(sh.C), p, ops, sh);
     return;
   }
-  const std::int64_t resident = std::int64_t(blocks_per_sm<Kernel>(threads, smem)) *
-                                device_attribute<cudaDevAttrMultiProcessorCount>();
+  const int per_sm = blocks_per_sm<Kernel>(threads, smem);
+  const std::int64_t resident =
+      std::int64_t(per_sm) * device_attribute<cudaDevAttrMultiProcessorCount>();
   const auto blocks = static_cast<unsigned>(
-      std::max<std::int64_t>(1, std::min({groups, resident, persistent_limit()})));
+      std::min(balanced_launch(groups, resident, per_sm), persistent_limit()));
   launch_kernel(Kernel, dim3(blocks), threads, smem, stream, p, ops, sh);
 }
 
