@@ -335,19 +335,17 @@ void launch_pipelined_kernel(const Problem& p, const Operands<T>& ops, const Hyb
   TRIAX_CUDA_CHECK(cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         static_cast<int>(smem)));
   const std::int64_t groups = p.count / sh.S;
+  const int per_sm = blocks_per_sm<Kernel>(threads, smem);
   if (sh.C > 1) {
     // As many clusters as the device holds at once (a cluster's blocks share a GPC, so fewer
     // than the blocks per SM alone would say), each looping over its groups.
     const int clusters = clusters_on_device<Kernel>(threads, smem, sh.C);
-    const int sms = device_attribute<cudaDevAttrMultiProcessorCount>();
-    const int per_sm = (clusters * sh.C + sms - 1) / sms;
     const auto columns = static_cast<unsigned>(
         std::min(balanced_launch(groups, clusters, per_sm), persistent_limit()));
     launch_cluster_kernel(Kernel, dim3(columns, static_cast<unsigned>(sh.C)), threads, smem, stream,
                           static_cast<unsigned>(sh.C), p, ops, sh);
     return;
   }
-  const int per_sm = blocks_per_sm<Kernel>(threads, smem);
   const std::int64_t resident =
       std::int64_t(per_sm) * device_attribute<cudaDevAttrMultiProcessorCount>();
   const auto blocks = static_cast<unsigned>(

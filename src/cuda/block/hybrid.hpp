@@ -48,9 +48,9 @@ struct HybridConfig {
 /// there every slot is taken (docs/algorithms.md, "Clusters in flight").
 inline std::int64_t balanced_launch(std::int64_t groups, std::int64_t slots, int blocks_per_sm) {
   const std::int64_t launched = std::max<std::int64_t>(1, std::min(groups, slots));
-  if (blocks_per_sm > 1) return launched;
+  if (blocks_per_sm > 1 || groups <= launched) return launched;
   const std::int64_t rounds = (groups + launched - 1) / launched;
-  return std::max<std::int64_t>(1, (groups + rounds - 1) / std::max<std::int64_t>(1, rounds));
+  return (groups + rounds - 1) / rounds;
 }
 
 /// The configuration the family uses for p; false when the family cannot take p.
