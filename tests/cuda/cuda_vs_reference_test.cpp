@@ -354,8 +354,8 @@ TYPED_TEST(CudaVsReference, PipelinedClustersAlongAxesAboveZero) {
       detail::cuda::HybridConfig cfg;
       ASSERT_TRUE(detail::cuda::hybrid_choose<T>(detail::normalize(layouts, axis),
                                                  detail::cuda::HybridFamily::block, cfg));
-      // Float clusters pipeline wherever a device has clusters (double ones stay register blocks).
-      if (sizeof(T) == 4 && cfg.C > 1) ASSERT_EQ(cfg.map, detail::cuda::Mapping::system_pipelined);
+      // Clusters pipeline wherever a device has clusters, in both precisions.
+      if (cfg.C > 1) ASSERT_EQ(cfg.map, detail::cuda::Mapping::system_pipelined);
       for (Mode mode : modes) {
         if (quick() && mode != Mode::increment) continue;
         expect_matches_reference<T>(layouts, axis, mode, seed_of("pipelined clusters", ++k),
@@ -363,8 +363,8 @@ TYPED_TEST(CudaVsReference, PipelinedClustersAlongAxesAboveZero) {
       }
     }
   }
-  // Float 128-byte rows in four blocks (what rows 256 KiB apart take at n <= 1024), through the
-  // tuning override on close rows.
+  // Float 128-byte rows in four blocks (the default at 512 < n <= 1024 where 32 systems are
+  // adjacent), through the tuning override.
   if constexpr (sizeof(T) == 4) {
     const ScopedEnv four("TRIAX_CUDA_HYBRID", "16,16,32,4");
     const ScopedEnv piped("TRIAX_CUDA_HYBRID_PIPELINED", "1");

@@ -76,19 +76,19 @@ TEST(HybridChoice, StagedAndClusteredAlongAxesAboveZeroForLongSystems) {
   };
   // Float: pipelined blocks up to n = 512 (64 systems along the first batch dimension: whole
   // groups), 32 systems (128-byte rows) while the block has at most 512 threads, then 16;
-  // clusters of pipelined blocks past 512 rows: 16 systems and 32 chunks of 16 rows each, but
-  // 32 systems and 16 chunks in eight blocks for 1024 < n <= 2048. Double: one
-  // register block up to n = 256, pipelined blocks of 8 systems (64 chunks) for 256 < n <= 512,
-  // then clusters of register blocks (8 systems, 32 chunks of 8 rows). Without clusters, float
-  // stages past 1024.
+  // clusters of pipelined blocks past 512 rows: 32 systems and 16 chunks of 16 rows each, in
+  // four blocks up to n = 1024 and eight up to 2048. Double: pipelined blocks of
+  // 16 systems (128-byte rows, 32 chunks) at n = 256 and of 8 systems (64 chunks) for
+  // 256 < n <= 512, then clusters of pipelined blocks of 16 systems and 32 chunks of 8 rows.
+  // Without clusters, float stages past 1024.
   for (const Case& c : {
-           Case{256, {pipe, 32, 1}, {reg, 0, 1}, {pipe, 32, 1}, {reg, 0, 1}},
+           Case{256, {pipe, 32, 1}, {pipe, 16, 1}, {pipe, 32, 1}, {pipe, 16, 1}},
            Case{300, {pipe, 16, 1}, {pipe, 8, 1}, {pipe, 16, 1}, {pipe, 8, 1}},
            Case{512, {pipe, 16, 1}, {pipe, 8, 1}, {pipe, 16, 1}, {pipe, 8, 1}},
-           Case{513, {pipe, 16, 2}, {reg, 8, 4}, {reg, 0, 1}, {reg, 0, 1}},
-           Case{1024, {pipe, 16, 2}, {reg, 8, 4}, {reg, 0, 1}, {reg, 0, 1}},
-           Case{1025, {pipe, 32, 8}, {reg, 8, 8}, {staged, 8, 1}, {reg, 0, 1}},
-           Case{2048, {pipe, 32, 8}, {reg, 8, 8}, {staged, 8, 1}, {reg, 0, 1}},
+           Case{513, {pipe, 32, 4}, {pipe, 16, 4}, {reg, 0, 1}, {reg, 0, 1}},
+           Case{1024, {pipe, 32, 4}, {pipe, 16, 4}, {reg, 0, 1}, {reg, 0, 1}},
+           Case{1025, {pipe, 32, 8}, {pipe, 16, 8}, {staged, 8, 1}, {reg, 0, 1}},
+           Case{2048, {pipe, 32, 8}, {pipe, 16, 8}, {staged, 8, 1}, {reg, 0, 1}},
            Case{4096, {pipe, 16, 8}, {reg, 0, 1}, {staged, 4, 1}, {reg, 0, 1}},
        }) {
     SCOPED_TRACE("n " + std::to_string(c.n));
@@ -103,7 +103,7 @@ TEST(HybridChoice, StagedAndClusteredAlongAxesAboveZeroForLongSystems) {
       expect_config(choice<double>(layouts, 1), c.d_one, hopper_shared);
     }
     // Without pipelining, or where S divides no group (37 systems): float stages for
-    // 256 < n <= 512, double keeps the register kernel.
+    // 256 < n <= 512, double takes the register kernel.
     if (c.n <= 512) {
       const Expected unpiped{c.n > 256 ? staged : reg, c.n > 256 ? 16 : 0, 1};
       const OperandLayouts odd(Layout::packed({37, c.n, 3}));
@@ -134,16 +134,18 @@ TEST(HybridChoice, StagedAndClusteredAlongAxesAboveZeroForLongSystems) {
     EXPECT_NE(
         choice<float>(OperandLayouts(Layout::packed({64, 512})), 1, HybridFamily::warp).map, m);
   }
-  // Float n = 1024 with rows 256 KiB apart (64 x 1024 floats per plane along z): 128-byte rows
-  // in four blocks; 128 KiB apart, the two blocks of 64-byte rows.
+  // Float n = 1024 along z, rows 256 KiB and 128 KiB apart: 128-byte rows in four blocks both.
   expect_config(choice<float>(OperandLayouts(Layout::packed({64, 1024, 1024})), 2), {pipe, 32, 4},
                 hopper_shared);
-  expect_config(choice<float>(OperandLayouts(Layout::packed({64, 512, 1024})), 2), {pipe, 16, 2},
+  expect_config(choice<float>(OperandLayouts(Layout::packed({64, 512, 1024})), 2), {pipe, 32, 4},
                 hopper_shared);
-  // Double at n = 512 along z, rows 2 MiB apart: pipelined too; at n = 256 the register kernel.
+  // Double at n = 512 along z, rows 2 MiB apart: pipelined too; at n = 256 with 128-byte rows;
+  // at n = 128 the register kernel.
   expect_config(choice<double>(OperandLayouts(Layout::packed({512, 512, 512})), 2), {pipe, 8, 1},
                 hopper_shared);
-  expect_config(choice<double>(OperandLayouts(Layout::packed({64, 256})), 1), {reg, 0, 1},
+  expect_config(choice<double>(OperandLayouts(Layout::packed({64, 256})), 1), {pipe, 16, 1},
+                hopper_shared);
+  expect_config(choice<double>(OperandLayouts(Layout::packed({64, 128})), 1), {reg, 0, 1},
                 hopper_shared);
   // TRIAX_CUDA_HYBRID_PIPELINED=1: double too, 128-byte rows where they fit (n = 256: 16
   // systems x 32 chunks), else 64 (n = 512: 8 x 64).
@@ -183,10 +185,10 @@ TEST(HybridChoice, StagedAndClusteredAlongAxesAboveZeroForLongSystems) {
                   hopper_shared);
   }
   // TRIAX_CUDA_HYBRID_CLUSTER=1: clusters wherever 2 to 8 blocks hold the chunks (double
-  // n = 512: 64 chunks of 8 rows, two blocks).
+  // n = 512: 64 chunks of 8 rows, two pipelined blocks of 16 systems).
   {
     const ScopedSwitch always("TRIAX_CUDA_HYBRID_CLUSTER", "1");
-    expect_config(choice<double>(n512, 1), {reg, 8, 2}, hopper_shared);
+    expect_config(choice<double>(n512, 1), {pipe, 16, 2}, hopper_shared);
     EXPECT_EQ(choice<float>(n512, 1).C, 1);  // 32 chunks: one block
   }
 }

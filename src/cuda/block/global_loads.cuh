@@ -49,6 +49,11 @@ __device__ __forceinline__ void copy_16_async(T* dst, const T* src) {
   asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;" ::"r"(d), "l"(src));
 }
 
+/// copy_16_async to a shared-space address (a 32-bit offset in the block's shared memory).
+__device__ __forceinline__ void copy_16_async_to(unsigned dst, const void* src) {
+  asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;" ::"r"(dst), "l"(src));
+}
+
 /// One 16-byte piece of the rows a warp stages for its own G = 32 / S chunks (the staged and
 /// pipelined kernels' per-warp layout: row k of the warp's chunks fills one line of 32 elements,
 /// chunk jj's S systems at jj S): piece i of the M * 32 / V a warp copies per operand is row k

@@ -296,15 +296,16 @@ int clusters_on_device(int threads, std::size_t smem, int C) {
   return clusters;
 }
 
-/// Whether the pipelined kernel stages per warp (else block-wide): float from P = 16 chunks (n >
-/// 128). Measured on the H100 (docs/algorithms.md, "Pipelined blocks"; % of the in-run copy,
-/// block-wide / per warp): float 256^3 along y 89.0, 88.5 / 91.9, 91.5, along z 88.5, 88.7 / 91.2,
-/// 91.6, 256x128x512 along z 82.1, 82.1 / 85.0, 85.2, 256x512x128 along y 85.2, 85.9 / 84.1,
-/// 84.7; at n = 128 along z 93.0, 93.0 / 91.2, 90.8; in double (whose per-warp kernel spills
-/// 24-32 bytes) 3-11 points slower.
+/// Whether the pipelined kernel stages per warp (else block-wide): from P = 16 chunks (n > 128
+/// in float, n > 128 in double). Measured on the H100 (docs/algorithms.md, "Pipelined blocks";
+/// % of the in-run copy, block-wide / per warp): float 256^3 along y 89.0, 88.5 / 91.9, 91.5,
+/// along z 88.5, 88.7 / 91.2, 91.6, 256x128x512 along z 82.1, 82.1 / 85.0, 85.2, 256x512x128
+/// along y 85.2, 85.9 / 84.1, 84.7; at n = 128 along z 93.0, 93.0 / 91.2, 90.8. Double's per-warp
+/// kernels spilled 24-96 bytes and lost until the loop was trimmed ("Instructions per group"):
+/// since, 256x128x512 along z 2701-2707 / 2734-2745 GB/s, along y 2865-2869 / 2857-2863.
 template <class T>
 bool pipelined_warp_staged(int P) {
-  return sizeof(T) == 4 && P >= 16;
+  return P >= 16;
 }
 
 /// The pipelined kernel's shared memory.
@@ -361,15 +362,13 @@ void launch_pipelined(const Problem& p, const Operands<T>& ops, const HybridShap
   constexpr int M = pipelined_rows<T>;
   constexpr int run64 = 64 / sizeof(T);
   const auto launch = [&]<int S>() {
-    if constexpr (sizeof(T) == 4) {
-      if (pipelined_warp_staged<T>(sh.P)) {
-        if (sh.C > 1) {
-          return launch_pipelined_kernel<pipelined_kernel<T, M, S, Acc, true, true>>(p, ops, sh,
-                                                                                     stream);
-        }
-        return launch_pipelined_kernel<pipelined_kernel<T, M, S, Acc, true, false>>(p, ops, sh,
-                                                                                    stream);
+    if (pipelined_warp_staged<T>(sh.P)) {
+      if (sh.C > 1) {
+        return launch_pipelined_kernel<pipelined_kernel<T, M, S, Acc, true, true>>(p, ops, sh,
+                                                                                   stream);
       }
+      return launch_pipelined_kernel<pipelined_kernel<T, M, S, Acc, true, false>>(p, ops, sh,
+                                                                                  stream);
     }
     launch_pipelined_kernel<pipelined_kernel<T, M, S, Acc, false, false>>(p, ops, sh, stream);
   };
@@ -428,31 +427,25 @@ bool pipelined_fits(std::int64_t n, const HybridConfig& cfg) {
          static_cast<std::size_t>(shared_optin_bytes());
 }
 
-/// Whether some operand's rows lie 256 KiB apart or more (pipelined_choose; layouts have no
-/// negative strides).
-template <class T>
-bool rows_far_apart(const Problem& p) {
-  std::int64_t widest = 0;
-  for (const OperandMap& m : p.map) widest = std::max(widest, m.row_stride);
-  return widest * std::int64_t(sizeof(T)) >= 256 * 1024;
-}
-
 /// The pipelined configuration for a fused one (same M and P): rows of 128 bytes, else 64, whose
 /// block has at most 512 threads, whose staging buffer fits and whose groups p's layout allows.
 /// False where there is none. (Float 128-byte rows measured 1.7-3.3 points above 64-byte ones
 /// at n = 64 and 128 and 0.3-1.0 above along z at n = 256, 3.5 below along y there.)
 template <class T>
 bool pipelined_choose(const Problem& p, HybridConfig& cfg) {
-  // Clusters of four blocks (1024 < n <= 2048 in float): 128-byte rows in eight blocks of half
-  // the chunk threads. Measured on the H100 (docs/algorithms.md, "Pipelined clusters"): n = 2048
-  // along z 78.2-79.7 -> 81.5-81.7% of the copy, along y 82.0 -> 83.2; at n = 1024 (two blocks
-  // -> four) level in tuning and 86.0 -> 84.0 along y in a suite run, so there only where rows
-  // lie 256 KiB apart or more: with 64-byte rows each 128-byte line is shared with the
-  // neighbouring group, which another cluster reads, and over a large solve the clusters drift
-  // apart and fetch it twice (float 512x256x1024 along z: 2.50 GB read for the 2.15 of a, b, c
-  // and d, 69-75% of the copy; in four blocks 2.20 GB, 88%; docs/algorithms.md, "Rows far
-  // apart").
-  if ((cfg.C == 4 || (cfg.C == 2 && rows_far_apart<T>(p))) && cfg.P % 2 == 0) {
+  // Float clusters of two and four blocks (512 < n <= 2048): 128-byte rows in twice the blocks
+  // of half the chunk threads. Measured on the H100 (docs/algorithms.md, "Pipelined clusters"):
+  // n = 2048 along z 78.2-79.7 -> 81.5-81.7% of the copy, along y 82.0 -> 83.2. At n = 1024 the
+  // two blocks of 64-byte rows were level or ahead on some machines (86-87 against 85 along y)
+  // and far behind on another (2350-2372 against 2635-2637 GB/s along z, 2477-2512 against
+  // 2752-2757 along y, the same build), and behind wherever rows lie 256 KiB apart: each
+  // 128-byte line then holds the rows of two neighbouring groups, which two clusters read, and
+  // where those drift apart the line is fetched twice (float 512x256x1024 along z: 2.50 GB read
+  // for the 2.15 of a, b, c and d; in four blocks 2.20 GB; docs/algorithms.md, "Rows far
+  // apart"). In double the same halving lost to 128-byte rows in the same blocks (n = 1024,
+  // 8,16,16,8 against 8,32,16,4: along z 2634-2643 / 2652-2658 GB/s, along y 2681-2689 /
+  // 2736-2741).
+  if (sizeof(T) == 4 && (cfg.C == 2 || cfg.C == 4) && cfg.P % 2 == 0) {
     const HybridConfig c{Mapping::system_pipelined, cfg.M, cfg.P / 2,
                          128 / static_cast<int>(sizeof(T)), 2 * cfg.C};
     if (hybrid_config_valid<T>(c) && pipelined_fits<T>(p.n, c) && pipelined_layout_ok<T>(p, c.S)) {
@@ -618,15 +611,18 @@ bool choose(const Problem& p, HybridFamily family, Allowed allowed, HybridConfig
     // on the H100 (docs/algorithms.md, "Pipelined blocks"): in float up to n = 512 (P <= 32) it
     // gains 2-8 points of the copy over the register and staged kernels (n = 256 along z 85 ->
     // 92, n = 512 along y 78 -> 86); in double for 256 < n <= 512 (P = 64) 1-7 points (512^3
-    // along y 92 -> 97, 256x128x512 along z 81 -> 89, 512^3 along z 84 -> 87), while it loses at
-    // n <= 256 (n = 64 along y 102 -> 93). Float clusters pipeline too (the blocks of a
-    // cluster push their equations, so no cluster barrier drains the next group's copies): at
-    // n = 1024 along y 76 -> 87, along z 75 -> 82, at n = 2048 72 -> 80 and 71 -> 78; double ones
-    // would need per-warp staging, which spills in double. TRIAX_CUDA_HYBRID_PIPELINED=0 turns it
-    // off, =1 takes it wherever a configuration exists; either staging switch set keeps the rule
-    // away (the staged kernel's own studies).
+    // along y 92 -> 97, 256x128x512 along z 81 -> 89, 512^3 along z 84 -> 87). Float clusters
+    // pipeline too (the blocks of a cluster push their equations, so no cluster barrier drains
+    // the next group's copies): at n = 1024 along y 76 -> 87, along z 75 -> 82, at n = 2048
+    // 72 -> 80 and 71 -> 78; and so do double ones since the loop was trimmed (per-warp staging
+    // no longer spills): at n = 1024 along z 84 -> 89, along y 90 -> 91.5, at n = 2048 76 -> 87
+    // and 81 -> 89; double n = 256 (P = 32) gains 1-2 points (256^3 along z 2735-2741 ->
+    // 2776-2783 GB/s). Double n <= 128 keeps the register kernel (n = 64 along y 102 against 93
+    // block-wide; not measured per warp). TRIAX_CUDA_HYBRID_PIPELINED=0 turns it off, =1 takes it
+    // wherever a configuration exists; either staging switch set keeps the rule away (the staged
+    // kernel's own studies).
     const int pw = env_switch("TRIAX_CUDA_HYBRID_PIPELINED");
-    const bool pipe_rule = sw == -1 && (sizeof(T) == 4 ? cfg.P <= 32 : cfg.P == 64);
+    const bool pipe_rule = sw == -1 && (sizeof(T) == 4 ? cfg.P <= 32 : cfg.P == 32 || cfg.P == 64);
     if (family == HybridFamily::block && allowed.pipelined &&
         (pw == 1 || (pw == -1 && pipe_rule)) && fits_fused(n, cfg) && !broadcast) {
       pipelined_choose<T>(p, cfg);  // leaves cfg alone where none fits

@@ -20,7 +20,7 @@
 //   of them fills one line of 32 elements, as in the staged kernel) and waits only for those, so
 //   a warp streams its next rows in as soon as it has read its own, with no block barrier
 //   between; reads are free of bank conflicts for any S.
-// Clustered (float, per-warp staging): the C blocks of a thread-block cluster share each group,
+// Clustered (per-warp staging): the C blocks of a thread-block cluster share each group,
 // each staging and solving its own P chunks, and push their equations to each other
 // (cluster_exchange.cuh) with no cluster barrier in the loop.
 // hybrid.cu says which runs where (measured: docs/algorithms.md, "Pipelined blocks").
@@ -126,18 +126,25 @@ __device__ __forceinline__ void stage_warp_rows(const Problem& p, const Operands
   const int row0 = rc0 + w.k;
   std::int64_t off[operand_count];
   system_offsets(p, g * S, off);
+  // The copies' shared addresses from one 32-bit base (the operand's and the row's parts are
+  // constants), and their global ones by a byte pointer stepped V rows at a time: computed per
+  // copy, under each copy's predicate, they took about eight instructions a copy.
+  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(stage)) +
+                       static_cast<unsigned>(w.at(warp, M, S) * sizeof(T));
 #pragma unroll
   for (int op = 0; op < 4; ++op) {
-    const T* src = op == op_a ? ops.a : op == op_b ? ops.b : op == op_c ? ops.c : ops.d;
+    const T* base = op == op_a ? ops.a : op == op_b ? ops.b : op == op_c ? ops.c : ops.d;
     const std::int64_t rs = p.map[op].row_stride;
-    std::int64_t at = off[op] + row0 * rs + w.piece;
-    T* dst = stage + op * E + w.at(warp, M, S);
+    const char* src = reinterpret_cast<const char*>(base + off[op] + row0 * rs + w.piece);
+    const std::int64_t step = V * rs * static_cast<std::int64_t>(sizeof(T));
+    const unsigned dst_op = dst + static_cast<unsigned>(op * E * sizeof(T));
 #pragma unroll
     for (int it = 0; it < M / V; ++it) {
       const int row = row0 + it * V;
       const bool never_read = (op == op_a && row == 0) || (op == op_c && row + 1 == n);
-      if (w.k + it * V < len && !never_read) copy_16_async(dst + it * V * 32, src + at);
-      at += V * rs;
+      if (w.k + it * V < len && !never_read)
+        copy_16_async_to(dst_op + it * V * 32 * sizeof(T), src);
+      src += step;
     }
   }
   __pipeline_commit();
@@ -207,17 +214,19 @@ __global__ void __launch_bounds__(hybrid_max_threads)
     } else {
       __syncthreads();  // every thread's copies of group g have landed
     }
+    // Every row of the chunk's space is read, whatever L: rows past the chunk hold what the
+    // space held before (chunk_reduce and chunk_back leave them unused, and they are never
+    // stored), and a of row 0 and c of row n - 1 were not copied (drop_system_ends below). A
+    // branch around each row's reads cost about ten instructions per row.
     RegisterRows<T, M> rows;
 #pragma unroll
     for (int k = 0; k < M; ++k) {
-      if (k < L) {
-        const int row = r0 + k;
-        const int e = WarpStaged ? 32 * k : row * S;
-        rows.a[k] = row > 0 ? sa[e] : T(0);  // a of row 0, c of row n - 1: never used
-        rows.b[k] = sb[e];
-        rows.c[k] = row + 1 < n ? sc[e] : T(0);
-        rows.d[k] = sd[e];
-      }
+      // Block-wide, rows past n would leave the operand's space: the last row stands in.
+      const int e = WarpStaged ? 32 * k : min(r0 + k, n - 1) * S;
+      rows.a[k] = sa[e];
+      rows.b[k] = sb[e];
+      rows.c[k] = sc[e];
+      rows.d[k] = sd[e];
     }
     // The space is free once read (the warp's, or every thread's): stream the next rows in
     // behind the arithmetic. Per warp that is at once; block-wide after the reduction, behind a
@@ -227,23 +236,36 @@ __global__ void __launch_bounds__(hybrid_max_threads)
       __syncwarp();
       if (more) stage_next(g + gridDim.x);
     }
+    // A chunk of M rows (every chunk, where the chunks divide n, as at powers of two) runs its
+    // sweeps and stores with the length a constant: no test per row.
+    const bool whole = L == M;
     Row<T> first, last;
-    chunk_reduce<T>(rows, L, first, last);
+    if (whole) {
+      chunk_reduce<T>(rows, M, first, last);
+    } else {
+      chunk_reduce<T>(rows, L, first, last);
+    }
+    drop_system_ends(first, last, r0 == 0, r0 + L == n);
     if constexpr (!WarpStaged) {
       __syncthreads();
       if (more) stage_next(g + gridDim.x);
     }
     T x_first, x_last;
-    ClusterExchange<T> ex = exchange[i & 1];
+    // Chosen by a select, not an index: exchange[i & 1] put both sets in local memory.
+    ClusterExchange<T> ex = (i & 1) != 0 ? exchange[1] : exchange[0];
     ex.parity = (i >> 1) & 1;  // group i uses set i % 2, whose barrier completed i / 2 phases
     ex.wait_ready = false;
     chunk_ends_in_shared<T, Clustered ? Exchange::push : Exchange::none>(
         first, last, l, j, red, lay.reduced_size, lay.sys_stride, P, S, ex, x_first, x_last);
-    chunk_back<T>(rows, L, x_first, x_last);
-
     std::int64_t off[operand_count];
     system_offsets(p, g * S + l, off);
-    store_chunk_strided<T, M, Accumulate, false>(ops.x + off[op_x], rx, r0, L, rows.d);
+    if (whole) {
+      chunk_back<T>(rows, M, x_first, x_last);
+      store_chunk_strided<T, M, Accumulate, false>(ops.x + off[op_x], rx, r0, M, rows.d);
+    } else {
+      chunk_back<T>(rows, L, x_first, x_last);
+      store_chunk_strided<T, M, Accumulate, false>(ops.x + off[op_x], rx, r0, L, rows.d);
+    }
   }
 }
 

@@ -41,15 +41,17 @@ __device__ __forceinline__ Row<T> identity_row() {
 /// rows (float along axes >= 1 at n >= 512) this gained 1-4 points of the copy; the bench's
 /// errors against the reference stayed the same to two digits (docs/algorithms.md, "Pivot
 /// reciprocals"). A zero, infinite or NaN pivot gives NaN (the division gave inf or 0): a
-/// breakdown shows in x as before. Float keeps subnormal pivots; double flushes them
-/// (|x| < 2^-1022, whose reciprocal overflows anyway) and returns 0 for |x| > 2^1022, whose
-/// reciprocal would be subnormal.
+/// breakdown shows in x as before. Both flush subnormal pivots (float |x| < 2^-126, double
+/// |x| < 2^-1022: a NaN follows, where the reciprocal would be near or past overflow anyway)
+/// and return 0 where the reciprocal would be subnormal (float |x| > 2^126, double > 2^1022).
+/// Float's non-flushing rcp.approx.f32 cost six instructions more per pivot for those ranges
+/// (docs/algorithms.md, "Instructions per group").
 template <class T>
 __device__ __forceinline__ T reciprocal(T x);
 template <>
 __device__ __forceinline__ float reciprocal(float x) {
   float r;
-  asm("rcp.approx.f32 %0, %1;" : "=f"(r) : "f"(x));
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
   return fmaf(r, fmaf(-x, r, 1.0f), r);
 }
 template <>
@@ -154,6 +156,18 @@ __device__ __forceinline__ void chunk_reduce(Rows& r, int L, Row<T>& first, Row<
   const T c1 = interior ? r.sup(1) : T(-1);
   const T d1 = interior ? r.rhs(1) : T(0);
   first = {a0, b0 - c0 * a1, -c0 * c1, d0 - c0 * d1};
+}
+
+/// For a caller whose rows hold anything at all in a of the system's row 0 and c of its row
+/// n - 1 (a kernel that reads its rows without a test per row): chunk_reduce carries the chunk's
+/// a_0 only into first.sub and its c_{L-1} only into last.sup, so zeroing those two where the
+/// chunk starts or ends the system gives what zeros in the rows would have. (chunk_back reads
+/// those two values too, in rows whose results it replaces by x_first and x_last.)
+template <class T>
+__device__ __forceinline__ void drop_system_ends(Row<T>& first, Row<T>& last, bool starts,
+                                                 bool ends) {
+  first.sub = starts ? T(0) : first.sub;
+  last.sup = ends ? T(0) : last.sup;
 }
 
 /// Algorithm 5: the chunk's solution from its two end values, into rhs(0 .. L-1).
