@@ -42,16 +42,16 @@ __device__ __forceinline__ void copy_row_async(T* dst, const T* src) {
 }
 
 /// 16 bytes into shared memory, asynchronously, past the L1 (cp.async.cg), fetching 128 bytes
-/// into the L2 on a miss in either precision; both addresses 16-byte aligned.
-template <class T>
-__device__ __forceinline__ void copy_16_async(T* dst, const T* src) {
-  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-  asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;" ::"r"(d), "l"(src));
-}
-
-/// copy_16_async to a shared-space address (a 32-bit offset in the block's shared memory).
+/// into the L2 on a miss in either precision; both addresses 16-byte aligned. `dst` is a
+/// shared-space address (a 32-bit offset in the block's shared memory).
 __device__ __forceinline__ void copy_16_async_to(unsigned dst, const void* src) {
   asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;" ::"r"(dst), "l"(src));
+}
+
+/// The same to a generic pointer into shared memory.
+template <class T>
+__device__ __forceinline__ void copy_16_async(T* dst, const T* src) {
+  copy_16_async_to(static_cast<unsigned>(__cvta_generic_to_shared(dst)), src);
 }
 
 /// One 16-byte piece of the rows a warp stages for its own G = 32 / S chunks (the staged and

@@ -297,7 +297,7 @@ int clusters_on_device(int threads, std::size_t smem, int C) {
 }
 
 /// Whether the pipelined kernel stages per warp (else block-wide): from P = 16 chunks (n > 128
-/// in float, n > 128 in double). Measured on the H100 (docs/algorithms.md, "Pipelined blocks";
+/// in float, n > 64 in double). Measured on the H100 (docs/algorithms.md, "Pipelined blocks";
 /// % of the in-run copy, block-wide / per warp): float 256^3 along y 89.0, 88.5 / 91.9, 91.5,
 /// along z 88.5, 88.7 / 91.2, 91.6, 256x128x512 along z 82.1, 82.1 / 85.0, 85.2, 256x512x128
 /// along y 85.2, 85.9 / 84.1, 84.7; at n = 128 along z 93.0, 93.0 / 91.2, 90.8. Double's per-warp
