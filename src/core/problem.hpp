@@ -50,6 +50,40 @@ struct Problem {
 };
 static_assert(std::is_trivially_copyable_v<Problem>);
 
+/// Consecutive systems s0, s0 + 1, ... of a problem with each operand's offset (as
+/// Problem::system_offset gives it): the batch coordinates of s0 take one division per batch
+/// dimension, each later system an odometer step. Kernels that set up many systems at once use
+/// it: with two 64-bit divisions per system and operand, setting up a group of 64 float systems
+/// of the CPU transpose kernel cost 0.22 ns per element of the 2.2 its solve takes in the
+/// caches (one thread, n = 256); with the walk, 0.08.
+struct SystemWalk {
+  const Problem* p;
+  std::int64_t coord[max_batch_rank] = {};
+  std::int64_t offset[operand_count] = {};
+
+  SystemWalk(const Problem& problem, std::int64_t s0) : p(&problem) {
+    for (int op = 0; op < operand_count; ++op) offset[op] = p->map[op].offset;
+    for (int k = 0; k < p->batch_rank; ++k) {
+      coord[k] = s0 % p->batch_extents[k];
+      s0 /= p->batch_extents[k];
+      for (int op = 0; op < operand_count; ++op)
+        offset[op] += coord[k] * p->map[op].batch_strides[k];
+    }
+  }
+
+  /// Moves to the next system.
+  void next() {
+    for (int k = 0; k < p->batch_rank; ++k) {
+      for (int op = 0; op < operand_count; ++op) offset[op] += p->map[op].batch_strides[k];
+      if (++coord[k] < p->batch_extents[k]) return;
+      for (int op = 0; op < operand_count; ++op) {
+        offset[op] -= coord[k] * p->map[op].batch_strides[k];
+      }
+      coord[k] = 0;
+    }
+  }
+};
+
 /// The pointers of one solve. `d` and `x` may be the same pointer with the same map (in place);
 /// `accumulate` makes the kernels add the solution to x instead of storing it.
 template <class T>

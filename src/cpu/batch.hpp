@@ -12,15 +12,20 @@
 
 namespace triax::detail::cpu {
 
-/// The transpose kernel's tile: W systems side by side, R rows of each at a time. Float takes
-/// R = 8 rows, so that the four input tiles (4 x W x R values, 8 KiB) stay in L1 between the
-/// transpose and the lane arithmetic, each system's cache line read in two visits, the second from
-/// cache: on the development VM (256^3 along x, in place, alternating runs) 14.7-16.2 GB/s
-/// against 10.7-12.7 with R = 256 bytes (64 KiB of tiles in L2). Double measured level or slower
-/// with 8 rows and 30% slower with 4, and keeps R = 256 bytes.
+/// The transpose kernel's tile: W systems side by side, R rows of each at a time. W = 32 in both
+/// precisions (4 float vectors or 8 double ones per row: enough independent recurrences to keep
+/// the divider busy). Float had 64 lanes until 2026-11-24; with 32 a group's rows (128 KiB at
+/// n = 256) and its c', d' leave more of the 512 KiB L2 to the rest: along x, two threads of the
+/// development VM, alternating runs, 256^3 28.8-29.9 ms against 31.6-35.3, 512x256x128
+/// 32.5-33.7 against 37.1-38.8, 1024x128x128 48.3-48.4 against 54.7-55.3, n = 64 and 255 level
+/// or faster; double with 16 lanes measured level and keeps 32. Float takes R = 8 rows, so that
+/// the four input tiles stay in L1 between the transpose and the lane arithmetic, each system's
+/// cache line read in two visits, the second from cache (14.7-16.2 GB/s against 10.7-12.7 with
+/// R = 256 bytes of 64 lanes; 16 rows of 32 lanes measured level). Double measured level or
+/// slower with 8 rows and 30% slower with 4, and keeps R = 256 bytes.
 template <class T>
 struct TileShape {
-  static constexpr int lanes = 256 / sizeof(T);  // W: four cache lines of one row across systems
+  static constexpr int lanes = 32;                                   // W
   static constexpr int rows = sizeof(T) == 4 ? 8 : 256 / sizeof(T);  // R
 };
 

@@ -55,17 +55,13 @@ void transpose_thomas(const Problem& p, const Operands<T>& ops, std::int64_t s0,
   const T* src[op_x][W];
   T* dst[W];
   std::int64_t rs[operand_count];
-  for (int op = 0; op < operand_count; ++op) {
-    rs[op] = p.map[op].row_stride;
+  for (int op = 0; op < operand_count; ++op) rs[op] = p.map[op].row_stride;
+  SystemWalk walk(p, s0);
+  for (int j = 0; j < W; ++j) {
     // Lanes past the last system repeat it: they are computed but never stored.
-    for (int j = 0; j < W; ++j) {
-      const std::int64_t off = p.system_offset(op, s0 + std::min(j, w - 1));
-      if (op == op_x) {
-        dst[j] = ops.x + off;
-      } else {
-        src[op][j] = in[op] + off;
-      }
-    }
+    if (j > 0 && j < w) walk.next();
+    for (int op = 0; op < op_x; ++op) src[op][j] = in[op] + walk.offset[op];
+    dst[j] = ops.x + walk.offset[op_x];
   }
   LaneInfo info{s.info, s.info + W};
   if constexpr (Checked) std::fill(s.info, s.info + 2 * W, 0);

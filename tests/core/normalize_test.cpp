@@ -83,6 +83,17 @@ TEST(Normalize, EveryRowOfEverySystemKeepsItsOffset) {
     for (int k = 0; k < rank; ++k) count *= (k == axis ? 1 : extents[k]);
     ASSERT_EQ(p.count, count);
     ASSERT_LE(p.batch_rank, rank - 1);
+    // The kernels' SystemWalk, started at any system, steps through the same offsets.
+    if (p.count > 0) {
+      const std::int64_t s0 = std::uniform_int_distribution<std::int64_t>(0, p.count - 1)(g);
+      detail::SystemWalk walk(p, s0);
+      for (std::int64_t s = s0; s < p.count; ++s, walk.next()) {
+        for (int op = 0; op < operand_count; ++op) {
+          ASSERT_EQ(walk.offset[op], p.system_offset(op, s))
+              << "walk from " << s0 << ", operand " << op << ", system " << s;
+        }
+      }
+    }
     for (int op = 0; op < operand_count; ++op) {
       std::set<std::int64_t> seen;
       for (std::int64_t s = 0; s < p.count; ++s) {

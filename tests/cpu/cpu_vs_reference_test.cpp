@@ -141,8 +141,8 @@ TYPED_TEST(CpuVsReference, CoefficientsConstantAlongTheSystem) {
 }
 
 // The transpose kernel substitutes whole blocks of rows of whole groups of systems straight into
-// its output transpose, and the rest through its tile: groups of 64 float / 32 double systems
-// with the last one partial, systems of one block (the last row inside it), of several, and with
+// its output transpose, and the rest through its tile: groups of 32 systems with the last one
+// partial, systems of one block (the last row inside it), of several, and with
 // a ragged block on top; every mode, with and without one matrix for every system.
 TYPED_TEST(CpuVsReference, WholeGroupsAlongAxisZero) {
   using T = TypeParam;
