@@ -55,6 +55,10 @@ struct CopyReference {
   double bytes = 0;                                        ///< size of one buffer
   double gbps = 0;                                         ///< the faster of the candidates
   std::vector<std::pair<std::string, double>> candidates;  ///< name, GB/s
+  /// Host only (0 where not measured): a solve's memory traffic with no arithmetic, four arrays
+  /// read and the fourth written back in place, in memory order, five arrays' bytes counted as a
+  /// row's GB/s counts them. Not the basis of %copy: it is the rate no in-place solve can beat.
+  double stream_gbps = 0;
 };
 
 /// Fills n, systems, bytes and the rates of a row from its timing.

@@ -38,6 +38,13 @@ void* host_allocate(std::size_t bytes) {
   return p;
 }
 
+void parallel_stream(const std::uint32_t* a, const std::uint32_t* b, const std::uint32_t* c,
+                     std::uint32_t* d, std::size_t count) {
+  const auto n = static_cast<std::int64_t>(count);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) d[i] += a[i] + b[i] + c[i];
+}
+
 /// Where the flush's sum goes, so the reads are not optimised away.
 volatile std::uint64_t flush_sink = 0;
 

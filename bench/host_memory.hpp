@@ -1,6 +1,7 @@
 #pragma once
 // Host buffers without serial first touch, a parallel copy, and a cache flush by reading.
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -50,6 +51,12 @@ inline void parallel_copy(void* dst, const void* src, std::size_t bytes) {
                 end - begin);
   }
 }
+
+/// d[i] += a[i] + b[i] + c[i] for i < count, one contiguous chunk per OpenMP thread: the memory
+/// traffic of an in-place solve (read a, b, c, d; write d) with no arithmetic to speak of.
+/// Integers, so that whatever bytes the buffers hold cost no floating-point assists.
+void parallel_stream(const std::uint32_t* a, const std::uint32_t* b, const std::uint32_t* c,
+                     std::uint32_t* d, std::size_t count);
 
 /// Reads a buffer several times the last-level cache, so that what the previous step wrote is
 /// evicted clean-side first (reading leaves no dirty lines to be written back inside a timing).

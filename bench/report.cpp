@@ -81,6 +81,13 @@ void print_copy(const char* what, const CopyReference& copy) {
               copy.how.c_str(), copy.bytes / double(1 << 30));
   for (const auto& [name, gbps] : copy.candidates) std::printf(" %s %.1f", name.c_str(), gbps);
   std::printf(")\n");
+  if (copy.stream_gbps > 0) {
+    std::printf(
+        "%s stream reference: %.1f GB/s = %.1f%% of the copy (a + b + c + d into d, four %.2f GiB "
+        "arrays in memory order, 5 arrays counted: an in-place solve's traffic, no arithmetic)\n",
+        what, copy.stream_gbps, 100.0 * copy.stream_gbps / copy.gbps,
+        copy.bytes / 4 / double(1 << 30));
+  }
 }
 
 void print_header() {
@@ -161,7 +168,9 @@ void write_json(const std::string& path, const RunInfo& info, const std::vector<
         .field("gbps", c.gbps);
     j.key("candidates").begin_object();
     for (const auto& [name, gbps] : c.candidates) j.field(name, gbps);
-    j.end_object().end_object();
+    j.end_object();
+    if (c.stream_gbps > 0) j.field("stream_gbps", c.stream_gbps);
+    j.end_object();
   };
   j.begin_object()
       .field("tool", "triax-bench")

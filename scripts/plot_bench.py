@@ -113,6 +113,10 @@ def table(data):
         cands = ", ".join(f"{n} {g:.1f}" for n, g in c["candidates"].items())
         out.append(f"- {key.replace('_', ' ')}: **{c['gbps']:.1f} GB/s** ({c['how']}; "
                    f"2 x {c['buffer_bytes'] / 2**30:.2f} GiB per copy; {cands})")
+        if c.get("stream_gbps"):
+            out.append(f"- {key.split('_')[0]} stream (an in-place solve's traffic, no arithmetic): "
+                       f"{c['stream_gbps']:.1f} GB/s, {100 * c['stream_gbps'] / c['gbps']:.1f}% "
+                       "of the copy")
     out.append(f"- mode: {data.get('mode', '')}; statistic: {data.get('statistic', '')}; "
                f"bytes: {data.get('bytes_counted', '')}")
     out.append("")
