@@ -1,5 +1,6 @@
 #pragma once
-// Host buffers without serial first touch, a parallel copy, and a cache flush by reading.
+// Host buffers without serial first touch, a parallel copy, the stream reference's loop, and a
+// cache flush by reading.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>

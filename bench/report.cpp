@@ -83,10 +83,9 @@ void print_copy(const char* what, const CopyReference& copy) {
   std::printf(")\n");
   if (copy.stream_gbps > 0) {
     std::printf(
-        "%s stream reference: %.1f GB/s = %.1f%% of the copy (a + b + c + d into d, four %.2f GiB "
-        "arrays in memory order, 5 arrays counted: an in-place solve's traffic, no arithmetic)\n",
-        what, copy.stream_gbps, 100.0 * copy.stream_gbps / copy.gbps,
-        copy.bytes / 4 / double(1 << 30));
+        "%s stream reference: %.1f GB/s = %.1f%% of the copy (a + b + c + d into d in memory "
+        "order, 5 arrays counted: an in-place solve's traffic, no arithmetic)\n",
+        what, copy.stream_gbps, 100.0 * copy.stream_gbps / copy.gbps);
   }
 }
 
