@@ -26,6 +26,13 @@ class TRIAX_API invalid_argument : public error {
   using error::error;
 };
 
+/// Memory for a plan (its workspace) could not be allocated. Raised instead of std::bad_alloc,
+/// so that catching triax::error catches it.
+class TRIAX_API out_of_memory : public error {
+ public:
+  using error::error;
+};
+
 /// The requested backend (or distributed layer) was not compiled into this build.
 class TRIAX_API not_compiled : public error {
  public:

@@ -26,7 +26,8 @@ enum class Algorithm {
   reference_thomas,    ///< Thomas accumulated in long double, one system at a time
   reference_dense_lu,  ///< dense Gaussian elimination with partial pivoting; n <= 1024 only
   cpu_thomas,          ///< vectorised across neighbouring systems (any axis; best for axes >= 1)
-  cpu_thomas_transpose,          ///< axis 0: local transpose of square tiles (paper 000, s.5)
+  cpu_thomas_transpose,  ///< local transpose of square tiles (paper 000, s.5): picked for rows
+                         ///< contiguous in d and x (axis 0 of packed arrays); correct on any axis
   cuda_thread_thomas,            ///< one thread per system, reading rows at the system stride
   cuda_thread_thomas_shared_transpose,   ///< axis 0: transpose through shared memory (Alg. 8)
   cuda_thread_thomas_shuffle_transpose,  ///< axis 0: transpose through warp shuffles (Alg. 9);
@@ -59,7 +60,9 @@ struct Options {
   bool checked = false;
   /// CUDA backend: the cudaStream_t to run on (nullptr = the legacy default stream).
   void* stream = nullptr;
-  /// CPU backend: the number of OpenMP threads (0 = OpenMP's default).
+  /// CPU and reference backends: the number of OpenMP threads, 0..1024 (0 = OpenMP's default).
+  /// A solve with one thread, or called inside an OpenMP parallel region, runs on the calling
+  /// thread.
   int num_threads = 0;
 };
 

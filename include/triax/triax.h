@@ -38,13 +38,19 @@ typedef enum triax_status {
   TRIAX_NOT_COMPILED = 2,     /**< the backend was not built */
   TRIAX_CUDA_ERROR = 3,       /**< a CUDA or cuSPARSE call failed */
   TRIAX_MPI_ERROR = 4,        /**< an MPI or NCCL call failed */
-  TRIAX_INTERNAL_ERROR = 5    /**< anything else (out of memory, ...) */
+  TRIAX_INTERNAL_ERROR = 5,   /**< anything else */
+  TRIAX_OUT_OF_MEMORY = 6,    /**< a plan's workspace could not be allocated */
+  /** Not a status: makes every int value representable (C++ may not assume less). */
+  TRIAX_STATUS_MAX_ENUM = 0x7fffffff
 } triax_status;
 
 typedef enum triax_backend {
   TRIAX_BACKEND_REFERENCE = 0,
   TRIAX_BACKEND_CPU = 1,
-  TRIAX_BACKEND_CUDA = 2
+  TRIAX_BACKEND_CUDA = 2,
+  /** Not a backend: makes every int value representable, so that an out-of-range value passed
+   *  from C is a defined value that triax_plan_create rejects. */
+  TRIAX_BACKEND_MAX_ENUM = 0x7fffffff
 } triax_backend;
 
 /** One operand's layout: element (i0, .., i{rank-1}) is at base[offset + sum i_k stride_k]. */

@@ -44,17 +44,34 @@ struct OperandLayouts {
 ///
 /// Preconditions checked at construction (triax::invalid_argument otherwise): 0 <= axis < rank;
 /// layouts of one rank and equal extents; the largest element offset of each layout fits in 64
-/// bits; the output layout has no stride 0 on a dimension of extent > 1 (it would write one
-/// element twice); an algorithm that fits the backend and the layout.
+/// bits; the output layout x maps no two indices to one element (no stride 0 on an extent above
+/// 1, no strides that alias such as {1, 1}); an algorithm that fits the backend and the layout;
+/// 0 <= options.num_threads <= 1024. A workspace that cannot be allocated throws
+/// triax::out_of_memory.
 ///
-/// Preconditions checked at every solve, before anything is written: no null pointer (unless the
-/// batch is empty); each pointer aligned for T; each pointer in the memory space of the backend
-/// (host for reference and cpu, device for cuda); the output does not overlap a, b or c, nor d
-/// unless it is exactly d (same pointer and layout). Overlap is judged by the address ranges the
-/// layouts span, so interleaving inputs and outputs in one buffer is rejected.
+/// d may broadcast (stride 0) for solve(), where one right-hand side serves many matrices: the
+/// plan cannot know whether it will also be asked to solve in place, so solve_in_place() is the
+/// call that refuses a d that maps two indices to one element.
 ///
-/// A Solver may be moved but not copied. Concurrent solves on one plan are not allowed (the plan
-/// owns one workspace); make one plan per thread or per stream.
+/// Preconditions checked at every solve, before anything is written: no null pointer (unless
+/// the batch holds no element: no systems, or systems of 0 rows); each pointer aligned for T
+/// (info for int); each pointer in the memory space of the backend (host for reference and cpu,
+/// device for cuda); the output shares no element with a, b or c, nor with d unless it is d
+/// itself (same pointer and layout); in checked mode, info shares no byte with any operand.
+/// Overlap is decided per element address, not by the ranges the layouts span: operands
+/// interleaved in one buffer (paper 002's Unified-Vector layout, x beside d) are accepted as
+/// long as no element is shared. solve_increment() refuses u sharing elements with d, because
+/// u += x would overwrite d while the solve still reads it.
+///
+/// Checked mode's `info` has system_count() entries, one per system, ordered as the systems'
+/// coordinates over the dimensions other than the axis, the lowest dimension fastest (for a
+/// 3-D array along axis 1, system (i0, i2) is info[i0 + extent(0) * i2]). Systems of 0 rows get
+/// info 0.
+///
+/// A Solver may be moved but not copied; a moved-from Solver throws invalid_argument when used,
+/// until another plan is assigned to it. One plan serves one solve at a time (it owns one
+/// workspace): a solve called while another thread's solve on the same plan is running throws
+/// invalid_argument instead of sharing the workspace. Make one plan per thread or per stream.
 template <class T>
 class TRIAX_API Solver {
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,

@@ -3,7 +3,9 @@
 // backend for a plan of its own; each backend implements the factory below in its folder
 // (src/cuda/launch/cuda_hooks.cpp throws not_compiled when CUDA is not built).
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 
 #include "core/problem.hpp"
@@ -19,6 +21,9 @@ class BackendPlan {
   /// Runs the solve. Arguments have been validated by core; must not allocate. `problem` is the
   /// plan's problem, except that an in-place solve passes it with map[op_x] == map[op_d].
   virtual void solve(const Problem& problem, const Operands<T>& ops) = 0;
+  /// Sets info[0 .. count) to 0 (systems of no rows, which are solved by doing nothing). Host
+  /// memory here; the CUDA plan clears device memory on its stream.
+  virtual void clear_info(int* info, std::int64_t count) { std::fill_n(info, count, 0); }
   virtual Algorithm algorithm() const = 0;
   virtual std::size_t workspace_bytes() const = 0;
 };

@@ -33,6 +33,12 @@ triax_status guarded(F&& f) {
   } catch (const triax::mpi_error& e) {
     last_error = e.what();
     return TRIAX_MPI_ERROR;
+  } catch (const triax::out_of_memory& e) {
+    last_error = e.what();
+    return TRIAX_OUT_OF_MEMORY;
+  } catch (const std::bad_alloc&) {
+    last_error = "triax: out of memory";
+    return TRIAX_OUT_OF_MEMORY;
   } catch (const std::exception& e) {
     last_error = e.what();
     return TRIAX_INTERNAL_ERROR;

@@ -26,6 +26,26 @@ void check_nonnegative(std::span<const std::int64_t> values, const char* what) {
   }
 }
 
+// The element count must fit 64 bits (size() returns it), and so must the product of the
+// extents other than 0: a plan's system count is a product of extents, and an empty array of
+// 2^32 x 2^33 systems must not wrap to a small one.
+void check_element_count(std::span<const std::int64_t> extents) {
+  __int128 count = 1;
+  for (const std::int64_t e : extents) {
+    if (e == 0) continue;
+    count *= e;
+    if (count > INT64_MAX) {
+      std::string list;
+      for (std::size_t k = 0; k < extents.size(); ++k) {
+        list += (k ? ", " : "") + std::to_string(extents[k]);
+      }
+      throw invalid_argument("triax::Layout: extents {" + list +
+                             "}: the number of elements (the product of the extents other "
+                             "than 0) overflows 64 bits");
+    }
+  }
+}
+
 }  // namespace
 
 Layout Layout::strided(std::span<const std::int64_t> extents,
@@ -36,6 +56,7 @@ Layout Layout::strided(std::span<const std::int64_t> extents,
                            " entries but extents has " + std::to_string(extents.size()));
   }
   check_nonnegative(extents, "extents");
+  check_element_count(extents);
   // Negative strides are not supported: reversing an axis is rarely needed and every kernel
   // would have to be audited for it.
   check_nonnegative(strides, "strides");
@@ -85,25 +106,35 @@ Layout Layout::padded(std::span<const std::int64_t> extents,
   check_nonnegative(begin, "begin");
   Extents strides{};
   std::int64_t s = 1;
-  std::int64_t offset = 0;
+  __int128 offset = 0;  // 128 bits: a wrapped offset must not pass for a small one
   for (std::size_t k = 0; k < extents.size(); ++k) {
     const std::int64_t b = begin.empty() ? 0 : begin[k];
-    if (b + extents[k] > allocated[k]) {
+    const __int128 end = static_cast<__int128>(b) + extents[k];
+    if (end > allocated[k]) {
+      const std::string sum = end > INT64_MAX ? "more than 2^63 - 1"
+                                              : std::to_string(static_cast<std::int64_t>(end));
       throw invalid_argument("triax::Layout: begin[" + std::to_string(k) + "] + extents[" +
-                             std::to_string(k) + "] = " + std::to_string(b + extents[k]) +
-                             " exceeds allocated[" + std::to_string(k) +
-                             "] = " + std::to_string(allocated[k]));
+                             std::to_string(k) + "] = " + std::to_string(b) + " + " +
+                             std::to_string(extents[k]) + " = " + sum + " exceeds allocated[" +
+                             std::to_string(k) + "] = " + std::to_string(allocated[k]));
     }
     strides[k] = s;
-    offset += b * s;
+    offset += static_cast<__int128>(b) * s;
+    if (offset > INT64_MAX) {
+      throw invalid_argument("triax::Layout: the offset of the first interior point (begin[" +
+                             std::to_string(k) + "] = " + std::to_string(b) +
+                             " times the stride " + std::to_string(s) +
+                             ", with the dimensions before it) overflows 64 bits");
+    }
     const std::int64_t e = std::max<std::int64_t>(allocated[k], 1);
     s = s > INT64_MAX / e ? INT64_MAX : s * e;
   }
-  return strided(extents, std::span<const std::int64_t>(strides.data(), extents.size()), offset);
+  return strided(extents, std::span<const std::int64_t>(strides.data(), extents.size()),
+                 static_cast<std::int64_t>(offset));
 }
 
 std::int64_t Layout::size() const {
-  std::int64_t n = 1;
+  std::int64_t n = 1;  // construction checked that the product fits
   for (int k = 0; k < rank_; ++k) n *= extents_[k];
   return n;
 }

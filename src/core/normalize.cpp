@@ -34,8 +34,9 @@ Problem normalize(const OperandLayouts& layouts, int axis) {
     bool merge = p.batch_rank > 0;
     for (int op = 0; merge && op < operand_count; ++op) {
       const int prev = p.batch_rank - 1;
+      // In 128 bits: an empty array's strides are never checked against 64 bits.
       merge = layout_of(layouts, op).stride(k) ==
-              p.map[op].batch_strides[prev] * p.batch_extents[prev];
+              static_cast<__int128>(p.map[op].batch_strides[prev]) * p.batch_extents[prev];
     }
     if (merge) {
       p.batch_extents[p.batch_rank - 1] *= e;

@@ -1,8 +1,12 @@
 // triax::Solver: validation, normalisation, dispatch to a backend's plan.
+#include <atomic>
+#include <new>
+#include <stdexcept>
 #include <string>
 
 #include "core/backend_plan.hpp"
 #include "core/normalize.hpp"
+#include "core/plan_guards.hpp"
 #include "core/validate.hpp"
 #include "triax/triax.hpp"
 
@@ -14,68 +18,72 @@ class Solver<T>::Impl {
   Impl(Backend backend, const OperandLayouts& layouts, int axis, const Options& options)
       : backend_(backend), layouts_(layouts), options_(options) {
     detail::validate_layouts(layouts, axis);
-    if (options.num_threads < 0) {
-      throw invalid_argument("triax::Solver: options.num_threads = " +
-                             std::to_string(options.num_threads) + " is negative");
-    }
+    detail::check_thread_count(options, who);
     problem_ = detail::normalize(layouts, axis);
-    switch (backend) {
-      case Backend::reference: plan_ = detail::make_reference_plan<T>(problem_, options); break;
-      case Backend::cpu: plan_ = detail::make_cpu_plan<T>(problem_, options); break;
-      case Backend::cuda: plan_ = detail::make_cuda_plan<T>(problem_, options); break;
-      default:
-        throw invalid_argument("triax::Solver: backend = " +
-                               std::to_string(static_cast<int>(backend)) + " is not a backend");
+    d_self_overlaps_ = detail::layout_self_overlaps(layouts.d);
+    try {
+      switch (backend) {
+        case Backend::reference: plan_ = detail::make_reference_plan<T>(problem_, options); break;
+        case Backend::cpu: plan_ = detail::make_cpu_plan<T>(problem_, options); break;
+        case Backend::cuda: plan_ = detail::make_cuda_plan<T>(problem_, options); break;
+        default:
+          throw invalid_argument("triax::Solver: backend = " +
+                                 std::to_string(static_cast<int>(backend)) +
+                                 " is not a backend");
+      }
+    } catch (const std::bad_alloc&) {
+      throw_out_of_memory(backend, options);
+    } catch (const std::length_error&) {  // a std::vector larger than it can be
+      throw_out_of_memory(backend, options);
     }
   }
 
-  enum class Mode { in_place, separate, increment };
+  [[noreturn]] void throw_out_of_memory(Backend backend, const Options& options) const {
+    throw out_of_memory("triax::Solver: the workspace of a " + std::string(to_string(backend)) +
+                        " plan for " + std::to_string(problem_.count) + " systems of " +
+                        std::to_string(problem_.n) + " rows (options.num_threads = " +
+                        std::to_string(options.num_threads) + ") could not be allocated");
+  }
 
-  void run(const T* a, const T* b, const T* c, const T* d, T* x, Mode mode, int* info) {
+  void run(const T* a, const T* b, const T* c, const T* d, T* x, detail::SolveMode mode,
+           int* info) {
+    const detail::OneSolveAtATime one_solve(busy_, who);
     // solve(d, x = d) with x laid out as d is the same as solving in place.
-    const bool in_place =
-        mode == Mode::in_place || (mode == Mode::separate && x == d && layouts_.x == layouts_.d);
-    const bool accumulate = mode == Mode::increment;
-    const bool empty = problem_.count == 0;
-    detail::validate_pointers(a, b, c, d, x, layouts_, sizeof(T), alignof(T), in_place, empty);
-    if (options_.checked && info == nullptr && !empty) {
+    if (mode == detail::SolveMode::separate && x == d && layouts_.x == layouts_.d) {
+      mode = detail::SolveMode::in_place;
+    }
+    // Nothing to solve when there are no systems, or systems of no rows: the arrays are empty
+    // and their pointers may be null.
+    const bool empty = problem_.count == 0 || problem_.n == 0;
+    // info is written in checked mode only; unchecked solves ignore it.
+    int* checked_info = options_.checked ? info : nullptr;
+    detail::validate_pointers({a, b, c, d, x, checked_info, mode, empty, problem_.count}, layouts_,
+                              sizeof(T), alignof(T), d_self_overlaps_, who);
+    const bool has_systems = problem_.count > 0;
+    if (options_.checked && info == nullptr && has_systems) {
       throw invalid_argument("triax::Solver: checked mode needs an info array, but info is null");
     }
-    if (!empty) check_memory_space(a, b, c, d, x, info);
-    if (empty) return;
+    if (has_systems) detail::check_memory_space(backend_, {a, b, c, d, x, checked_info}, who);
+    if (empty) {
+      // Systems of no rows are solved: every one gets info 0.
+      if (options_.checked && has_systems) plan_->clear_info(info, problem_.count);
+      return;
+    }
     detail::Problem p = problem_;
-    if (in_place) p.map[detail::op_x] = p.map[detail::op_d];
-    plan_->solve(p, {a, b, c, d, x, accumulate, options_.checked ? info : nullptr});
+    if (mode == detail::SolveMode::in_place) p.map[detail::op_x] = p.map[detail::op_d];
+    plan_->solve(p, {a, b, c, d, x, mode == detail::SolveMode::increment, checked_info});
   }
+
+  static constexpr const char* who = "triax::Solver";
 
   Backend backend_;
   OperandLayouts layouts_;
   Options options_;
   detail::Problem problem_;
+  detail::Overlap d_self_overlaps_ = detail::Overlap::no;
   std::unique_ptr<detail::BackendPlan<T>> plan_;
+  std::atomic<bool> busy_{false};
 
- private:
-  void check_memory_space(const void* a, const void* b, const void* c, const void* d,
-                          const void* x, const void* info) const {
-    const bool want_device = backend_ == Backend::cuda;
-    const char* names[] = {"a", "b", "c", "d", "x", "info"};
-    const void* ptrs[] = {a, b, c, d, x, info};
-    for (int i = 0; i < 6; ++i) {
-      if (ptrs[i] == nullptr) continue;
-      const detail::MemorySpace s = detail::memory_space_of(ptrs[i]);
-      if (s == detail::MemorySpace::unknown) continue;
-      if (want_device && s != detail::MemorySpace::device) {
-        throw invalid_argument(std::string("triax::Solver: the cuda backend needs device memory, "
-                                           "but ") + names[i] + " is a host pointer");
-      }
-      if (!want_device && s == detail::MemorySpace::device) {
-        throw invalid_argument(std::string("triax::Solver: the ") +
-                               std::string(to_string(backend_)) +
-                               " backend needs host memory, but " + names[i] +
-                               " is a device pointer");
-      }
-    }
-  }
 };
 
 template <class T>
@@ -96,39 +104,39 @@ Solver<T>& Solver<T>::operator=(Solver&&) noexcept = default;
 
 template <class T>
 void Solver<T>::solve_in_place(const T* a, const T* b, const T* c, T* d, int* info) {
-  impl_->run(a, b, c, d, d, Impl::Mode::in_place, info);
+  detail::live(impl_, Impl::who).run(a, b, c, d, d, detail::SolveMode::in_place, info);
 }
 
 template <class T>
 void Solver<T>::solve(const T* a, const T* b, const T* c, const T* d, T* x, int* info) {
-  impl_->run(a, b, c, d, x, Impl::Mode::separate, info);
+  detail::live(impl_, Impl::who).run(a, b, c, d, x, detail::SolveMode::separate, info);
 }
 
 template <class T>
 void Solver<T>::solve_increment(const T* a, const T* b, const T* c, const T* d, T* u,
                                 int* info) {
-  impl_->run(a, b, c, d, u, Impl::Mode::increment, info);
+  detail::live(impl_, Impl::who).run(a, b, c, d, u, detail::SolveMode::increment, info);
 }
 
 template <class T>
 Backend Solver<T>::backend() const {
-  return impl_->backend_;
+  return detail::live(impl_, Impl::who).backend_;
 }
 template <class T>
 Algorithm Solver<T>::algorithm() const {
-  return impl_->plan_->algorithm();
+  return detail::live(impl_, Impl::who).plan_->algorithm();
 }
 template <class T>
 std::int64_t Solver<T>::system_length() const {
-  return impl_->problem_.n;
+  return detail::live(impl_, Impl::who).problem_.n;
 }
 template <class T>
 std::int64_t Solver<T>::system_count() const {
-  return impl_->problem_.count;
+  return detail::live(impl_, Impl::who).problem_.count;
 }
 template <class T>
 std::size_t Solver<T>::workspace_bytes() const {
-  return impl_->plan_->workspace_bytes();
+  return detail::live(impl_, Impl::who).plan_->workspace_bytes();
 }
 
 template class Solver<float>;

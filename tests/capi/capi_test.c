@@ -109,7 +109,7 @@ static void check_errors(const triax_layout* layout) {
   CHECK(strstr(triax_last_error(), "pointer a is null") != NULL, "message: %s", triax_last_error());
   CHECK(triax_solve_increment_d(plan, A, B, C, d, NULL, NULL) == TRIAX_INVALID_ARGUMENT,
         "null u accepted");
-  CHECK(strstr(triax_last_error(), "pointer x is null") != NULL, "message: %s", triax_last_error());
+  CHECK(strstr(triax_last_error(), "pointer u is null") != NULL, "message: %s", triax_last_error());
   CHECK(triax_solve_d(plan, A, B, C, d, (double*)((char*)x + 1), NULL) == TRIAX_INVALID_ARGUMENT,
         "misaligned x accepted");
   CHECK(strstr(triax_last_error(), "not aligned") != NULL, "message: %s", triax_last_error());
@@ -141,6 +141,10 @@ static void check_errors(const triax_layout* layout) {
   CHECK(triax_plan_create_d(&bad, (triax_backend)9, layout, 0, NULL) == TRIAX_INVALID_ARGUMENT,
         "backend 9 accepted");
   CHECK(strstr(triax_last_error(), "backend = 9") != NULL, "message: %s", triax_last_error());
+  /* Any int is a defined triax_backend value (TRIAX_BACKEND_MAX_ENUM), so -1 is rejected too. */
+  CHECK(triax_plan_create_d(&bad, (triax_backend)-1, layout, 0, NULL) == TRIAX_INVALID_ARGUMENT,
+        "backend -1 accepted");
+  CHECK(strstr(triax_last_error(), "backend = -1") != NULL, "message: %s", triax_last_error());
 
   const int64_t nine[9] = {2, 2, 2, 2, 2, 2, 2, 2, 2};
   triax_layout l9;

@@ -99,8 +99,10 @@ TEST_P(BadInput, NullPointers) {
     q[k] = nullptr;
     expect_rejected<invalid_argument>([&] { s.solve(q[0], q[1], q[2], q[3], q[4], info.data()); },
                                       {names[k]});
+    // The output of solve_increment is called u.
     expect_rejected<invalid_argument>(
-        [&] { s.solve_increment(q[0], q[1], q[2], q[3], q[4], info.data()); }, {names[k]});
+        [&] { s.solve_increment(q[0], q[1], q[2], q[3], q[4], info.data()); },
+        {k == 4 ? "pointer u is null" : names[k]});
     if (k < 4) {
       expect_rejected<invalid_argument>(
           [&] { s.solve_in_place(q[0], q[1], q[2], q[3], info.data()); }, {names[k]});
@@ -173,14 +175,46 @@ TEST_P(BadInput, OverflowingLayouts) {
                                     {"layout of b", "overflows 64 bits"});
   // Eight terms of about 2^126 each: the sum overflows even 128 bits.
   constexpr std::int64_t max = std::numeric_limits<std::int64_t>::max();
-  const std::vector<std::int64_t> e8(8, max), s8(8, max);
+  const std::vector<std::int64_t> e8(8, 3), s8(8, max / 4);
   expect_rejected<invalid_argument>([&] { Solver<double>(backend(), Layout::strided(e8, s8), 0); },
                                     {"layout of a", "overflows 64 bits"});
-  // Broadcast everywhere but x: every offset fits, but the element count does not.
-  const auto flat = Layout::strided({big, 4, 4}, {0, 0, 0});
-  const OperandLayouts many(flat, flat, flat, flat, flat);
-  expect_rejected<invalid_argument>([&] { Solver<double>(backend(), many, 1); },
-                                    {"number of elements overflows 64 bits"});
+}
+
+// A layout whose element count does not fit 64 bits is refused where it is made: size() could
+// not return it. Zero extents do not hide the overflow of the others (the plan's system count
+// is their product).
+TEST(BadLayout, ElementCountOverflows) {
+  constexpr std::int64_t max = std::numeric_limits<std::int64_t>::max();
+  const std::vector<std::int64_t> e8(8, max), s8(8, max);
+  expect_rejected<invalid_argument>([&] { Layout::strided(e8, s8); },
+                                    {"extents {9223372036854775807", "overflows 64 bits"});
+  expect_rejected<invalid_argument>([] { Layout::strided({big, 4, 4}, {0, 0, 0}); },
+                                    {"extents {4611686018427387904, 4, 4}", "overflows 64 bits"});
+  constexpr std::int64_t two32 = std::int64_t(1) << 32;
+  expect_rejected<invalid_argument>([] { Layout::packed({0, two32, two32 + 1}); },
+                                    {"extents {0, 4294967296, 4294967297}", "overflows 64 bits"});
+  expect_rejected<invalid_argument>([] { Layout::padded({0, two32, two32 + 1}, {1, two32, two32 + 1}); },
+                                    {"overflows 64 bits"});
+  // 2^62 elements fit; as many with a zero extent too.
+  EXPECT_EQ(Layout::strided({big, 1}, {0, 0}).size(), big);
+  EXPECT_EQ(Layout::packed({0, two32, two32 / 4}).size(), 0);
+}
+
+// Padding arithmetic in 128 bits: begin + extent and the offset of the first interior point
+// must not wrap to small values.
+TEST(BadLayout, PaddingOverflows) {
+  constexpr std::int64_t max = std::numeric_limits<std::int64_t>::max();
+  expect_rejected<invalid_argument>([] { Layout::padded({4}, {8}, {max}); },
+                                    {"begin[0] + extents[0]", "more than 2^63 - 1", "allocated[0] = 8"});
+  // begin[1] x stride 2^31 = 2^64 + 2^33 would wrap to 2^33.
+  constexpr std::int64_t two31 = std::int64_t(1) << 31;
+  const std::int64_t b1 = (std::int64_t(1) << 33) + 4;
+  expect_rejected<invalid_argument>(
+      [&] { Layout::padded({1, 1}, {two31, b1 + 1}, {0, b1}); },
+      {"offset of the first interior point", "begin[1] = 8589934596", "overflows 64 bits"});
+  // Just below the limit is accepted, with the exact offset.
+  const auto ok = Layout::padded({1, 1}, {two31, two31}, {0, two31 - 1});
+  EXPECT_EQ(ok.offset(), (two31 - 1) * two31);
 }
 
 TEST_P(BadInput, LayoutsOfDifferentExtentsOrRank) {
@@ -207,7 +241,7 @@ TEST_P(BadInput, BroadcastOutput) {
   const OperandLayouts m(layout, layout, layout, bcast, layout);
   Solver<double> s(backend(), m, 0);
   expect_rejected<invalid_argument>([&] { s.solve_in_place(a.data(), b.data(), c.data(), d.data()); },
-                                    {"in place", "stride[1] = 0"});
+                                    {"in place", "d", "stride[1] = 0"});
   expect_unwritten();
   // Stride 0 on an extent of 1 writes nothing twice: allowed.
   const OperandLayouts one(Layout::packed({8, 1, 4}));

@@ -30,6 +30,10 @@ class CudaPlan final : public BackendPlan<T> {
   void solve(const Problem& p, const Operands<T>& ops) override {
     algorithm_.run(p, ops, workspace_, stream_);
   }
+  void clear_info(int* info, std::int64_t count) override {
+    TRIAX_CUDA_CHECK(cudaMemsetAsync(info, 0, static_cast<std::size_t>(count) * sizeof(int),
+                                     stream_));
+  }
   Algorithm algorithm() const override { return algorithm_.name; }
 
   /// Loads every kernel a solve of this plan can launch (both output modes; checked or not as
