@@ -2,6 +2,7 @@
 // the per-thread workspace once, and hands each solve to the kernels (cpu/solve_batch.inc).
 #include <algorithm>
 #include <cstdlib>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,6 +45,15 @@ class CpuPlan final : public BackendPlan<T> {
  public:
   CpuPlan(const Problem& p, const Options& o) : threads_(host_threads(o.num_threads)) {
     constexpr int tile_lanes = cpu::TileShape<T>::lanes;
+    // Every workspace size below is a product of n: refuse an n for which they would wrap (n
+    // near 2^62 made them a few values) before forming any. Both kernels' per-thread scratch is
+    // at most 2 (n + 64) max_strip values (strip: (2n + 4) width; tile: (2n + 4R) W).
+    const std::int64_t max_elements = static_cast<std::int64_t>(std::min<std::size_t>(
+        std::numeric_limits<std::int64_t>::max(), std::vector<T>().max_size()));
+    if (p.n > max_elements / threads_ / (2 * max_strip) - 64) {
+      throw invalid_argument("triax::Solver: n = " + std::to_string(p.n) +
+                             " needs a cpu workspace larger than memory can address");
+    }
     algorithm_ = o.algorithm;
     if (algorithm_ == Algorithm::automatic) {
       // Rows contiguous and enough systems to fill a tile: the local transpose; otherwise

@@ -96,7 +96,7 @@ void strip_thomas(const Problem& p, const Operands<T>& ops, Strip strip, StripSc
   const std::int64_t ds = d_in_x ? rs[op_x] : width;
 
   // One matrix for every system: its pivots once per strip (SharedMatrix), the lanes carry d'.
-  const bool shared = width >= 3 && SharedMatrix<T>::applies(p, Checked);
+  const bool shared = width >= 4 && SharedMatrix<T>::applies(p, Checked);
   std::optional<SharedMatrix<T>> m;
   if (shared) {
     m.emplace(s.cp, n, in[op_a] + off[op_a], rs[op_a], in[op_b] + off[op_b], rs[op_b],
@@ -109,7 +109,7 @@ void strip_thomas(const Problem& p, const Operands<T>& ops, Strip strip, StripSc
       for (int j0 = 0; j0 < w; j0 += line_lanes<T>) {
         if (next != nullptr) __builtin_prefetch(next + j0, 0, 2);
         const int l = std::min(line_lanes<T>, w - j0);
-        forward_row_shared(l, i, m->av[i], m->r[i], d + j0, dp_prev + j0, dpi + j0);
+        forward_row_shared(l, i, m->av[i], m->m[i], m->r[i], d + j0, dp_prev + j0, dpi + j0);
       }
     }
   }
@@ -118,7 +118,7 @@ void strip_thomas(const Problem& p, const Operands<T>& ops, Strip strip, StripSc
   // whose lanes are not contiguous is gathered once for the whole strip, not at every row.
   bool fixed[op_x];
   for (int op = op_a; op < op_x; ++op) {
-    fixed[op] = !shared && rs[op] == 0 && ls[op] != 1;
+    fixed[op] = !shared && rs[op] == 0 && ls[op] != 1 && operand_read(op, n);
     if (fixed[op]) lane_row(in[op] + off[op], ls[op], w, s.rows[op]);
   }
   for (std::int64_t i = 0; i < n && !shared; ++i) {

@@ -8,6 +8,7 @@
 // Forward:  m = b[i] - a[i] c'[i-1];  c'[i] = c[i] / m;  d'[i] = (d[i] - a[i] d'[i-1]) / m.
 // Backward: x[n-1] = d'[n-1];  x[i] = d'[i] - c'[i] x[i+1]   (x overwrites d' in the workspace).
 
+#include <bit>
 #include <cstdint>
 #include <limits>
 
@@ -23,6 +24,44 @@ template <class T>
 inline bool is_finite(T v) {
   // NaN fails the comparison, inf exceeds max; unlike std::isfinite this vectorises.
   return (v < T(0) ? -v : v) <= std::numeric_limits<T>::max();
+}
+
+/// Integer view of T's bits: the exponent field's position, width and bias.
+template <class T>
+struct FloatBits;
+template <>
+struct FloatBits<float> {
+  using Int = std::int32_t;
+  static constexpr int mantissa = 23;
+  static constexpr Int exponent_mask = 0xff, bias = 127;
+};
+template <>
+struct FloatBits<double> {
+  using Int = std::int64_t;
+  static constexpr int mantissa = 52;
+  static constexpr Int exponent_mask = 0x7ff, bias = 1023;
+};
+
+/// A power of two s with |m s| in [1, 2) for normal m below the top binade, in [2^-p, 1) for
+/// subnormal m (p = T's mantissa bits) and in [2, 4) in the top binade (where 2^-e itself would
+/// be subnormal): 1 / (m s) is always normal, and m s is exact; inf and NaN get a finite s.
+/// Taken from m's exponent bits, which vectorises, where frexp/ldexp do not.
+template <class T>
+inline T binade_scale(T m) {
+  // On the exponent field in place: no shifts (AVX2 has no 64-bit arithmetic shift, and the
+  // emulated one cost double along x about 10%), an and, a subtract and a compare.
+  using B = FloatBits<T>;
+  using Int = typename B::Int;
+  constexpr Int one = Int(1) << B::mantissa;
+  const Int e = std::bit_cast<Int>(m) & (B::exponent_mask << B::mantissa);
+  const Int field = (2 * B::bias) * one - e;
+  return std::bit_cast<T>(field < one ? one : field);
+}
+
+/// Whether a system of n rows reads operand op at all: a and c from two rows on (a[0] and
+/// c[n-1] are never read, and the caller's array may not hold them), b and d from one.
+inline bool operand_read(int op, std::int64_t n) {
+  return n >= ((op == op_a || op == op_c) ? 2 : 1);
 }
 
 /// Breakdown bookkeeping for checked mode, per lane: the first bad forward row, and the last row
@@ -51,9 +90,18 @@ inline void forward_row(int w, std::int64_t i, const T* __restrict a, const T* _
       m -= a[j] * cp_prev[j];
       rhs -= a[j] * dp_prev[j];
     }
-    const T r = T(1) / m;
-    cp[j] = HasC ? c[j] * r : T(0);
-    dp[j] = rhs * r;
+    // 1/m leaves the range where m is subnormal (inf) or above 1/min_normal (subnormal or 0),
+    // so that a system scaled by a power of two came back wrong. m is first brought into a
+    // binade near 1 by an exact power of two s (binade_scale), and c' = (c s) (1/(m s)): as
+    // accurate as c (1/m) was, identical bit for bit under scaling by 2^k, and one division
+    // (two, c / m and rhs / m, cost double along x 9-25%: docs/algorithms.md, "Breakdowns and
+    // the floating-point range"). (m - m) is NaN exactly when m is not finite and 0 otherwise:
+    // an infinite pivot would make c' = d' = 0 and cut the system in two with finite x; this
+    // makes the breakdown show in x, as checked mode would report it.
+    const T s = binade_scale(m);
+    const T r = T(1) / (m * s);
+    cp[j] = HasC ? (c[j] * s) * r : T(0);
+    dp[j] = ((rhs + (m - m)) * s) * r;
     if constexpr (Checked) {
       const bool ok = m != T(0) && is_finite(m) && is_finite(dp[j]);
       info.forward[j] = (!ok && info.forward[j] == 0) ? static_cast<int>(i + 1) : info.forward[j];
@@ -90,16 +138,28 @@ inline void forward_rows(int w, std::int64_t n, std::int64_t i0, std::int64_t i1
   }
 }
 
+/// Whether x * (1/m) is as good as x / m: m and 1/m both normal. Outside that range the
+/// reciprocal overflows (m subnormal) or loses digits or vanishes (|m| above 1/min_normal).
+template <class T>
+inline bool reciprocal_in_range(T m) {
+  constexpr T lo = std::numeric_limits<T>::min();
+  const T mag = m < T(0) ? -m : m;
+  return mag >= lo && mag <= T(1) / lo;
+}
+
 /// One matrix for every lane (a, b, c the same in all systems, as constant-coefficient schemes
-/// pass them): Thomas' pivots do not depend on the right-hand side, so 1/m and c' are computed
-/// once per row (r, cp), a (av) beside them, by the same operations the lane loops use, and the
-/// lanes carry only d' and x. The three rows of n values live in the kernels' c' scratch (at
-/// least 3n values), which this path does not otherwise need.
+/// pass them): Thomas' pivots do not depend on the right-hand side, so the pivot m, c' and 1/m
+/// are computed once per row (m, cp, r), a (av) beside them, and the lanes carry only d' and x.
+/// Each lane then multiplies by r instead of dividing by m, which is the point of the path; a
+/// row whose reciprocal leaves the range (reciprocal_in_range) has r = 0 and its lanes divide.
+/// The four rows of n values live in the kernels' c' scratch (at least 4n values), which this
+/// path does not otherwise need.
 template <class T>
 struct SharedMatrix {
   T* r;
   T* cp;
   T* av;
+  T* m;
 
   /// Whether a, b and c are one matrix for every system of p (batch strides 0). Checked mode
   /// keeps the general path, whose checks are per lane.
@@ -114,32 +174,43 @@ struct SharedMatrix {
   /// Rows 0..n-1 of the matrix whose row i is a[i * ra], b[i * rb], c[i * rc], into scratch.
   SharedMatrix(T* scratch, std::int64_t n, const T* a, std::int64_t ra, const T* b,
                std::int64_t rb, const T* c, std::int64_t rc)
-      : r(scratch), cp(scratch + n), av(scratch + 2 * n) {
+      : r(scratch), cp(scratch + n), av(scratch + 2 * n), m(scratch + 3 * n) {
     T cp_prev = T(0);
     for (std::int64_t i = 0; i < n; ++i) {
       const T ai = i > 0 ? a[i * ra] : T(0);
-      T m = b[i * rb];
-      if (i > 0) m -= ai * cp_prev;
-      r[i] = T(1) / m;
-      cp[i] = i + 1 < n ? c[i * rc] * r[i] : T(0);
+      T mi = b[i * rb];
+      if (i > 0) mi -= ai * cp_prev;
+      m[i] = mi;
+      r[i] = reciprocal_in_range(mi) ? T(1) / mi : T(0);
+      cp[i] = i + 1 < n ? c[i * rc] / mi : T(0);
       av[i] = ai;
       cp_prev = cp[i];
     }
   }
 };
 
-/// Forward row i of w lanes with a shared matrix: d'[i] = (d[i] - a[i] d'[i-1]) / m[i]. d and
-/// dp may be the same row, as in forward_row.
+/// Forward row i of w lanes with a shared matrix: d'[i] = (d[i] - a[i] d'[i-1]) / m[i], as
+/// a product with ri = 1/m[i], or where ri is 0 a quotient, with (m - m) making a non-finite
+/// pivot show in x as forward_row does. d and dp may be the same row, as in forward_row.
 template <class T>
-inline void forward_row_shared(int w, std::int64_t i, T ai, T ri, const T* d, const T* dp_prev,
-                               T* dp) {
-  if (i == 0) {
+inline void forward_row_shared(int w, std::int64_t i, T ai, T mi, T ri, const T* d,
+                               const T* dp_prev, T* dp) {
+  if (ri != T(0)) {
+    if (i == 0) {
 #pragma omp simd
-    for (int j = 0; j < w; ++j) dp[j] = d[j] * ri;
+      for (int j = 0; j < w; ++j) dp[j] = d[j] * ri;
+      return;
+    }
+#pragma omp simd
+    for (int j = 0; j < w; ++j) dp[j] = (d[j] - ai * dp_prev[j]) * ri;
     return;
   }
-#pragma omp simd
-  for (int j = 0; j < w; ++j) dp[j] = (d[j] - ai * dp_prev[j]) * ri;
+  const T poison = mi - mi;
+  if (i == 0) {
+    for (int j = 0; j < w; ++j) dp[j] = (d[j] + poison) / mi;
+    return;
+  }
+  for (int j = 0; j < w; ++j) dp[j] = (d[j] - ai * dp_prev[j] + poison) / mi;
 }
 
 /// Back substitution of row i < n-1 with a shared matrix: x[i] = d'[i] - c'[i] x[i+1].

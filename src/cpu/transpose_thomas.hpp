@@ -76,7 +76,7 @@ void transpose_thomas(const Problem& p, const Operands<T>& ops, std::int64_t s0,
   // A coefficient that does not change along the system (row stride 0: a broadcast, as constant-
   // coefficient schemes pass) has the same tile in every block: fill it once.
   for (int op = op_a; op < op_x; ++op) {
-    if (rs[op] != 0 || (shared && op != op_d)) continue;
+    if (rs[op] != 0 || (shared && op != op_d) || !operand_read(op, n)) continue;
     for (int r = 0; r < R; ++r) {
       for (int j = 0; j < W; ++j) s.tile[op][r * W + j] = *src[op][j];
     }
@@ -105,28 +105,37 @@ void transpose_thomas(const Problem& p, const Operands<T>& ops, std::int64_t s0,
     }
     const int rows = static_cast<int>(std::min<std::int64_t>(R, n - i0));
     // Whole vectors of rows go through the register transpose; a ragged tail, or an operand
-    // whose rows are not contiguous (a broadcast coefficient, say), takes plain loops.
+    // whose rows are not contiguous (a broadcast coefficient, say), takes plain loops. a[0] and
+    // c[n-1] are never read (the caller's array may end before them): the vector of rows that
+    // holds one of them takes the plain loops too, once per group and operand.
     for (int op = op_a; op < op_x; ++op) {
       if (rs[op] == 0 || (shared && op != op_d)) continue;  // filled above, or not needed
-      const int fast_rows = rs[op] == 1 ? rows / V * V : 0;
-      T* tile = s.tile[op];
-      if (fast_rows > 0) {
-        // a[0] and c[n-1] may be loaded with their neighbours, but the arithmetic never uses
-        // them (forward_rows treats row 0 and row n-1 apart).
-        load_transposed<T, W>(src[op], i0, fast_rows, tile);
-      }
-      // a[0] and c[n-1] are never read on the scalar path.
-      const int r_begin = std::max(fast_rows, (op == op_a && i0 == 0) ? 1 : 0);
+      // Rows [r_begin, r_end) of the block are read, [v_begin, v_end) of them by vectors.
+      const int r_begin = (op == op_a && i0 == 0) ? 1 : 0;
       const int r_end =
           op == op_c ? static_cast<int>(std::min<std::int64_t>(rows, n - 1 - i0)) : rows;
-      for (int j = 0; r_begin < r_end && j < W; ++j) {
-        const T* sys = src[op][j] + i0 * rs[op];
-        for (int r = r_begin; r < r_end; ++r) tile[r * W + j] = sys[r * rs[op]];
+      const int v_begin = r_begin == 0 ? 0 : V;
+      const int v_end = rs[op] == 1 ? r_end / V * V : 0;
+      T* tile = s.tile[op];
+      if (v_end > v_begin) {
+        load_transposed<T, W>(src[op], i0 + v_begin, v_end - v_begin, tile + v_begin * W);
+      }
+      const auto scalar_rows = [&](int r0, int r1) {
+        for (int j = 0; r0 < r1 && j < W; ++j) {
+          const T* sys = src[op][j] + i0 * rs[op];
+          for (int r = r0; r < r1; ++r) tile[r * W + j] = sys[r * rs[op]];
+        }
+      };
+      if (v_end > v_begin) {
+        scalar_rows(r_begin, v_begin);
+        scalar_rows(v_end, r_end);
+      } else {
+        scalar_rows(r_begin, r_end);
       }
     }
     if (shared) {
       for (std::int64_t i = i0; i < i0 + rows; ++i) {
-        forward_row_shared(W, i, m->av[i], m->r[i], s.tile[op_d] + (i - i0) * W,
+        forward_row_shared(W, i, m->av[i], m->m[i], m->r[i], s.tile[op_d] + (i - i0) * W,
                            s.dp + (i > 0 ? i - 1 : 0) * W, s.dp + i * W);
       }
     } else {

@@ -2,12 +2,15 @@
 // one system at a time, no tricks. Thomas accumulates in long double; dense Gaussian
 // elimination with partial pivoting is there for small n, where it also solves systems that
 // need pivoting.
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include "core/backend_plan.hpp"
 #include "core/omp_threads.hpp"
+#include "cpu/batch_loop.hpp"
 #include "triax/errors.hpp"
 
 namespace triax::detail {
@@ -56,7 +59,9 @@ int thomas(const SystemView<T>& v, std::int64_t n, Wide* cp, Wide* dp, bool accu
     const Wide c = i + 1 < n ? static_cast<Wide>(v.c[i * v.sc]) : 0;
     const Wide m = static_cast<Wide>(v.b[i * v.sb]) - (i > 0 ? a * cp[i - 1] : 0);
     cp[i] = c / m;
-    dp[i] = (static_cast<Wide>(v.d[i * v.sd]) - (i > 0 ? a * dp[i - 1] : 0)) / m;
+    // (m - m) is NaN exactly when m is not finite: an infinite pivot would give c' = d' = 0 and
+    // a finite x; this makes the breakdown show in x as the CPU kernels do (thomas_lanes.hpp).
+    dp[i] = (static_cast<Wide>(v.d[i * v.sd]) - (i > 0 ? a * dp[i - 1] : 0) + (m - m)) / m;
     if (info == 0 && !(usable_pivot(m) && std::isfinite(dp[i]))) info = static_cast<int>(i + 1);
   }
   for (std::int64_t i = n - 2; i >= 0; --i) dp[i] -= cp[i] * dp[i + 1];
@@ -88,6 +93,9 @@ int dense_lu(const SystemView<T>& v, std::int64_t n, Wide* m, Wide* rhs, bool ac
       for (std::int64_t j = 0; j < n; ++j) std::swap(m[k * n + j], m[p * n + j]);
       std::swap(rhs[k], rhs[p]);
     }
+    // Row k's right-hand side is final here: the first one that is not finite is the breakdown
+    // row, as in Thomas' forward pass (options.hpp, `checked`), not the last bad row of x.
+    if (info == 0 && !std::isfinite(rhs[k])) info = static_cast<int>(k + 1);
     for (std::int64_t r = k + 1; r < n; ++r) {
       const Wide f = m[r * n + k] / m[k * n + k];
       if (f == 0) continue;
@@ -98,7 +106,9 @@ int dense_lu(const SystemView<T>& v, std::int64_t n, Wide* m, Wide* rhs, bool ac
   for (std::int64_t i = n - 1; i >= 0; --i) {
     Wide s = rhs[i];
     for (std::int64_t j = i + 1; j < n; ++j) s -= m[i * n + j] * rhs[j];
-    rhs[i] = s / m[i * n + i];
+    // As in thomas(): a non-finite pivot must not give a finite x.
+    const Wide pivot = m[i * n + i];
+    rhs[i] = (s + (pivot - pivot)) / pivot;
   }
   const int bad = store(v, rhs, n, accumulate);
   return info != 0 ? info : bad;
@@ -119,21 +129,30 @@ class ReferencePlan final : public BackendPlan<T> {
       throw invalid_argument("triax::Solver: reference_dense_lu handles n <= " +
                              std::to_string(dense_limit) + ", but n = " + std::to_string(p.n));
     }
+    // 2n (Thomas) or n^2 + n (dense LU, n <= dense_limit) values per thread, in arithmetic that
+    // cannot wrap: n near 2^62 made 2n * threads overflow into a workspace of a few values.
+    const std::int64_t limit = static_cast<std::int64_t>(
+        std::min<std::size_t>(std::numeric_limits<std::int64_t>::max(),
+                              std::vector<Wide>().max_size()));
+    const std::int64_t per_thread_max = limit / 2 / threads_ - 1;
+    if (p.n > per_thread_max) {
+      throw invalid_argument("triax::Solver: n = " + std::to_string(p.n) +
+                             " needs a reference workspace larger than memory can address");
+    }
     per_thread_ = algorithm_ == Algorithm::reference_thomas ? 2 * p.n : p.n * p.n + p.n;
     work_.resize(static_cast<std::size_t>(per_thread_ * threads_));
   }
 
   void solve(const Problem& p, const Operands<T>& ops) override {
     const std::int64_t n = p.n;
-#pragma omp parallel for num_threads(threads_) schedule(static)
-    for (std::int64_t s = 0; s < p.count; ++s) {
-      Wide* w = work_.data() + per_thread_ * omp_get_thread_num();
+    for_each_item(p.count, threads_, [&](std::int64_t s, int t) {
+      Wide* w = work_.data() + per_thread_ * t;
       const SystemView<T> v = view_of(p, ops, s);
       const int info = algorithm_ == Algorithm::reference_thomas
                            ? thomas(v, n, w, w + n, ops.accumulate)
                            : dense_lu(v, n, w, w + n * n, ops.accumulate);
       if (ops.info != nullptr) ops.info[s] = info;
-    }
+    });
   }
 
   Algorithm algorithm() const override { return algorithm_; }

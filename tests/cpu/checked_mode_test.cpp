@@ -45,7 +45,7 @@ TYPED_TEST(CheckedMode, BreakdownIsReportedPerSystem) {
   const Fault faults[] = {
       {3, 0, Fault::zero_b, 1, 0},        // first pivot zero; dense LU pivots past it
       {9, 12, Fault::zero_pivot, 13, 0},  // a = b = 0 at row 12: pivot b - a c' = 0
-      {10, 17, Fault::nan_d, 18, n},      // LU: the NaN reaches every row; the last is reported
+      {10, 17, Fault::nan_d, 18, 18},     // LU too: where the eliminated d first is NaN
       {20, 25, Fault::nan_b, 26, -1},
       {30, 5, Fault::inf_d, 6, -1},
       {65, n - 1, Fault::inf_b, n, n},    // the last pivot is infinite
