@@ -18,6 +18,9 @@
 // caller passes a = 0 on the system's row 0 and c = 0 on its row n-1 (those are never read).
 #include <cuda_runtime.h>
 
+#include "cuda/pivot_reciprocal.cuh"
+#include "cuda/row_scale.cuh"
+
 namespace triax::detail::cuda {
 
 constexpr unsigned full_warp = 0xffffffffu;
@@ -33,34 +36,26 @@ __device__ __forceinline__ Row<T> identity_row() {
   return {T(0), T(1), T(0), T(0)};
 }
 
-/// 1 / x for the hybrid's pivots: the hardware's approximate reciprocal refined by Newton steps
-/// (one in float, from at most 1 ulp off; two in double, from the coarser rcp.approx.ftz.f64;
-/// within 1 ulp of 1 / x in both, tests/cuda/pivot_reciprocal_test.cu), instead of the
-/// correctly rounded division, whose range checks and slow path cost instructions in every row
-/// of a chunk's sweep. Where the kernel issues instructions about as fast as the memory delivers
-/// rows (float along axes >= 1 at n >= 512) this gained 1-4 points of the copy; the bench's
-/// errors against the reference stayed the same to two digits (docs/algorithms.md, "Pivot
-/// reciprocals"). A zero, infinite or NaN pivot gives NaN (the division gave inf or 0): a
-/// breakdown shows in x as before. Both flush subnormal pivots (float |x| < 2^-126, double
-/// |x| < 2^-1022: a NaN follows, where the reciprocal would be near or past overflow anyway)
-/// and return 0 where the reciprocal would be subnormal (float |x| > 2^126, double > 2^1022).
-/// Float's non-flushing rcp.approx.f32 cost six instructions more per pivot for those ranges
-/// (docs/algorithms.md, "Instructions per group").
+/// The running minimum of |x| over a sweep's pivot reciprocals, only to tell whether one of
+/// them flushed to 0 (reciprocal never returns a nonzero value below 2^-126 / 2^-1022): one FMNMX
+/// per row in float; in double the high word's magnitude bits under an integer min, two integer
+/// instructions where fmin on doubles took five to seven (SASS, 2026-11-26).
 template <class T>
-__device__ __forceinline__ T reciprocal(T x);
+struct SmallestMagnitude;
 template <>
-__device__ __forceinline__ float reciprocal(float x) {
-  float r;
-  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
-  return fmaf(r, fmaf(-x, r, 1.0f), r);
-}
+struct SmallestMagnitude<float> {
+  float v = 1.0f;
+  __device__ __forceinline__ void add(float x) { v = fminf(v, fabsf(x)); }
+  __device__ __forceinline__ bool is_zero() const { return v == 0.0f; }
+};
 template <>
-__device__ __forceinline__ double reciprocal(double x) {
-  double r;
-  asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(r) : "d"(x));
-  r = fma(r, fma(-x, r, 1.0), r);
-  return fma(r, fma(-x, r, 1.0), r);
-}
+struct SmallestMagnitude<double> {
+  unsigned v = 0x7fffffffu;
+  __device__ __forceinline__ void add(double x) {
+    v = min(v, static_cast<unsigned>(__double2hiint(x)) & 0x7fffffffu);
+  }
+  __device__ __forceinline__ bool is_zero() const { return v == 0u; }
+};
 
 /// Rows in registers: arrays of a compile-time capacity M, indexed only by unrolled loop
 /// counters. A, C, D overwrite a, c, d; x overwrites d.
@@ -112,20 +107,48 @@ __device__ __forceinline__ int SharedRows<T>::at(int k) const {
 template <class T, class Rows>
 __device__ __forceinline__ void chunk_reduce(Rows& r, int L, Row<T>& first, Row<T>& last) {
   if (L <= 1) {  // empty chunk, or a one-row system (its c was passed as 0)
-    first = L == 1 ? Row<T>{T(0), r.diag(0), T(0), r.rhs(0)} : identity_row<T>();
+    if (L == 1) {
+      const T s = row_scale(r.diag(0));  // keeps pair_solve's reciprocal of b in range
+      first = Row<T>{T(0), r.diag(0) * s, T(0), r.rhs(0) * s};
+    } else {
+      first = identity_row<T>();
+    }
     last = identity_row<T>();
     return;
+  }
+  // A chunk whose first diagonal entry lies far from 1 is scaled by a power of two first
+  // (row_scale.cuh): the same equations, whose pivots and products then stay in the normal range
+  // for any 2^k times a well-scaled system. A, C, D below and x do not depend on the scale; the
+  // chunk's two reduced equations come out multiplied by it, which pair_solve's normalisation
+  // removes. The test is a few integer instructions per chunk; the scaling runs only where it
+  // is needed.
+  if (outside_scale_window(r.diag(0))) {
+    const T s = scale_towards_one(r.diag(0));
+    const int rows = Rows::bound(L);
+#pragma unroll Rows::unroll
+    for (int k = 0; k < rows; ++k) {
+      r.sub(k) *= s;
+      r.diag(k) *= s;
+      r.sup(k) *= s;
+      r.rhs(k) *= s;
+    }
   }
   // Forward over the interior 1..L-2: x_k + A_k x_0 + C_k x_{k+1} = D_k. The running values of
   // the previous row start as the trivial "x_0 = x_0" (A = -1, C = 0, D = 0), which makes
   // row 1's step and, for L = 2, the last row's substitution come out right.
   T ap = T(-1), cp = T(0), dp = T(0);
+  // The smallest |1 / pivot| of the sweep: 0 where a pivot above 2^126 (float) / 2^1022 (double)
+  // flushed its reciprocal, which would decouple the row and return finite, wrong x. One min
+  // per row; such a chunk (only where its rows span more than about 2^62 / 2^510, since the
+  // scaling above centres the first) poisons its reduced equation: the system's x comes out NaN.
+  SmallestMagnitude<T> smallest_inv;
   const int n_rows = Rows::bound(L);
 #pragma unroll Rows::unroll
   for (int k = 1; k < n_rows; ++k) {
     const T ak = r.sub(k), bk = r.diag(k), ck = r.sup(k), dk = r.rhs(k);
     if (k < L - 1) {
       const T inv = reciprocal(bk - ak * cp);
+      smallest_inv.add(inv);
       ap = -ak * ap * inv;
       cp = ck * inv;
       dp = (dk - ak * dp) * inv;
@@ -156,6 +179,7 @@ __device__ __forceinline__ void chunk_reduce(Rows& r, int L, Row<T>& first, Row<
   const T c1 = interior ? r.sup(1) : T(-1);
   const T d1 = interior ? r.rhs(1) : T(0);
   first = {a0, b0 - c0 * a1, -c0 * c1, d0 - c0 * d1};
+  if (smallest_inv.is_zero()) first.rhs = quiet_nan<T>();
 }
 
 /// For a caller whose rows hold anything at all in a of the system's row 0 and c of its row
@@ -201,7 +225,7 @@ __device__ __forceinline__ void pair_solve_multi(const Row<T>& f, const T (&f_rh
   // shuffle from outside the segment returns the lane's own value, which is then multiplied by
   // that zero: the same result as the identity outside the system, without a select on every
   // shuffled value (docs/algorithms.md, "PCR without boundary selects").
-  const T fr = reciprocal(f.diag);
+  const T fr = reciprocal_or_nan(f.diag);
   const T fe = f.sub * fr, fh = f.sup * fr;
   T fd[K];
 #pragma unroll
@@ -221,7 +245,7 @@ __device__ __forceinline__ void pair_solve_multi(const Row<T>& f, const T (&f_rh
     de[k] = l_rhs[k] - l.sub * fd[k] - l.sup * nd;
   }
   {
-    const T inv = reciprocal(l.diag - l.sub * fh - l.sup * ne);
+    const T inv = reciprocal_or_nan(l.diag - l.sub * fh - l.sup * ne);
     al *= inv;
     ga *= inv;
 #pragma unroll
