@@ -47,6 +47,8 @@ struct Row {
   std::string baseline;  ///< the baseline of this case ("" = none)
   double baseline_ms = 0;
   double speedup = 0;  ///< baseline_ms / median_ms
+  int block_m = 0;     ///< block rows (block_case.hpp): M; 0 for scalar rows
+  double gflops = 0;   ///< block rows: Algorithm 12's flops per second
 };
 
 /// The in-run copy reference (GB/s counts bytes read + bytes written).

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <exception>
 
+#include "block_case.hpp"
 #include "copy_reference.hpp"
 #include "cpu_baseline.hpp"
 #include "host_memory.hpp"
@@ -19,6 +20,7 @@ int main(int argc, char** argv) {
     bool any_host = false, any_cuda = false;
     for (const Case& c : cfg.cases)
       (c.backend == triax::Backend::cuda ? any_cuda : any_host) = true;
+    if (!cfg.block_cases.empty()) any_host = true;
 
     RunInfo info;
     info.suite = cfg.suite;
@@ -58,7 +60,7 @@ int main(int argc, char** argv) {
     }
 
     std::vector<Row> rows;
-    print_header();
+    if (!cfg.cases.empty()) print_header();
     for (const Case& c : cfg.cases) {
       const std::size_t first = rows.size();
       try {
@@ -74,6 +76,18 @@ int main(int argc, char** argv) {
         std::printf("  case failed: %s\n", e.what());
       }
       for (std::size_t i = first; i < rows.size(); ++i) print_row(rows[i]);
+    }
+
+    if (!cfg.block_cases.empty()) print_block_header();
+    for (const BlockCase& c : cfg.block_cases) {
+      const std::size_t first = rows.size();
+      try {
+        run_block_case(c, info.host_copy, rows);
+      } catch (const std::exception& e) {
+        info.errors.push_back(e.what());
+        std::printf("  block case failed: %s\n", e.what());
+      }
+      for (std::size_t i = first; i < rows.size(); ++i) print_block_row(rows[i]);
     }
 
     std::vector<TargetResult> targets;

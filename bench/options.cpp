@@ -2,6 +2,7 @@
 
 #include "triax/layout.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
@@ -28,6 +29,11 @@ constexpr const char* usage =
   --json FILE                    write every row as JSON
   --small-pages                  host buffers in the kernel's default pages (default: 2 MiB
                                  aligned, transparent huge pages requested with madvise)
+  --block-m 2,4,8                block tridiagonal rows (cpu) at paper 000's sizes for these M
+                                 (Tables III-IV: N = 128, P = 65536 for M <= 6; N = 96,
+                                 P = 32768 for M = 7, 8); replaces the scalar cases
+  --block-grid                   block rows on a 64^3 grid, M = 5, along each axis
+  --block-p-divisor K            divide the paper's P by K (default 1; the grid case keeps 64^3)
 )";
 
 [[noreturn]] void fail(const std::string& message) {
@@ -149,6 +155,9 @@ Config parse_command_line(int argc, char** argv) {
   std::vector<Precision> precisions;
   std::string axis = "all";
   bool baselines_only = false;
+  std::vector<int> block_ms;
+  bool block_grid = false;
+  std::int64_t block_p_divisor = 1;
   c.extents = {256, 256, 256};
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
@@ -200,9 +209,44 @@ Config parse_command_line(int argc, char** argv) {
       cfg.huge_pages = false;
     } else if (arg == "--json") {
       cfg.json_path = next();
+    } else if (arg == "--block-m") {
+      const std::string list = next();
+      for (std::size_t at = 0; at <= list.size();) {
+        const std::size_t comma = std::min(list.find(',', at), list.size());
+        const int m = std::atoi(list.substr(at, comma - at).c_str());
+        if (m < 1) fail("bad block size in --block-m " + list);
+        block_ms.push_back(m);
+        at = comma + 1;
+      }
+    } else if (arg == "--block-grid") {
+      block_grid = true;
+    } else if (arg == "--block-p-divisor") {
+      block_p_divisor = std::atoll(next().c_str());
+      if (block_p_divisor < 1) fail("--block-p-divisor must be at least 1");
     } else {
       fail("unknown argument '" + std::string(arg) + "'");
     }
+  }
+  if (!block_ms.empty() || block_grid) {
+    if (precisions.empty()) precisions.push_back(Precision::f64);
+    for (Precision p : precisions) {
+      for (int m : block_ms) {
+        BlockCase b = paper_block_case(p, m, block_p_divisor, c.reps);
+        b.baselines = c.baselines;
+        cfg.block_cases.push_back(b);
+      }
+      for (int axis = 0; block_grid && axis < 3; ++axis) {
+        BlockCase b;
+        b.precision = p;
+        b.m = 5;
+        b.grid = {64, 64, 64};
+        b.axis = axis;
+        b.reps = c.reps;
+        b.baselines = c.baselines;
+        cfg.block_cases.push_back(b);
+      }
+    }
+    return cfg;
   }
   if (!cfg.suite.empty()) {
     cfg.cases = suite_cases(cfg.suite, c.reps, baselines_only);

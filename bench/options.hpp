@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "block_case.hpp"
 #include "case.hpp"
 
 namespace triax::bench {
@@ -14,6 +15,9 @@ struct Config {
   bool check_targets = false;
   double copy_gib = 0;  ///< size of each copy-reference buffer (0 = the backend's default)
   bool huge_pages = true;  ///< host buffers advised for transparent huge pages (host_memory.hpp)
+  /// Block tridiagonal cases (--block-m, --block-grid); when any is asked for, they replace the
+  /// scalar cases.
+  std::vector<BlockCase> block_cases;
 };
 
 /// Parses argv; prints usage and exits on --help or on a bad argument.

@@ -205,6 +205,8 @@ void write_json(const std::string& path, const RunInfo& info, const std::vector<
         .field("baseline", r.baseline)
         .field("baseline_ms", r.baseline_ms)
         .field("speedup", r.speedup)
+        .field("block_m", r.block_m)
+        .field("gflops", r.gflops)
         .end_object();
   }
   j.end_array();

@@ -1,0 +1,375 @@
+// Block tridiagonal solves on the host backends against the dense long double oracle (the whole
+// nM x nM system, LU with partial pivoting): every M = 1..8 (and the generic path beyond), every
+// axis of 1-D to 4-D grids, the three named layouts with and without ghost layers, d and x in
+// different layouts, every output mode, float and double, dominant and non-dominant systems;
+// checked mode's info for singular pivot blocks and non-finite data.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "support/block_problems.hpp"
+#include "support/compare.hpp"
+
+namespace triax::test {
+namespace {
+
+enum class Storage { array_of_blocks, structure_of_arrays, interleaved };
+constexpr Storage storages[] = {Storage::array_of_blocks, Storage::structure_of_arrays,
+                                Storage::interleaved};
+const char* to_string(Storage s) {
+  return s == Storage::array_of_blocks       ? "array_of_blocks"
+         : s == Storage::structure_of_arrays ? "structure_of_arrays"
+                                             : "interleaved";
+}
+
+BlockLayouts named_layouts(Storage s, int m, const std::vector<std::int64_t>& grid, int axis,
+                           bool ghost) {
+  std::vector<std::int64_t> allocated, begin;
+  if (ghost) {  // one ghost layer on every side
+    for (auto e : grid) {
+      allocated.push_back(e + 2);
+      begin.push_back(1);
+    }
+  }
+  switch (s) {
+    case Storage::array_of_blocks:
+      return BlockLayouts::array_of_blocks(m, grid, allocated, begin);
+    case Storage::structure_of_arrays:
+      return BlockLayouts::structure_of_arrays(m, grid, allocated, begin);
+    default:
+      return BlockLayouts::interleaved(m, grid, axis, allocated, begin);
+  }
+}
+
+/// d in one storage and x in the next, so that every solve also converts between layouts.
+BlockGeometry geometry(Storage s, int m, const std::vector<std::int64_t>& grid, int axis,
+                       bool ghost) {
+  BlockLayouts l = named_layouts(s, m, grid, axis, ghost);
+  l.x = named_layouts(storages[(static_cast<int>(s) + 1) % 3], m, grid, axis, !ghost).x;
+  return {m, grid, axis, l};
+}
+
+template <class T>
+void run(BlockSolver<T>& solver, BlockBatch<T>& batch, Mode mode, int* info = nullptr) {
+  switch (mode) {
+    case Mode::in_place:
+      solver.solve_in_place(batch.a.data(), batch.b.data(), batch.c.data(), batch.d.data(), info);
+      break;
+    case Mode::separate:
+      solver.solve(batch.a.data(), batch.b.data(), batch.c.data(), batch.d.data(), batch.x.data(),
+                   info);
+      break;
+    case Mode::increment:
+      solver.solve_increment(batch.a.data(), batch.b.data(), batch.c.data(), batch.d.data(),
+                             batch.x.data(), info);
+      break;
+  }
+}
+
+/// One solve on each host backend against the oracle (computed once for all of them). Checks:
+/// every component of every system within epsilon x condition; the output layout's padding (a
+/// finite sentinel) untouched bit for bit; a, b, c (and d unless in place) untouched; the output
+/// fully written over its NaN poison. Returns whether some system was not row diagonally
+/// dominant.
+template <class T>
+bool expect_solves(const BlockGeometry& g, BlockKind kind, Mode mode, std::uint64_t seed) {
+  SCOPED_TRACE("m " + std::to_string(g.m) + ", grid rank " + std::to_string(g.grid.size()) +
+               ", axis " + std::to_string(g.axis) + ", " + to_string(kind) + ", " +
+               to_string(mode) + ", seed " + std::to_string(seed));
+  BlockBatch<T> before(g);
+  before.fill(kind, seed);
+  const bool in_place = mode == Mode::in_place;
+  const Layout& out_layout = in_place ? g.layouts.d : g.layouts.x;
+  constexpr T sentinel = T(-1234.5);
+  fill_outside(out_layout, in_place ? before.d : before.x, sentinel);
+  if (mode == Mode::increment) {
+    std::mt19937_64 gen(seed ^ 0x5bd1e995u);
+    std::uniform_real_distribution<double> u(-1, 1);
+    for_each_offset(g.layouts.x, [&](std::int64_t o) { before.x[o] = static_cast<T>(u(gen)); });
+  }
+  std::vector<DenseAnswer> answers;
+  bool some_not_dominant = false;
+  for (std::int64_t s = 0; s < g.systems(); ++s) {
+    answers.push_back(dense_answer(before, s));
+    some_not_dominant |= !answers.back().row_dominant;
+  }
+  const double eps = std::numeric_limits<T>::epsilon();
+  for (Backend backend : {Backend::reference, Backend::cpu}) {
+    SCOPED_TRACE(triax::to_string(backend));
+    BlockBatch<T> batch = before;
+    BlockSolver<T> solver(backend, g.m, g.layouts, g.axis);
+    run(solver, batch, mode);
+    for (std::int64_t s = 0; s < g.systems(); ++s) {
+      double scale = 0;
+      for (Wide v : answers[s].x) scale = std::max(scale, std::abs(double(v)));
+      const double tol = block_tolerance<T>(answers[s].condition, scale, g.m);
+      for (std::int64_t i = 0; i < g.n(); ++i) {
+        for (int r = 0; r < g.m; ++r) {
+          const double value = in_place ? double(batch.D(s, i, r)) : double(batch.X(s, i, r));
+          double want = double(answers[s].x[i * g.m + r]), allowed = tol;
+          if (mode == Mode::increment) {
+            const double u0 = double(const_cast<BlockBatch<T>&>(before).X(s, i, r));
+            want += u0;
+            allowed += 2 * eps * (std::abs(u0) + std::abs(want));
+          }
+          if (!(std::abs(value - want) <= allowed)) {
+            ADD_FAILURE() << "system " << s << ", block row " << i << ", component " << r
+                          << ": got " << value << ", want " << want << " (tolerance " << allowed
+                          << ", condition " << answers[s].condition << ")";
+            return some_not_dominant;
+          }
+        }
+      }
+    }
+    const std::vector<T>& out = in_place ? batch.d : batch.x;
+    const std::vector<bool> in = covered(out_layout, out.size());
+    for (std::size_t o = 0; o < out.size(); ++o) {
+      if (!in[o] && std::memcmp(&out[o], &sentinel, sizeof(T)) != 0) {
+        ADD_FAILURE() << "padding at " << o << " written: " << out[o];
+        break;
+      }
+    }
+    EXPECT_TRUE(same_bits(batch.a, before.a) && same_bits(batch.b, before.b) &&
+                same_bits(batch.c, before.c))
+        << "a, b or c written";
+    if (!in_place) EXPECT_TRUE(same_bits(batch.d, before.d)) << "d written";
+  }
+  return some_not_dominant;
+}
+
+const std::vector<std::vector<std::int64_t>> grids = {{5}, {4, 3}, {3, 4, 2}, {2, 3, 2, 3}};
+
+template <class T>
+class BlockSolve : public ::testing::Test {};
+using ValueTypes = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(BlockSolve, ValueTypes);
+
+TYPED_TEST(BlockSolve, EveryBlockSizeAxisLayoutAndModeMatchesDenseOracle) {
+  using T = TypeParam;
+  std::uint64_t k = 0;
+  for (int m = 1; m <= 8; ++m) {
+    for (const auto& grid : grids) {
+      for (int axis = 0; axis < static_cast<int>(grid.size()); ++axis) {
+        for (Storage s : storages) {
+          SCOPED_TRACE(to_string(s));
+          const bool ghost = (m + axis + static_cast<int>(s)) % 2 == 0;
+          const BlockGeometry g = geometry(s, m, grid, axis, ghost);
+          for (Mode mode : {Mode::in_place, Mode::separate, Mode::increment}) {
+            const BlockKind kind = (k % 2) ? BlockKind::factored : BlockKind::dominant;
+            const bool not_dominant = expect_solves<T>(g, kind, mode, test_seed(k));
+            // The factored systems must really be outside the dominant class (m > 2: smaller
+            // pivot blocks of the construction can come out dominant by chance).
+            if (kind == BlockKind::factored && m > 2 && g.n() > 1) {
+              EXPECT_TRUE(not_dominant) << "factored systems came out row dominant";
+            }
+            if (::testing::Test::HasFailure()) return;
+            ++k;
+          }
+        }
+      }
+    }
+  }
+}
+
+TYPED_TEST(BlockSolve, LargerBlocksTakeTheGenericPath) {
+  using T = TypeParam;
+  std::uint64_t k = 0;
+  for (int m : {9, 12}) {
+    for (Storage s : storages) {
+      const BlockGeometry g = geometry(s, m, {3, 4}, 1, true);
+      for (BlockKind kind : {BlockKind::dominant, BlockKind::factored}) {
+        expect_solves<T>(g, kind, Mode::separate, test_seed(k++));
+      }
+    }
+  }
+}
+
+TYPED_TEST(BlockSolve, LongSystemsAndManySystems) {
+  using T = TypeParam;
+  // 40 block rows (the recurrences run long); 19 systems (two full groups of lanes and a part).
+  for (BlockKind kind : {BlockKind::dominant, BlockKind::factored}) {
+    expect_solves<T>(geometry(Storage::array_of_blocks, 4, {40, 19}, 0, false), kind,
+                     Mode::in_place, test_seed(1));
+    expect_solves<T>(geometry(Storage::interleaved, 3, {19, 40}, 1, true), kind, Mode::separate,
+                     test_seed(2));
+  }
+}
+
+TYPED_TEST(BlockSolve, SingleBlockRowIsOneDenseSolve) {
+  using T = TypeParam;
+  for (int m : {1, 5, 8}) {
+    expect_solves<T>(geometry(Storage::structure_of_arrays, m, {1, 7}, 0, true),
+                     BlockKind::dominant, Mode::separate, test_seed(m));
+  }
+}
+
+// One set of blocks for every system (stride 0 across the other grid dimension), each system its
+// own right-hand side: the coefficients are read, never written, so broadcasting them is valid.
+TYPED_TEST(BlockSolve, BroadcastBlocksForManyRightHandSides) {
+  using T = TypeParam;
+  for (int m : {2, 5}) {
+    for (int axis = 0; axis < 2; ++axis) {
+      const std::int64_t n = 6, systems = 11;
+      const std::vector<std::int64_t> grid =
+          axis == 0 ? std::vector<std::int64_t>{n, systems} : std::vector<std::int64_t>{systems, n};
+      const std::int64_t mm = std::int64_t(m) * m;
+      const Layout blocks = axis == 0 ? Layout::strided({m, m, n, systems}, {m, 1, mm, 0})
+                                      : Layout::strided({m, m, systems, n}, {m, 1, 0, mm});
+      BlockLayouts l = BlockLayouts::array_of_blocks(m, grid);
+      l.a = l.b = l.c = blocks;
+      for (BlockKind kind : {BlockKind::dominant, BlockKind::factored}) {
+        expect_solves<T>({m, grid, axis, l}, kind, Mode::separate, test_seed(m + axis));
+      }
+    }
+  }
+}
+
+TYPED_TEST(BlockSolve, EmptyBatchesWriteNothing) {
+  using T = TypeParam;
+  for (const std::vector<std::int64_t>& grid :
+       {std::vector<std::int64_t>{0, 3}, std::vector<std::int64_t>{4, 0}}) {
+    const BlockLayouts l = BlockLayouts::array_of_blocks(3, grid);
+    BlockSolver<T> solver(Backend::cpu, 3, l, 0, {.checked = true});
+    std::vector<int> info(std::max<std::int64_t>(solver.system_count(), 1), -1);
+    // Null pointers are fine when there is nothing to solve.
+    solver.solve(nullptr, nullptr, nullptr, nullptr, nullptr, info.data());
+    if (solver.system_count() > 0) {
+      EXPECT_EQ(info[0], 0) << "a system of no rows is solved";
+    } else {
+      EXPECT_EQ(info[0], -1);
+    }
+  }
+}
+
+// ---- checked mode ----
+
+struct Fault {
+  std::int64_t system, row;
+  enum Kind { zero_row_b, singular_schur, nan_d, inf_b } kind;
+};
+
+template <class T>
+class BlockChecked : public ::testing::Test {};
+TYPED_TEST_SUITE(BlockChecked, ValueTypes);
+
+TYPED_TEST(BlockChecked, SingularPivotBlocksAndNonFiniteDataAreReportedAtTheirRow) {
+  using T = TypeParam;
+  const T nan = std::numeric_limits<T>::quiet_NaN(), inf = std::numeric_limits<T>::infinity();
+  constexpr int m = 3;
+  const Fault faults[] = {
+      {1, 0, Fault::zero_row_b},      // B[0] has a zero row: the first pivot block is singular
+      {4, 3, Fault::singular_schur},  // row 2 of A[3] and B[3] zero: so is row 2 of the pivot block
+      {6, 5, Fault::nan_d},           // d*[5] is NaN
+      {9, 7, Fault::inf_b},           // an infinite pivot-block entry at the last row
+  };
+  for (Storage s : storages) {
+    for (int axis = 0; axis < 2; ++axis) {
+      std::vector<std::int64_t> grid = {8, 11};
+      if (axis == 1) std::swap(grid[0], grid[1]);
+      const BlockGeometry g = geometry(s, m, grid, axis, true);
+      ASSERT_EQ(g.n(), 8);
+      BlockBatch<T> clean(g);
+      clean.fill(BlockKind::dominant, test_seed(axis));
+      BlockBatch<T> faulty = clean;
+      for (const Fault& f : faults) {
+        switch (f.kind) {
+          case Fault::zero_row_b:
+            for (int c = 0; c < m; ++c) faulty.B(f.system, f.row, 1, c) = 0;
+            break;
+          case Fault::singular_schur:
+            for (int c = 0; c < m; ++c)
+              faulty.A(f.system, f.row, 2, c) = faulty.B(f.system, f.row, 2, c) = 0;
+            break;
+          case Fault::nan_d:
+            faulty.D(f.system, f.row, 2) = nan;
+            break;
+          case Fault::inf_b:
+            faulty.B(f.system, f.row, 0, 0) = inf;
+            break;
+        }
+      }
+      for (Backend backend : {Backend::reference, Backend::cpu}) {
+        for (Mode mode : {Mode::in_place, Mode::separate, Mode::increment}) {
+          SCOPED_TRACE(std::string(triax::to_string(backend)) + ", " + to_string(s) + ", axis " +
+                       std::to_string(axis) + ", " + to_string(mode));
+          BlockBatch<T> batch = faulty;
+          for_each_offset(g.layouts.x, [&](std::int64_t o) { batch.x[o] = T(0); });
+          BlockSolver<T> solver(backend, m, g.layouts, axis, {.checked = true});
+          std::vector<int> info(solver.system_count(), -1);
+          run(solver, batch, mode, info.data());
+          for (std::int64_t sys = 0; sys < solver.system_count(); ++sys) {
+            int want = 0;
+            for (const Fault& f : faults)
+              if (f.system == sys) want = static_cast<int>(f.row + 1);
+            EXPECT_EQ(info[sys], want) << "system " << sys;
+          }
+          // Without checked mode a singular pivot block or NaN data is never returned as
+          // finite numbers. (An infinite entry is not a singularity: the solution is its finite
+          // limit, as for scalars, and only checked mode reports it.)
+          BlockBatch<T> unchecked = faulty;
+          for_each_offset(g.layouts.x, [&](std::int64_t o) { unchecked.x[o] = T(0); });
+          BlockSolver<T> plain(backend, m, g.layouts, axis);
+          run(plain, unchecked, mode);
+          for (const Fault& f : faults) {
+            if (f.kind == Fault::inf_b) continue;
+            bool some_non_finite = false;
+            for (std::int64_t i = 0; i < g.n(); ++i)
+              for (int r = 0; r < m; ++r) {
+                const T v = mode == Mode::in_place ? unchecked.D(f.system, i, r)
+                                                   : unchecked.X(f.system, i, r);
+                some_non_finite |= !std::isfinite(v);
+              }
+            EXPECT_TRUE(some_non_finite) << "system " << f.system << " looks solved";
+          }
+        }
+      }
+    }
+  }
+}
+
+// The cpu backend does not pivot inside a pivot block: a zero leading entry of a non-singular
+// block is a breakdown there (reported), while the reference backend pivots past it.
+TYPED_TEST(BlockChecked, CpuReportsAZeroLeadingPivotThatTheReferencePivotsPast) {
+  using T = TypeParam;
+  constexpr int m = 4;
+  const BlockGeometry g = geometry(Storage::array_of_blocks, m, {6, 5}, 0, false);
+  BlockBatch<T> batch(g);
+  batch.fill(BlockKind::dominant, test_seed());
+  // System 2, block row 0: equations 0 and 1 exchanged (rows of B[0] and C[0], components of
+  // d[0]), then the new B[0](0, 0), an off-diagonal entry of the dominant block before the
+  // exchange, set to 0: the block stays non-singular but its LU needs a row exchange.
+  for (int c = 0; c < m; ++c) {
+    std::swap(batch.B(2, 0, 0, c), batch.B(2, 0, 1, c));
+    std::swap(batch.C(2, 0, 0, c), batch.C(2, 0, 1, c));
+  }
+  std::swap(batch.D(2, 0, 0), batch.D(2, 0, 1));
+  batch.B(2, 0, 0, 0) = 0;
+  const DenseAnswer want = dense_answer(batch, 2);
+  for (Backend backend : {Backend::reference, Backend::cpu}) {
+    BlockBatch<T> b = batch;
+    BlockSolver<T> solver(backend, m, g.layouts, 0, {.checked = true});
+    std::vector<int> info(solver.system_count(), -1);
+    solver.solve(b.a.data(), b.b.data(), b.c.data(), b.d.data(), b.x.data(), info.data());
+    if (backend == Backend::reference) {
+      EXPECT_EQ(info[2], 0);
+      double scale = 0;
+      for (Wide v : want.x) scale = std::max(scale, std::abs(double(v)));
+      for (int r = 0; r < m; ++r) {
+        EXPECT_NEAR(double(b.X(2, 0, r)), double(want.x[r]),
+                    block_tolerance<T>(want.condition, scale, m));
+      }
+    } else {
+      EXPECT_EQ(info[2], 1) << "cpu_block_thomas does not pivot: B[0](0, 0) = 0 breaks down";
+    }
+    for (std::int64_t s = 0; s < solver.system_count(); ++s) {
+      if (s != 2) EXPECT_EQ(info[s], 0) << "system " << s;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace triax::test
