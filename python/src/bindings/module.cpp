@@ -1,0 +1,108 @@
+// triax._core: the extension module under the Python package. The package's Python code
+// (triax/_api.py) picks output arrays, streams and the checked mode's info arrays with each
+// array library's own calls; this module describes the arrays, keeps the plans and solves.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+
+#include <memory>
+
+#include "operands.hpp"
+#include "plan.hpp"
+
+namespace nb = nanobind;
+using namespace triax::python;
+
+namespace {
+
+int* info_pointer(nb::handle info, const Signature& s, nb::ndarray<>& holder) {
+  if (!s.checked || s.size() == 0) return nullptr;  // empty: the Python layer filled info
+  return import_info(info, s, s.size() / s.shape[s.axis], holder);
+}
+
+void solve(nb::handle a, nb::handle b, nb::handle c, nb::handle d, nb::handle out, int axis,
+           bool increment, bool checked, nb::handle info, std::uintptr_t stream) {
+  Operands ops;
+  const Signature s = describe(a, b, c, d, out, axis, checked, ops);
+  nb::ndarray<> info_holder;
+  int* info_ptr = info_pointer(info, s, info_holder);
+  solve_cached(s, ops, increment, info_ptr, stream);
+}
+
+void run_plan(Plan& plan, nb::handle a, nb::handle b, nb::handle c, nb::handle d, nb::handle out,
+              bool increment, nb::handle info, std::uintptr_t stream) {
+  const Signature& p = plan.signature();
+  Operands ops;
+  const Signature s = describe(a, b, c, d, out, p.axis, p.checked, ops);
+  if (!(s == p)) {
+    throw nb::value_error(("triax.Solver: these arrays do not fit the plan: " + difference(p, s) +
+                           " (make a new Solver, or use triax.solve)")
+                              .c_str());
+  }
+  nb::ndarray<> info_holder;
+  int* info_ptr = info_pointer(info, s, info_holder);
+  plan.run(ops, increment, info_ptr, stream);
+}
+
+}  // namespace
+
+NB_MODULE(_core, m) {
+  m.doc() = "triax's extension module; use the functions of the triax package instead.";
+
+  // The library's exceptions as Python's: misuse is a ValueError, a workspace that cannot be
+  // allocated a MemoryError, the rest (not_compiled, cuda_error) RuntimeError.
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const triax::invalid_argument& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const triax::out_of_memory& e) {
+      PyErr_SetString(PyExc_MemoryError, e.what());
+    } catch (const triax::error& e) {
+      PyErr_SetString(PyExc_RuntimeError, e.what());
+    }
+  });
+  static nb::object negative_strides =
+      nb::exception<NegativeStrides>(m, "NegativeStrideError", PyExc_ValueError);
+  // The operand mask travels as the exception's argument, for the Python layer's retry.
+  nb::register_exception_translator(
+      [](const std::exception_ptr& p, void*) {
+        try {
+          std::rethrow_exception(p);
+        } catch (const NegativeStrides& e) {
+          PyErr_SetObject(negative_strides.ptr(), nb::int_(e.mask).ptr());
+        }
+      },
+      nullptr);
+
+  // None is accepted here so that describe() can say which argument it was.
+  m.def("solve", &solve, nb::arg("a").none(), nb::arg("b").none(), nb::arg("c").none(),
+        nb::arg("d").none(), nb::arg("out").none(), nb::arg("axis"), nb::arg("increment"),
+        nb::arg("checked"), nb::arg("info").none(), nb::arg("stream"),
+        "Solves with the cached plan of these arrays (out = x, or out += x).");
+  m.def("cache_size", &cache_size, "The number of plans in solve()'s cache.");
+  m.def("clear_cache", &clear_cache, "Drops every cached plan (and its workspace).");
+  m.def(
+      "cuda_compiled", [] { return triax::backend_compiled(triax::Backend::cuda); },
+      "Whether this build has the CUDA backend.");
+
+  nb::class_<Plan>(m, "Plan")
+      .def(
+          "__init__",
+          [](Plan* self, nb::handle a, nb::handle b, nb::handle c, nb::handle d, nb::handle out,
+             int axis, bool checked, std::uintptr_t stream) {
+            Operands ops;
+            new (self) Plan(describe(a, b, c, d, out, axis, checked, ops), stream);
+          },
+          nb::arg("a").none(), nb::arg("b").none(), nb::arg("c").none(), nb::arg("d").none(),
+          nb::arg("out").none(), nb::arg("axis"), nb::arg("checked"), nb::arg("stream"))
+      .def("run", &run_plan, nb::arg("a").none(), nb::arg("b").none(), nb::arg("c").none(),
+           nb::arg("d").none(), nb::arg("out").none(), nb::arg("increment"), nb::arg("info").none(),
+           nb::arg("stream"))
+      .def_prop_ro("algorithm", &Plan::algorithm)
+      .def_prop_ro("backend", &Plan::backend)
+      .def_prop_ro("system_length", &Plan::system_length)
+      .def_prop_ro("system_count", &Plan::system_count)
+      .def_prop_ro("workspace_bytes", &Plan::workspace_bytes)
+      .def_prop_ro("axis", [](const Plan& p) { return p.signature().axis; })
+      .def_prop_ro("checked", [](const Plan& p) { return p.signature().checked; });
+}

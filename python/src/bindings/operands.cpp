@@ -1,0 +1,319 @@
+#include "operands.hpp"
+
+#include <algorithm>
+#include <string_view>
+
+namespace triax::python {
+namespace {
+
+// "(4, 5)", "(3,)", "()": as Python prints a shape.
+std::string tuple_text(const std::int64_t* values, int n) {
+  std::string s = "(";
+  for (int i = 0; i < n; ++i) {
+    if (i > 0) s += ", ";
+    s += std::to_string(values[i]);
+  }
+  return s + (n == 1 ? ",)" : ")");
+}
+
+template <class Array>
+std::string shape_of(const Array& x) {
+  std::int64_t shape[64];
+  const int n = static_cast<int>(std::min<std::size_t>(x.ndim(), 64));
+  for (int i = 0; i < n; ++i) shape[i] = static_cast<std::int64_t>(x.shape(i));
+  return tuple_text(shape, n);
+}
+
+std::string dtype_text(nb::dlpack::dtype t) {
+  using code = nb::dlpack::dtype_code;
+  std::string_view kind = "dtype";
+  switch (static_cast<code>(t.code)) {
+    case code::Int:
+      kind = "int";
+      break;
+    case code::UInt:
+      kind = "uint";
+      break;
+    case code::Float:
+      kind = "float";
+      break;
+    case code::Bfloat:
+      kind = "bfloat";
+      break;
+    case code::Complex:
+      kind = "complex";
+      break;
+    case code::Bool:
+      return "bool";
+    default:
+      break;
+  }
+  std::string s = std::string(kind) + std::to_string(t.bits);
+  if (t.lanes != 1) s += "x" + std::to_string(t.lanes);
+  return s;
+}
+
+std::int32_t device_class(int device_type) {
+  return device_type == 3 ? device_cpu : device_type;  // kDLCUDAHost: host memory
+}
+
+std::string device_text(std::int32_t type, std::int32_t id) {
+  if (type == device_cpu) return "cpu";
+  if (type == device_cuda) return "cuda:" + std::to_string(id);
+  return "DLPack device type " + std::to_string(type);
+}
+
+std::string instance_type(nb::handle h) { return nb::inst_name(h).c_str(); }
+
+// Why an object could not be imported: byte strides that are not whole elements (NumPy views
+// of structured arrays) are a ValueError; anything else is not an array triax can read.
+[[noreturn]] void reject(nb::handle h, const char* name) {
+  if (h.is_none()) {
+    throw nb::type_error((std::string("triax: ") + name + " is None, expected an array").c_str());
+  }
+  if (nb::hasattr(h, "strides") && nb::hasattr(h, "itemsize")) {
+    try {
+      const auto itemsize = nb::cast<std::int64_t>(h.attr("itemsize"));
+      const nb::tuple strides = nb::cast<nb::tuple>(h.attr("strides"));
+      for (nb::handle s : strides) {
+        if (itemsize > 0 && nb::cast<std::int64_t>(s) % itemsize != 0) {
+          throw nb::value_error(
+              (std::string("triax: ") + name + " has byte strides " + nb::repr(strides).c_str() +
+               " that are not multiples of its "
+               "itemsize " +
+               std::to_string(itemsize) + "; pass a copy with whole-element strides")
+                  .c_str());
+        }
+      }
+    } catch (const nb::cast_error&) {
+      // Not NumPy-like after all: fall through to the TypeError.
+    }
+  }
+  throw nb::type_error((std::string("triax: ") + name + " of type " + instance_type(h) +
+                        " is not an array with the DLPack protocol (__dlpack__) or the buffer "
+                        "protocol")
+                           .c_str());
+}
+
+template <class Array>
+void check_dtype(const Array& x, const char* name, nb::dlpack::dtype want) {
+  if (x.dtype() != want) {
+    throw nb::type_error((std::string("triax: ") + name + " has dtype " + dtype_text(x.dtype()) +
+                          " but d has " + dtype_text(want) + "; convert them to one dtype")
+                             .c_str());
+  }
+}
+
+template <class Array>
+void check_device(const Array& x, const char* name, const Signature& s) {
+  const std::int32_t type = device_class(x.device_type());
+  const std::int32_t id = type == device_cpu ? 0 : x.device_id();
+  if (type != s.device_type || id != s.device_id) {
+    throw nb::type_error((std::string("triax: ") + name + " is on " + device_text(type, id) +
+                          " but d is on " + device_text(s.device_type, s.device_id) +
+                          "; all arrays of a solve must be on one device")
+                             .c_str());
+  }
+}
+
+// Fills s.strides[op] from an array broadcast to d's shape (NumPy's rule: align the last
+// dimensions; an extent of 1 stretches with stride 0). Returns true if the array has a
+// negative stride along a dimension of extent > 1.
+template <class Array>
+bool broadcast_strides(const Array& x, int op, Signature& s) {
+  const int nd = static_cast<int>(x.ndim());
+  bool fits = nd <= s.ndim;
+  bool negative = false;
+  auto& strides = s.strides[op];
+  for (int k = 0; fits && k < s.ndim; ++k) {
+    const int j = k - (s.ndim - nd);  // the array's own dimension, or < 0 if it has none here
+    const std::int64_t e = j >= 0 ? static_cast<std::int64_t>(x.shape(j)) : 1;
+    if (e == s.shape[k] && e != 1) {
+      strides[k] = x.stride(j);
+      negative |= strides[k] < 0;
+    } else if (e == 1) {
+      strides[k] = 0;
+    } else {
+      fits = false;
+    }
+  }
+  if (!fits) {
+    throw nb::value_error((std::string("triax: ") + operand_names[op] + " has shape " +
+                           shape_of(x) + ", which does not broadcast to d's shape " +
+                           s.shape_text())
+                              .c_str());
+  }
+  return negative;
+}
+
+}  // namespace
+
+std::int64_t Signature::size() const {
+  // Broadcast views can have more logical elements than 64 bits count: saturate (the library
+  // then rejects the layout with its own message).
+  __int128 n = 1;
+  for (int k = 0; k < ndim; ++k) {
+    n *= shape[k];
+    if (n > INT64_MAX) return INT64_MAX;
+  }
+  return static_cast<std::int64_t>(n);
+}
+
+std::string Signature::shape_text() const { return tuple_text(shape.data(), ndim); }
+
+std::size_t SignatureHash::operator()(const Signature& s) const {
+  // FNV-1a over the fields that are set (those past ndim are zero in every signature).
+  std::uint64_t h = 1469598103934665603ull;
+  auto mix = [&h](std::int64_t v) {
+    h ^= static_cast<std::uint64_t>(v);
+    h *= 1099511628211ull;
+  };
+  mix(s.bits);
+  mix(s.device_type);
+  mix(s.device_id);
+  mix(s.ndim);
+  mix(s.axis);
+  mix(s.checked);
+  for (int k = 0; k < s.ndim; ++k) {
+    mix(s.shape[k]);
+    for (int op = 0; op < operand_count; ++op) mix(s.strides[op][k]);
+  }
+  return static_cast<std::size_t>(h);
+}
+
+Signature describe(nb::handle a, nb::handle b, nb::handle c, nb::handle d, nb::handle out, int axis,
+                   bool checked, Operands& ops) {
+  const nb::handle inputs[4] = {a, b, c, d};
+  for (int op = 0; op < 4; ++op) {
+    if (inputs[op].is_none() || !nb::try_cast(inputs[op], ops.inputs[op])) {
+      reject(inputs[op], operand_names[op]);
+    }
+  }
+  if (out.is_none() || !nb::try_cast(out, ops.out)) {
+    nb::ndarray<nb::ro> read_only;
+    if (!out.is_none() && nb::try_cast(out, read_only)) {
+      throw nb::value_error("triax: out is read-only");
+    }
+    reject(out, "out");
+  }
+
+  const auto& dd = ops.inputs[3];
+  Signature s;
+  const nb::dlpack::dtype dtype = dd.dtype();
+  if (dtype != nb::dtype<float>() && dtype != nb::dtype<double>()) {
+    throw nb::type_error(
+        ("triax: d has dtype " + dtype_text(dtype) + "; triax solves float32 and float64").c_str());
+  }
+  s.bits = dtype.bits;
+  s.device_type = device_class(dd.device_type());
+  s.device_id = s.device_type == device_cpu ? 0 : dd.device_id();
+  if (s.device_type != device_cpu && s.device_type != device_cuda) {
+    throw nb::type_error(("triax: d is on " + device_text(s.device_type, s.device_id) +
+                          "; triax runs on the cpu and on cuda devices")
+                             .c_str());
+  }
+  s.ndim = static_cast<std::int32_t>(dd.ndim());
+  if (s.ndim < 1 || s.ndim > max_rank) {
+    throw nb::value_error(("triax: d has " + std::to_string(s.ndim) +
+                           " dimensions; triax "
+                           "solves arrays of 1 to " +
+                           std::to_string(max_rank))
+                              .c_str());
+  }
+  if (axis < -s.ndim || axis >= s.ndim) {
+    throw nb::value_error(("triax: axis = " + std::to_string(axis) +
+                           " is out of range for d "
+                           "with " +
+                           std::to_string(s.ndim) + " dimensions")
+                              .c_str());
+  }
+  s.axis = axis < 0 ? axis + s.ndim : axis;
+  s.checked = checked;
+  for (int k = 0; k < s.ndim; ++k) s.shape[k] = static_cast<std::int64_t>(dd.shape(k));
+
+  for (int op = 0; op < 3; ++op) {
+    check_dtype(ops.inputs[op], operand_names[op], dtype);
+    check_device(ops.inputs[op], operand_names[op], s);
+  }
+  check_dtype(ops.out, "out", dtype);
+  check_device(ops.out, "out", s);
+
+  int negative = 0;
+  for (int op = 0; op < 4; ++op) {
+    if (broadcast_strides(ops.inputs[op], op, s)) negative |= 1 << op;
+    ops.data[op] = ops.inputs[op].data();
+  }
+  // The output is never broadcast: it must have d's shape exactly.
+  bool same_shape = static_cast<int>(ops.out.ndim()) == s.ndim;
+  for (int k = 0; same_shape && k < s.ndim; ++k) {
+    same_shape = static_cast<std::int64_t>(ops.out.shape(k)) == s.shape[k];
+  }
+  if (!same_shape) {
+    throw nb::value_error(
+        ("triax: out has shape " + shape_of(ops.out) + " but d has shape " + s.shape_text())
+            .c_str());
+  }
+  if (broadcast_strides(ops.out, op_out, s)) {
+    throw nb::value_error(
+        "triax: out has negative strides; triax writes only through "
+        "non-negative strides (pass a view with positive strides or a copy)");
+  }
+  ops.data[op_out] = ops.out.data();
+  if (negative != 0) throw NegativeStrides(negative);
+  return s;
+}
+
+int* import_info(nb::handle info, const Signature& s, std::int64_t count, nb::ndarray<>& holder) {
+  if (info.is_none() || !nb::try_cast(info, holder)) reject(info, "info");
+  bool contiguous = true;
+  std::int64_t size = 1;
+  for (int k = static_cast<int>(holder.ndim()) - 1; k >= 0; --k) {
+    contiguous &= holder.shape(k) == 1 || holder.stride(k) == size;
+    size *= static_cast<std::int64_t>(holder.shape(k));
+  }
+  if (holder.dtype() != nb::dtype<std::int32_t>() || !contiguous || size != count) {
+    throw nb::value_error(("triax: info must be a C-contiguous int32 array of " +
+                           std::to_string(count) + " elements (one per system)")
+                              .c_str());
+  }
+  check_device(holder, "info", s);
+  return static_cast<int*>(holder.data());
+}
+
+OperandLayouts layouts_of(const Signature& s) {
+  // The library counts dimensions from the fastest: reverse NumPy's order.
+  std::int64_t extents[max_rank], strides[operand_count][max_rank];
+  for (int k = 0; k < s.ndim; ++k) {
+    extents[k] = s.shape[s.ndim - 1 - k];
+    for (int op = 0; op < operand_count; ++op) strides[op][k] = s.strides[op][s.ndim - 1 - k];
+  }
+  auto layout = [&](int op) {
+    return Layout::strided(std::span<const std::int64_t>(extents, s.ndim),
+                           std::span<const std::int64_t>(strides[op], s.ndim));
+  };
+  return OperandLayouts(layout(0), layout(1), layout(2), layout(3), layout(4));
+}
+
+std::string difference(const Signature& plan, const Signature& call) {
+  auto bits_text = [](int bits) { return bits == 32 ? "float32" : "float64"; };
+  if (call.bits != plan.bits) {
+    return std::string("dtype ") + bits_text(call.bits) + ", the plan " + bits_text(plan.bits);
+  }
+  if (call.device_type != plan.device_type || call.device_id != plan.device_id) {
+    return "device " + device_text(call.device_type, call.device_id) + ", the plan " +
+           device_text(plan.device_type, plan.device_id);
+  }
+  if (call.ndim != plan.ndim || call.shape != plan.shape) {
+    return "d's shape " + call.shape_text() + ", the plan " + plan.shape_text();
+  }
+  for (int op = 0; op < operand_count; ++op) {
+    if (call.strides[op] != plan.strides[op]) {
+      return std::string(operand_names[op]) + "'s element strides " +
+             tuple_text(call.strides[op].data(), call.ndim) + " (0 = broadcast), the plan " +
+             tuple_text(plan.strides[op].data(), plan.ndim);
+    }
+  }
+  return "the axis or the checked mode";
+}
+
+}  // namespace triax::python

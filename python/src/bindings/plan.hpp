@@ -1,0 +1,62 @@
+#pragma once
+// A plan as Python uses it: one Signature, and one triax::Solver per CUDA stream it has run on
+// (a library plan is tied to the stream in its options; the CPU needs one).
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "operands.hpp"
+
+namespace triax::python {
+
+class Plan {
+ public:
+  /// Makes the library plan for the signature (on `stream` for CUDA arrays). Throws
+  /// triax::invalid_argument for layouts the library rejects, triax::not_compiled for CUDA
+  /// arrays in a build without CUDA.
+  Plan(const Signature& signature, std::uintptr_t stream);
+
+  /// Solves with arrays already described by this plan's signature: out = x, or out += x with
+  /// `increment`. Releases the GIL; solves on one plan from several threads take turns (the
+  /// library allows one solve at a time on a plan: it owns one workspace).
+  void run(const Operands& operands, bool increment, int* info, std::uintptr_t stream);
+
+  const Signature& signature() const { return signature_; }
+  /// False for an empty problem (an extent of 0): there is nothing to solve and no library plan.
+  bool has_solver() const { return !solvers_.empty(); }
+  std::string algorithm() const;
+  std::string backend() const;
+  std::int64_t system_length() const;
+  std::int64_t system_count() const;
+  std::size_t workspace_bytes() const;
+
+ private:
+  using Solver = std::variant<triax::Solver<float>, triax::Solver<double>>;
+  struct PerStream {
+    std::uintptr_t stream;
+    Solver solver;
+  };
+  Solver make_solver(std::uintptr_t stream) const;
+  Solver& solver_for(std::uintptr_t stream);
+
+  Signature signature_;
+  OperandLayouts layouts_;
+  Backend backend_;
+  std::mutex mutex_;
+  std::vector<PerStream> solvers_;
+};
+
+/// Solves with the cached plan of the arrays' signature, making it on a miss. The cache holds
+/// at most `cache_capacity` plans (their workspaces are memory: device memory on the GPU) and
+/// drops the oldest past that.
+void solve_cached(const Signature& signature, const Operands& operands, bool increment, int* info,
+                  std::uintptr_t stream);
+inline constexpr std::size_t cache_capacity = 64;
+std::size_t cache_size();
+void clear_cache();
+
+}  // namespace triax::python

@@ -1,0 +1,12 @@
+"""triax: batches of tridiagonal systems along any axis of N-D arrays, on CPUs and NVIDIA GPUs.
+
+``triax.solve(a, b, c, d, axis=-1)`` solves ``a[i] x[i-1] + b[i] x[i] + c[i] x[i+1] = d[i]``
+along ``axis`` for every line of ``d``, for NumPy, PyTorch, CuPy and other DLPack arrays;
+``triax.Solver`` is the same as a reusable plan; :mod:`triax.autograd` makes it differentiable
+in PyTorch.
+"""
+from ._api import Solver, cache_size, clear_cache, cuda_available, solve
+from ._errors import BreakdownError
+
+__all__ = ["BreakdownError", "Solver", "cache_size", "clear_cache", "cuda_available", "solve"]
+__version__ = "0.1.0"
