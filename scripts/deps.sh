@@ -19,3 +19,5 @@ triax_ensure_packages() {
 # The packages every build needs; tests and benchmarks add LAPACKE (OpenBLAS) and GoogleTest.
 TRIAX_BUILD_PACKAGES=(cmake g++ make pkg-config libgomp1)
 TRIAX_TEST_PACKAGES=(libgtest-dev liblapacke-dev libopenblas-dev)
+# scripts/fuzz: Clang with libFuzzer and the sanitizer runtimes, and LLVM's OpenMP for Clang.
+TRIAX_FUZZ_PACKAGES=(clang libclang-rt-dev libomp-dev)
