@@ -48,8 +48,9 @@ typedef enum triax_backend {
   TRIAX_BACKEND_REFERENCE = 0,
   TRIAX_BACKEND_CPU = 1,
   TRIAX_BACKEND_CUDA = 2,
-  /** Not a backend: makes every int value representable, so that an out-of-range value passed
-   *  from C is a defined value that triax_plan_create rejects. */
+  /** Not backends: with these two every int is a value of the type, so that an out-of-range
+   *  value passed from C is a defined value that triax_plan_create rejects. */
+  TRIAX_BACKEND_MIN_ENUM = -0x7fffffff - 1,
   TRIAX_BACKEND_MAX_ENUM = 0x7fffffff
 } triax_backend;
 

@@ -235,6 +235,11 @@ TEST_P(PlanMisuse, ThreadCounts) {
 }
 
 TEST_P(PlanMisuse, WorkspaceTooLargeIsATriaxError) {
+#if defined(__SANITIZE_ADDRESS__)
+  // ASan's allocator ends the process on a request this large instead of throwing
+  // std::bad_alloc; the normal build runs this test.
+  GTEST_SKIP() << "SKIPPED under AddressSanitizer";
+#endif
   // 2^50 rows: the layout is fine, its workspace is not to be had.
   const auto layout = Layout::packed({std::int64_t(1) << 50});
   try {
