@@ -45,10 +45,23 @@ def _info(fw, d, axis: int, mode: int):
     return info
 
 
+def _copy_if_reversed(x):
+    strides, shape = getattr(x, "strides", None), getattr(x, "shape", ())
+    if strides is not None and any(st < 0 and n > 1 for st, n in zip(strides, shape)):
+        return _arrays.framework_of(x).contiguous(x)
+    return x
+
+
 def _call(fw, method, arrays, *rest) -> None:
     """Calls the extension with the exported arrays; inputs with negative strides, which
     triax's layouts cannot express, are copied once and the call repeated."""
     stream = rest[-1]
+    if not fw.exports_as_is:
+        # Inputs (a, b, c, d) with negative strides are copied before export: CuPy's DLPack
+        # export of them reached the extension as an overflowing layout on the H100 instead of
+        # the negative strides it detects. out is never copied: negative strides in out are
+        # refused by the extension.
+        arrays = [_copy_if_reversed(x) if i < 4 else x for i, x in enumerate(arrays)]
     try:
         if fw.exports_as_is:  # NumPy: the extension reads the arrays themselves
             method(*arrays, *rest)
