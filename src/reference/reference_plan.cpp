@@ -10,7 +10,7 @@
 
 #include "core/backend_plan.hpp"
 #include "core/omp_threads.hpp"
-#include "cpu/batch_loop.hpp"
+#include "core/batch_loop.hpp"
 #include "triax/errors.hpp"
 
 namespace triax::detail {
