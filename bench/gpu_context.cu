@@ -17,6 +17,8 @@ __global__ void read_all(const int4* __restrict__ in, std::size_t words, unsigne
   if (acc == 0x9e3779b9u) *sink = acc;
 }
 
+__global__ void empty_kernel() {}
+
 }  // namespace
 
 GpuContext::GpuContext() {
@@ -63,6 +65,11 @@ void GpuContext::copy(void* dst, const void* src, std::size_t bytes) {
 void GpuContext::flush() {
   read_all<<<1024, 256, 0, stream_>>>(static_cast<const int4*>(flush_buffer_), flush_bytes_ / 16,
                                       flush_sink_);
+  TRIAX_CUDA_CHECK_LAUNCH();
+}
+
+void GpuContext::empty_launch() {
+  empty_kernel<<<1, 32, 0, stream_>>>();
   TRIAX_CUDA_CHECK_LAUNCH();
 }
 

@@ -28,6 +28,8 @@ class GpuContext {
   /// Reads a buffer several times the L2 (so what the previous step wrote is evicted and
   /// nothing dirty is left to be written back inside the next timing).
   void flush();
+  /// An empty kernel on the stream (the latency floor of a launch).
+  void empty_launch();
 
   /// Milliseconds of f's work on the stream, between two events.
   template <class F>

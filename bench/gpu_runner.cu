@@ -4,6 +4,7 @@
 #include "gpu_baseline.hpp"
 #include "gpu_context.hpp"
 #include "gpu_runner.hpp"
+#include "shape_runner.hpp"
 
 namespace triax::bench {
 namespace {
@@ -25,11 +26,25 @@ class GpuEnv {
     return ctx_.time_one(f);
   }
   const T* fetch(const T* out, std::int64_t count) {
-    if (!host_) host_ = host_array<T>(count);
+    if (count > host_count_) {  // the shape suite fetches spans of many sizes
+      host_ = host_array<T>(count);
+      host_count_ = count;
+    }
     TRIAX_CUDA_CHECK(
         cudaMemcpyAsync(host_.get(), out, bytes(count), cudaMemcpyDeviceToHost, ctx_.stream()));
     TRIAX_CUDA_CHECK(cudaStreamSynchronize(ctx_.stream()));
     return host_.get();
+  }
+  /// A device-to-device copy of count elements, timed like a solve (caches flushed first).
+  double copy_ms(T* dst, const T* src, std::int64_t count) {
+    auto once = [&] { ctx_.copy(dst, src, bytes(count)); };
+    return measure(10, [&] { ctx_.flush(); }, once, [&](auto& f) { return ctx_.time_one(f); })
+        .median_ms;
+  }
+  /// An empty kernel's launch, timed like a solve: the floor of any one-launch solve.
+  double launch_floor_ms() {
+    auto once = [&] { ctx_.empty_launch(); };
+    return measure(20, [] {}, once, [&](auto& f) { return ctx_.time_one(f); }).median_ms;
   }
   Options options(Algorithm alg) const {
     Options o;
@@ -74,12 +89,24 @@ class GpuEnv {
 
   GpuContext ctx_;
   HostArray<T> host_;
+  std::int64_t host_count_ = 0;
 };
 
 }  // namespace
 
 void run_gpu_case(const Case& c, const CopyReference& copy, std::vector<Row>& rows) {
   run_case_in_precision<GpuEnv>(c, copy, rows);
+}
+
+void run_gpu_shapes(const std::vector<ShapeDraw>& draws, int reps, const CopyReference& copy,
+                    std::vector<ShapeRow>& rows) {
+  const double from = shape_counting_bytes(Backend::cuda);
+  {
+    GpuEnv<float> env;
+    run_shapes<float>(draws, Backend::cuda, reps, copy, from, env, rows);
+  }
+  GpuEnv<double> env;
+  run_shapes<double>(draws, Backend::cuda, reps, copy, from, env, rows);
 }
 
 }  // namespace triax::bench

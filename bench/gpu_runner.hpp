@@ -4,6 +4,8 @@
 #include <vector>
 
 #include "case.hpp"
+#include "shape_classes.hpp"
+#include "shape_report.hpp"
 
 namespace triax::bench {
 
@@ -17,5 +19,9 @@ CopyReference measure_device_copy(double gib, int reps);
 /// One case on the cuda backend, with the cuSPARSE baselines: gtsv2StridedBatch on axis 0 and
 /// gtsvInterleavedBatch (algorithm 0) on the last axis.
 void run_gpu_case(const Case& c, const CopyReference& copy, std::vector<Row>& rows);
+
+/// The shape suite's draws on the cuda backend, float then double (shape_runner.hpp).
+void run_gpu_shapes(const std::vector<ShapeDraw>& draws, int reps, const CopyReference& copy,
+                    std::vector<ShapeRow>& rows);
 
 }  // namespace triax::bench

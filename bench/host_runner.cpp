@@ -4,6 +4,7 @@
 
 #include "cpu_baseline.hpp"
 #include "driver.hpp"
+#include "shape_runner.hpp"
 
 namespace triax::bench {
 namespace {
@@ -28,6 +29,10 @@ class HostEnv {
     return host_ms(f);
   }
   const T* fetch(const T* out, std::int64_t) { return out; }
+  /// The shape suite's latency references: not measured on the host (its rows count whatever
+  /// their size; the stream reference is their basis).
+  double copy_ms(T*, const T*, std::int64_t) { return 0; }
+  double launch_floor_ms() { return 0; }
   Options options(Algorithm alg) const {
     Options o;
     o.algorithm = alg;
@@ -59,6 +64,17 @@ class HostEnv {
 
 void run_host_case(const Case& c, const CopyReference& copy, std::vector<Row>& rows) {
   run_case_in_precision<HostEnv>(c, copy, rows);
+}
+
+void run_host_shapes(const std::vector<ShapeDraw>& draws, Backend backend, int reps,
+                     const CopyReference& copy, std::vector<ShapeRow>& rows) {
+  const double from = shape_counting_bytes(backend);
+  {
+    HostEnv<float> env;
+    run_shapes<float>(draws, backend, reps, copy, from, env, rows);
+  }
+  HostEnv<double> env;
+  run_shapes<double>(draws, backend, reps, copy, from, env, rows);
 }
 
 }  // namespace triax::bench

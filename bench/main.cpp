@@ -20,11 +20,14 @@ int main(int argc, char** argv) {
     bool any_host = false, any_cuda = false;
     for (const Case& c : cfg.cases)
       (c.backend == triax::Backend::cuda ? any_cuda : any_host) = true;
+    if (cfg.shape_suite()) (cfg.shapes_backend == triax::Backend::cuda ? any_cuda : any_host) = true;
     if (!cfg.block_cases.empty()) any_host = true;
 
     RunInfo info;
     info.suite = cfg.suite;
-    info.mode = cfg.cases.empty() ? "inplace" : to_string(cfg.cases.front().mode);
+    info.mode = cfg.shape_suite()    ? "per row"
+                : cfg.cases.empty() ? "inplace"
+                                    : to_string(cfg.cases.front().mode);
     info.host = host_description();
     info.lapack = lapack_available();
     set_huge_pages(cfg.huge_pages);
@@ -40,7 +43,9 @@ int main(int argc, char** argv) {
         info.mode.c_str(),
         info.mode == "increment" ? "6 (read a, b, c, d, u; write u)"
                                  : "5 (read a, b, c, d; write x)",
-        cfg.cases.empty() ? 0 : cfg.cases.front().reps);
+        cfg.shape_suite()   ? cfg.shapes.reps
+        : cfg.cases.empty() ? 0
+                            : cfg.cases.front().reps);
     if (any_host) {
       info.host_copy = measure_host_copy(cfg.copy_gib > 0 ? cfg.copy_gib : 1.0, 10);
       print_copy("host", info.host_copy);
@@ -57,6 +62,25 @@ int main(int argc, char** argv) {
                    "triax-bench: built without CUDA (configure with "
                    "-DTRIAX_ENABLE_CUDA=ON); the cuda cases are skipped\n");
 #endif
+    }
+
+    if (cfg.shape_suite()) {
+      std::vector<ShapeRow> shape_rows;
+      const bool gpu = cfg.shapes_backend == triax::Backend::cuda;
+      try {
+        run_shape_suite(cfg.shapes_backend, cfg.shapes, gpu ? info.device_copy : info.host_copy,
+                        shape_rows);
+      } catch (const std::exception& e) {  // keep the rows so far; the JSON says what failed
+        info.errors.push_back(e.what());
+        std::printf("  shape suite stopped: %s\n", e.what());
+      }
+      const std::vector<ShapeSummary> summary = summarise_shapes(shape_rows, cfg.shapes_backend);
+      print_shape_summary(summary);
+      if (!cfg.json_path.empty()) {
+        write_shape_json(cfg.json_path, info, shape_rows, summary);
+        std::printf("wrote %s\n", cfg.json_path.c_str());
+      }
+      return 0;
     }
 
     std::vector<Row> rows;

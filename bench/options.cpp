@@ -1,69 +1,28 @@
 #include "options.hpp"
 
-#include "triax/layout.hpp"
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <string_view>
+
+#include "triax/layout.hpp"
 
 namespace triax::bench {
 namespace {
 
-constexpr const char* usage =
-    R"(triax-bench: batched tridiagonal solves against baselines and a device copy.
+// ---- The predefined suites (--suite NAME, docs/performance.md) --------------------------------
 
-  --backend cpu|cuda|reference   (default cpu)
-  --precision float|double|both  repeatable (default double)
-  --extents 256x256x256          any rank, dimension 0 fastest (default 256x256x256)
-  --axis k|all                   (default all)
-  --algorithm automatic|all|NAME all = every algorithm of the backend the plan accepts
-  --mode inplace|separate|increment   (default inplace: d is overwritten by x)
-  --reps R                       timed solves per row, median reported (default 20, >= 10)
-  --no-baseline                  skip LAPACK / cuSPARSE
-  --baselines-only               time the copy and the baselines alone (no triax solves)
-  --suite cpu|gpu                predefined suites (docs/performance.md)
-  --check-targets                print PASS/FAIL per target of the suite (exit code stays 0)
-  --copy-gib G                   size of each copy-reference buffer (default 1 cpu, 2 cuda)
-  --json FILE                    write every row as JSON
-  --small-pages                  host buffers in the kernel's default pages (default: 2 MiB
-                                 aligned, transparent huge pages requested with madvise)
-  --block-m 2,4,8                block tridiagonal rows (cpu) at paper 000's sizes for these M
-                                 (Tables III-IV: N = 128, P = 65536 for M <= 6; N = 96,
-                                 P = 32768 for M = 7, 8); replaces the scalar cases
-  --block-grid                   block rows on a 64^3 grid, M = 5, along each axis
-  --block-p-divisor K            divide the paper's P by K (default 1; the grid case keeps 64^3)
-)";
-
-[[noreturn]] void fail(const std::string& message) {
-  std::fprintf(stderr, "triax-bench: %s\n\n%s", message.c_str(), usage);
-  std::exit(2);
-}
-
-std::vector<std::int64_t> parse_extents(std::string_view s) {
-  std::vector<std::int64_t> e;
-  while (!s.empty()) {
-    const auto x = s.find('x');
-    const std::string part(s.substr(0, x));
-    char* end = nullptr;
-    const long long v = std::strtoll(part.c_str(), &end, 10);
-    if (part.empty() || *end != '\0' || v < 1) fail("bad extent '" + part + "' in --extents");
-    e.push_back(v);
-    s = x == std::string_view::npos ? std::string_view() : s.substr(x + 1);
-  }
-  if (e.empty() || e.size() > static_cast<std::size_t>(triax::max_rank)) {
-    fail("--extents needs 1 to 8 extents");
-  }
-  return e;
-}
-
-Backend parse_backend(std::string_view s) {
-  for (Backend b : {Backend::cpu, Backend::cuda, Backend::reference}) {
-    if (s == triax::to_string(b)) return b;
-  }
-  fail("unknown backend '" + std::string(s) + "'");
-}
+/// A suite: its cases at one precision, from a case that holds the precision, the repetitions,
+/// --baselines-only and algorithm "all". A new suite is a function and a line in `suites`.
+struct Suite {
+  const char* name;
+  std::vector<Case> (*cases)(const Case& base);
+};
 
 /// n in {64..2048} along each axis of a 3-D array whose other two extents hold >= 2^24 points.
 std::vector<std::int64_t> sweep_extents(std::int64_t n, int axis) {
@@ -73,6 +32,148 @@ std::vector<std::int64_t> sweep_extents(std::int64_t n, int axis) {
   std::vector<std::int64_t> e{e1, e2};
   e.insert(e.begin() + axis, n);
   return e;
+}
+
+/// The 256^3 cube along each axis on the CPU.
+std::vector<Case> cpu_suite(const Case& base) {
+  Case c = base;
+  c.backend = Backend::cpu;
+  c.extents = {256, 256, 256};
+  c.axes = {0, 1, 2};
+  return {c};
+}
+
+/// The sweep of n along each axis on the GPU, and the 512^3 cube.
+std::vector<Case> gpu_suite(const Case& base) {
+  std::vector<Case> cases;
+  Case c = base;
+  c.backend = Backend::cuda;
+  for (std::int64_t n = 64; n <= 2048; n *= 2) {
+    for (int axis = 0; axis < 3; ++axis) {
+      c.extents = sweep_extents(n, axis);
+      c.axes = {axis};
+      cases.push_back(c);
+    }
+  }
+  // The 256^3 cube is the sweep's n = 256 point on every axis; 512^3 comes on top.
+  c.extents = {512, 512, 512};
+  c.axes = {0, 1, 2};
+  cases.push_back(c);
+  return cases;
+}
+
+constexpr Suite suites[] = {{"cpu", cpu_suite}, {"gpu", gpu_suite}};
+
+std::vector<std::string> suite_names() {
+  std::vector<std::string> names;
+  for (const Suite& s : suites) names.emplace_back(s.name);
+  names.emplace_back("shapes");  // drawn, not listed: shape_suite.hpp
+  return names;
+}
+
+// ---- Values of the options ----------------------------------------------------------------------
+
+/// Every named algorithm, in enum order.
+std::vector<Algorithm> every_algorithm() {
+  std::vector<Algorithm> out;
+  for (int i = 1; triax::to_string(static_cast<Algorithm>(i)) != "unknown"; ++i) {
+    out.push_back(static_cast<Algorithm>(i));
+  }
+  return out;
+}
+
+std::optional<Algorithm> algorithm_named(std::string_view name) {
+  for (Algorithm a : every_algorithm()) {
+    if (triax::to_string(a) == name) return a;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::int64_t> parse_extents(std::string_view s) {
+  std::vector<std::int64_t> e;
+  while (!s.empty()) {
+    const auto x = s.find('x');
+    const std::string part(s.substr(0, x));
+    char* end = nullptr;
+    const long long v = std::strtoll(part.c_str(), &end, 10);
+    if (part.empty() || *end != '\0' || v < 1) {
+      throw CLI::ValidationError("--extents", "bad extent '" + part + "'");
+    }
+    e.push_back(v);
+    s = x == std::string_view::npos ? std::string_view() : s.substr(x + 1);
+  }
+  if (e.empty() || e.size() > static_cast<std::size_t>(triax::max_rank)) {
+    throw CLI::ValidationError("--extents", "needs 1 to 8 extents");
+  }
+  return e;
+}
+
+/// The block sizes of one --block-m list ("2,4,8").
+std::vector<int> parse_block_sizes(const std::string& list) {
+  std::vector<int> out;
+  for (std::size_t at = 0; at <= list.size();) {
+    const std::size_t comma = std::min(list.find(',', at), list.size());
+    const int m = std::atoi(list.substr(at, comma - at).c_str());
+    if (m < 1) throw CLI::ValidationError("--block-m", "bad block size in " + list);
+    out.push_back(m);
+    at = comma + 1;
+  }
+  return out;
+}
+
+std::string joined(const std::vector<std::string>& names, const char* separator) {
+  std::string s;
+  for (const auto& n : names) s += (s.empty() ? "" : separator) + n;
+  return s;
+}
+
+/// Values that are one of `names`; CLI11 puts the option's name before the message.
+CLI::Validator one_of(std::vector<std::string> names) {
+  return CLI::Validator(
+      [names](std::string& value) {
+        if (std::find(names.begin(), names.end(), value) != names.end()) return std::string();
+        return "unknown value '" + value + "' (" + joined(names, ", ") + ")";
+      },
+      "");
+}
+
+/// Numbers of at least `least` (CLI::Range wants an upper end and lets NaN through), read as
+/// CLI11 then reads them into the option's variable.
+template <class T>
+CLI::Validator at_least(T least) {
+  std::ostringstream bar;
+  bar << least;
+  return CLI::Validator(
+      [least, bar = bar.str()](std::string& value) {
+        T v{};
+        if (CLI::detail::lexical_cast(value, v) && v >= least) return std::string();
+        return "must be at least " + bar + " (got '" + value + "')";
+      },
+      "");
+}
+
+/// An option whose value is the name (to_string) of one of `values`, stored in `to`.
+template <class E>
+CLI::Option* add_choice(CLI::App& app, const std::string& name, E& to, std::vector<E> values,
+                        const std::string& help) {
+  std::vector<std::string> names;
+  for (E v : values) names.emplace_back(to_string(v));
+  return app
+      .add_option_function<std::string>(
+          name,
+          [&to, values, names](const std::string& v) {
+            to = values[std::find(names.begin(), names.end(), v) - names.begin()];
+          },
+          help)
+      ->check(one_of(names))
+      ->option_text(joined(names, "|"));
+}
+
+/// Makes a vector option take one value per occurrence (as `--precision float --precision
+/// double`) and keep those of every occurrence.
+CLI::Option* repeatable(CLI::Option* option) {
+  return option->expected(1)->allow_extra_args(false)->multi_option_policy(
+      CLI::MultiOptionPolicy::TakeAll);
 }
 
 }  // namespace
@@ -96,10 +197,8 @@ const char* to_string(Precision precision) {
 std::vector<Algorithm> algorithms_of(Backend backend) {
   const std::string prefix = std::string(triax::to_string(backend)) + "_";
   std::vector<Algorithm> out;
-  for (int i = 1;; ++i) {
-    const auto name = triax::to_string(static_cast<Algorithm>(i));
-    if (name == "unknown") break;
-    if (name.starts_with(prefix)) out.push_back(static_cast<Algorithm>(i));
+  for (Algorithm a : every_algorithm()) {
+    if (triax::to_string(a).starts_with(prefix)) out.push_back(a);
   }
   return out;
 }
@@ -108,15 +207,17 @@ std::vector<Algorithm> requested_algorithms(const Case& c) {
   if (c.baselines_only) return {};
   if (c.algorithm == "automatic") return {Algorithm::automatic};
   if (c.algorithm == "all") return algorithms_of(c.backend);
-  for (int i = 1;; ++i) {
-    const auto name = triax::to_string(static_cast<Algorithm>(i));
-    if (name == "unknown") break;
-    if (name == c.algorithm) return {static_cast<Algorithm>(i)};
-  }
-  fail("unknown algorithm '" + c.algorithm + "'");
+  if (const auto a = algorithm_named(c.algorithm)) return {*a};
+  throw std::invalid_argument("unknown algorithm '" + c.algorithm + "'");
 }
 
 std::vector<Case> suite_cases(const std::string& suite, int reps, bool baselines_only) {
+  const auto s = std::find_if(std::begin(suites), std::end(suites),
+                              [&](const Suite& x) { return suite == x.name; });
+  if (s == std::end(suites)) {
+    throw std::invalid_argument("unknown suite '" + suite + "' (" + joined(suite_names(), " or ") +
+                                ")");
+  }
   std::vector<Case> cases;
   Case base;
   base.algorithm = "all";
@@ -124,27 +225,7 @@ std::vector<Case> suite_cases(const std::string& suite, int reps, bool baselines
   base.baselines_only = baselines_only;
   for (Precision p : {Precision::f32, Precision::f64}) {
     base.precision = p;
-    if (suite == "cpu") {
-      base.backend = Backend::cpu;
-      base.extents = {256, 256, 256};
-      base.axes = {0, 1, 2};
-      cases.push_back(base);
-    } else if (suite == "gpu") {
-      base.backend = Backend::cuda;
-      for (std::int64_t n = 64; n <= 2048; n *= 2) {
-        for (int axis = 0; axis < 3; ++axis) {
-          base.extents = sweep_extents(n, axis);
-          base.axes = {axis};
-          cases.push_back(base);
-        }
-      }
-      // The 256^3 cube is the sweep's n = 256 point on every axis; 512^3 comes on top.
-      base.extents = {512, 512, 512};
-      base.axes = {0, 1, 2};
-      cases.push_back(base);
-    } else {
-      fail("unknown suite '" + suite + "' (cpu or gpu)");
-    }
+    for (const Case& c : s->cases(base)) cases.push_back(c);
   }
   return cases;
 }
@@ -152,83 +233,115 @@ std::vector<Case> suite_cases(const std::string& suite, int reps, bool baselines
 Config parse_command_line(int argc, char** argv) {
   Config cfg;
   Case c;
-  std::vector<Precision> precisions;
+  c.extents = {256, 256, 256};
+  std::vector<std::string> precision_names;
   std::string axis = "all";
-  bool baselines_only = false;
+  bool no_baseline = false, baselines_only = false, small_pages = false;
   std::vector<int> block_ms;
   bool block_grid = false;
   std::int64_t block_p_divisor = 1;
-  c.extents = {256, 256, 256};
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    auto next = [&]() -> std::string {
-      if (i + 1 >= argc) fail(std::string(arg) + " needs a value");
-      return argv[++i];
-    };
-    if (arg == "--help" || arg == "-h") {
-      std::fputs(usage, stdout);
-      std::exit(0);
-    } else if (arg == "--backend") {
-      c.backend = parse_backend(next());
-    } else if (arg == "--precision") {
-      const std::string p = next();
+
+  CLI::App app("triax-bench: batched tridiagonal solves against baselines and a device copy.",
+               "triax-bench");
+  app.get_formatter()->column_width(33);
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // last one wins
+  add_choice(app, "--backend", c.backend, {Backend::cpu, Backend::cuda, Backend::reference},
+             "(default cpu)");
+  repeatable(app.add_option("--precision", precision_names, "repeatable (default double)"))
+      ->check(one_of({"float", "double", "both"}))
+      ->option_text("float|double|both");
+  app.add_option_function<std::string>(
+         "--extents", [&](const std::string& s) { c.extents = parse_extents(s); },
+         "any rank, dimension 0 fastest (default 256x256x256)")
+      ->option_text("256x256x256");
+  app.add_option("--axis", axis, "(default all)")->option_text("k|all");
+  app.add_option("--algorithm", c.algorithm,
+                 "all = every algorithm of the backend the plan accepts")
+      ->check(CLI::Validator(
+          [](std::string& name) {
+            if (name == "automatic" || name == "all" || algorithm_named(name)) return std::string();
+            return "unknown algorithm '" + name + "'";
+          },
+          ""))
+      ->option_text("automatic|all|NAME");
+  add_choice(app, "--mode", c.mode, {Mode::in_place, Mode::separate, Mode::increment},
+             "(default inplace: d is overwritten by x)");
+  app.add_option("--reps", c.reps, "timed solves per row, median reported (default 20, >= 10)")
+      ->check(at_least(10))
+      ->option_text("R");
+  app.add_flag("--no-baseline", no_baseline, "skip LAPACK / cuSPARSE");
+  app.add_flag("--baselines-only", baselines_only,
+               "time the copy and the baselines alone (no triax solves)");
+  app.add_option("--suite", cfg.suite, "predefined suites (docs/performance.md)")
+      ->check(one_of(suite_names()))
+      ->option_text(joined(suite_names(), "|"));
+  app.add_option("--shape-seed", cfg.shapes.seed,
+                 "--suite shapes: the seed of the draw (default 2026)")
+      ->option_text("N");
+  app.add_option("--shape-scale", cfg.shapes.scale,
+                 "--suite shapes: divide the problem sizes by K (default 1)")
+      ->check(at_least(1.0))
+      ->option_text("K");
+  app.add_flag("--check-targets", cfg.check_targets,
+               "print PASS/FAIL per target of the suite (exit code stays 0)");
+  app.add_option("--copy-gib", cfg.copy_gib,
+                 "size of each copy-reference buffer (default 1 cpu, 2 cuda)")
+      ->check(at_least(1.0))
+      ->option_text("G");
+  app.add_option("--json", cfg.json_path, "write every row as JSON")->option_text("FILE");
+  app.add_flag("--small-pages", small_pages,
+               "host buffers in the kernel's default pages (default: 2 MiB\n"
+               "aligned, transparent huge pages requested with madvise)");
+  repeatable(app.add_option_function<std::vector<std::string>>(
+                 "--block-m",
+                 [&](const std::vector<std::string>& lists) {
+                   for (const auto& list : lists) {
+                     for (int m : parse_block_sizes(list)) block_ms.push_back(m);
+                   }
+                 },
+                 "block tridiagonal rows (cpu) at paper 000's sizes for these M\n"
+                 "(Tables III-IV: N = 128, P = 65536 for M <= 6; N = 96,\n"
+                 "P = 32768 for M = 7, 8); replaces the scalar cases"))
+      ->option_text("2,4,8");
+  app.add_flag("--block-grid", block_grid, "block rows on a 64^3 grid, M = 5, along each axis");
+  app.add_option("--block-p-divisor", block_p_divisor,
+                 "divide the paper's P by K (default 1; the grid case keeps 64^3)")
+      ->check(at_least<std::int64_t>(1))
+      ->option_text("K");
+
+  std::vector<Precision> precisions;
+  try {
+    app.parse(argc, argv);
+    for (const auto& p : precision_names) {
       if (p == "float" || p == "both") precisions.push_back(Precision::f32);
       if (p == "double" || p == "both") precisions.push_back(Precision::f64);
-      if (p != "float" && p != "double" && p != "both") fail("unknown precision '" + p + "'");
-    } else if (arg == "--extents") {
-      c.extents = parse_extents(next());
-    } else if (arg == "--axis") {
-      axis = next();
-    } else if (arg == "--algorithm") {
-      c.algorithm = next();
-    } else if (arg == "--mode") {
-      const std::string m = next();
-      if (m == "inplace")
-        c.mode = Mode::in_place;
-      else if (m == "separate")
-        c.mode = Mode::separate;
-      else if (m == "increment")
-        c.mode = Mode::increment;
-      else
-        fail("unknown mode '" + m + "'");
-    } else if (arg == "--reps") {
-      c.reps = std::atoi(next().c_str());
-      if (c.reps < 10) fail("--reps must be at least 10");
-    } else if (arg == "--no-baseline") {
-      c.baselines = false;
-    } else if (arg == "--baselines-only") {
-      baselines_only = true;
-    } else if (arg == "--suite") {
-      cfg.suite = next();
-    } else if (arg == "--check-targets") {
-      cfg.check_targets = true;
-    } else if (arg == "--copy-gib") {
-      cfg.copy_gib = std::atof(next().c_str());
-      if (!(cfg.copy_gib >= 1)) fail("--copy-gib must be at least 1");
-    } else if (arg == "--small-pages") {
-      cfg.huge_pages = false;
-    } else if (arg == "--json") {
-      cfg.json_path = next();
-    } else if (arg == "--block-m") {
-      const std::string list = next();
-      for (std::size_t at = 0; at <= list.size();) {
-        const std::size_t comma = std::min(list.find(',', at), list.size());
-        const int m = std::atoi(list.substr(at, comma - at).c_str());
-        if (m < 1) fail("bad block size in --block-m " + list);
-        block_ms.push_back(m);
-        at = comma + 1;
-      }
-    } else if (arg == "--block-grid") {
-      block_grid = true;
-    } else if (arg == "--block-p-divisor") {
-      block_p_divisor = std::atoll(next().c_str());
-      if (block_p_divisor < 1) fail("--block-p-divisor must be at least 1");
-    } else {
-      fail("unknown argument '" + std::string(arg) + "'");
     }
-  }
-  if (!block_ms.empty() || block_grid) {
     if (precisions.empty()) precisions.push_back(Precision::f64);
+    c.baselines = !no_baseline;
+    cfg.huge_pages = !small_pages;
+    if (block_ms.empty() && !block_grid && cfg.suite.empty()) {
+      if (axis == "all") {
+        for (int k = 0; k < static_cast<int>(c.extents.size()); ++k) c.axes.push_back(k);
+      } else {
+        char* end = nullptr;
+        const long k = std::strtol(axis.c_str(), &end, 10);
+        if (axis.empty() || *end != '\0' || k < 0 || k >= static_cast<long>(c.extents.size())) {
+          throw CLI::ValidationError("--axis", axis + " is not an axis of the extents");
+        }
+        c.axes = {static_cast<int>(k)};
+      }
+    }
+  } catch (const CLI::ParseError& e) {
+    // --help wins over a bad value anywhere on the line (CLI11 checks the values first).
+    if (dynamic_cast<const CLI::CallForHelp*>(&e) || app.get_help_ptr()->count() > 0) {
+      std::fputs(app.help().c_str(), stdout);
+      std::exit(0);
+    }
+    std::fprintf(stderr, "triax-bench: %s\n\n%s", e.what(), app.help().c_str());
+    std::exit(2);
+  }
+
+  if (!block_ms.empty() || block_grid) {
     for (Precision p : precisions) {
       for (int m : block_ms) {
         BlockCase b = paper_block_case(p, m, block_p_divisor, c.reps);
@@ -248,23 +361,17 @@ Config parse_command_line(int argc, char** argv) {
     }
     return cfg;
   }
+  if (cfg.shape_suite()) {
+    cfg.shapes_backend = c.backend;
+    cfg.shapes.reps = c.reps;
+    return cfg;
+  }
   if (!cfg.suite.empty()) {
     cfg.cases = suite_cases(cfg.suite, c.reps, baselines_only);
     for (auto& s : cfg.cases) s.mode = c.mode;
     return cfg;
   }
-  if (axis == "all") {
-    for (int k = 0; k < static_cast<int>(c.extents.size()); ++k) c.axes.push_back(k);
-  } else {
-    const int k = std::atoi(axis.c_str());
-    if (k < 0 || k >= static_cast<int>(c.extents.size()) || axis.empty()) {
-      fail("--axis " + axis + " is not an axis of the extents");
-    }
-    c.axes = {k};
-  }
   c.baselines_only = baselines_only;
-  requested_algorithms(c);  // rejects an unknown name now
-  if (precisions.empty()) precisions.push_back(Precision::f64);
   for (Precision p : precisions) {
     c.precision = p;
     cfg.cases.push_back(c);

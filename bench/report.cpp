@@ -1,11 +1,13 @@
 #include "report.hpp"
 
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <stdexcept>
 
-#include "json.hpp"
+#include <nlohmann/json.hpp>
 
 namespace triax::bench {
 namespace {
@@ -63,6 +65,14 @@ TargetResult judge(const std::string& target, const std::string& at, const Group
   }
   t.note = (t.note.empty() ? "" : t.note + "; ") + "pick: " + g.pick->algorithm;
   return t;
+}
+
+/// A measured number as the JSON file keeps it: 6 significant digits, null if not finite.
+nlohmann::ordered_json number(double v) {
+  if (!std::isfinite(v)) return nullptr;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return std::strtod(buf, nullptr);
 }
 
 double pct_of_copy(const Row& r, const Group&) { return r.pct_copy; }
@@ -154,78 +164,107 @@ void print_targets(const std::vector<TargetResult>& results) {
   std::printf("%d of %zu targets passed\n", passed, results.size());
 }
 
-void write_json(const std::string& path, const RunInfo& info, const std::vector<Row>& rows,
-                const std::vector<TargetResult>& targets) {
+// The JSON file: nlohmann::ordered_json keeps the keys in the order written here. The
+// serializers stand in triax::bench, where nlohmann's lookup (ADL) finds them.
+using Json = nlohmann::ordered_json;
+
+void to_json(Json& j, const CopyReference& c) {
+  j = {{"how", c.how}, {"buffer_bytes", number(c.bytes)}, {"gbps", number(c.gbps)}};
+  Json& candidates = j["candidates"] = Json::object();
+  for (const auto& [name, gbps] : c.candidates) candidates[name] = number(gbps);
+  if (c.stream_gbps > 0) j["stream_gbps"] = number(c.stream_gbps);
+}
+
+void to_json(Json& j, const Row& r) {
+  j = {{"backend", r.backend},
+       {"algorithm", r.algorithm},
+       {"automatic", r.automatic},
+       {"precision", r.precision},
+       {"mode", r.mode},
+       {"extents", r.extents},
+       {"axis", r.axis},
+       {"n", r.n},
+       {"systems", r.systems},
+       {"bytes", number(r.bytes)},
+       {"median_ms", number(r.median_ms)},
+       {"min_ms", number(r.min_ms)},
+       {"max_ms", number(r.max_ms)},
+       {"gbps", number(r.gbps)},
+       {"pct_copy", number(r.pct_copy)},
+       {"residual", number(r.residual)},
+       {"baseline", r.baseline},
+       {"baseline_ms", number(r.baseline_ms)},
+       {"speedup", number(r.speedup)},
+       {"block_m", r.block_m},
+       {"gflops", number(r.gflops)}};
+}
+
+void to_json(Json& j, const TargetResult& t) {
+  j = {{"target", t.target},   {"where", t.where}, {"value", number(t.value)},
+       {"bar", number(t.bar)}, {"pass", t.pass},   {"note", t.note}};
+}
+
+void to_json(Json& j, const ShapeRow& s) {
+  to_json(j, s.row);
+  j["shape_class"] = s.shape_class;
+  j["shape"] = s.shape;
+  j["counts"] = s.counts;
+  j["copy_same_ms"] = number(s.copy_same_ms);
+  j["floor_ms"] = number(s.floor_ms);
+  j["pct_stream"] = number(s.pct_stream);
+}
+
+void to_json(Json& j, const ShapeSummary& s) {
+  j = {{"group", s.group},          {"precision", s.precision}, {"basis", s.basis},
+       {"rows", s.rows},            {"counted", s.counted},     {"median", number(s.median)},
+       {"p10", number(s.p10)},      {"min", number(s.min)},     {"bar", s.bar},
+       {"pass", s.pass}};
+}
+
+namespace {
+
+/// What every JSON file starts with: the tool, the machine, the suite and the copy references.
+Json run_header(const RunInfo& info, const char* bytes_counted) {
+  Json j{{"tool", "triax-bench"},
+         {"host", info.host},
+         {"device", info.device},
+         {"suite", info.suite},
+         {"mode", info.mode},
+         {"lapack", info.lapack},
+         {"host_pages", info.host_pages},
+         {"bytes_counted", bytes_counted},
+         {"statistic", "median"}};
+  if (info.host_copy.gbps > 0) j["host_copy"] = info.host_copy;
+  if (info.device_copy.gbps > 0) j["device_copy"] = info.device_copy;
+  return j;
+}
+
+void write_file(const std::string& path, const Json& j) {
   std::ofstream file(path);
   if (!file) throw std::runtime_error("cannot write " + path);
-  JsonWriter j(file);
-  auto copy = [&](const char* key, const CopyReference& c) {
-    j.key(key)
-        .begin_object()
-        .field("how", c.how)
-        .field("buffer_bytes", c.bytes)
-        .field("gbps", c.gbps);
-    j.key("candidates").begin_object();
-    for (const auto& [name, gbps] : c.candidates) j.field(name, gbps);
-    j.end_object();
-    if (c.stream_gbps > 0) j.field("stream_gbps", c.stream_gbps);
-    j.end_object();
-  };
-  j.begin_object()
-      .field("tool", "triax-bench")
-      .field("host", info.host)
-      .field("device", info.device)
-      .field("suite", info.suite)
-      .field("mode", info.mode)
-      .field("lapack", info.lapack)
-      .field("host_pages", info.host_pages)
-      .field("bytes_counted", "read a, b, c, d and write x (increment also reads u)")
-      .field("statistic", "median");
-  if (info.host_copy.gbps > 0) copy("host_copy", info.host_copy);
-  if (info.device_copy.gbps > 0) copy("device_copy", info.device_copy);
-  j.key("rows").begin_array();
-  for (const Row& r : rows) {
-    j.begin_object()
-        .field("backend", r.backend)
-        .field("algorithm", r.algorithm)
-        .field("automatic", r.automatic)
-        .field("precision", r.precision)
-        .field("mode", r.mode)
-        .field("extents", r.extents)
-        .field("axis", r.axis)
-        .field("n", r.n)
-        .field("systems", r.systems)
-        .field("bytes", r.bytes)
-        .field("median_ms", r.median_ms)
-        .field("min_ms", r.min_ms)
-        .field("max_ms", r.max_ms)
-        .field("gbps", r.gbps)
-        .field("pct_copy", r.pct_copy)
-        .field("residual", r.residual)
-        .field("baseline", r.baseline)
-        .field("baseline_ms", r.baseline_ms)
-        .field("speedup", r.speedup)
-        .field("block_m", r.block_m)
-        .field("gflops", r.gflops)
-        .end_object();
-  }
-  j.end_array();
-  j.key("errors").begin_array();
-  for (const auto& e : info.errors) j.value(e);
-  j.end_array();
-  j.key("targets").begin_array();
-  for (const auto& t : targets) {
-    j.begin_object()
-        .field("target", t.target)
-        .field("where", t.where)
-        .field("value", t.value)
-        .field("bar", t.bar)
-        .field("pass", t.pass)
-        .field("note", t.note)
-        .end_object();
-  }
-  j.end_array().end_object();
-  file << '\n';
+  // Bytes that are not UTF-8 (in a host or error text) become U+FFFD instead of an exception.
+  file << j.dump(2, ' ', false, Json::error_handler_t::replace) << '\n';
+}
+
+}  // namespace
+
+void write_json(const std::string& path, const RunInfo& info, const std::vector<Row>& rows,
+                const std::vector<TargetResult>& targets) {
+  Json j = run_header(info, "read a, b, c, d and write x (increment also reads u)");
+  j["rows"] = rows;
+  j["errors"] = info.errors;
+  j["targets"] = targets;
+  write_file(path, j);
+}
+
+void write_shape_json(const std::string& path, const RunInfo& info,
+                      const std::vector<ShapeRow>& rows, const std::vector<ShapeSummary>& summary) {
+  Json j = run_header(info,
+                      "read a, b, c (where not broadcast) and d, write x (increment also reads u)");
+  j["rows"] = rows;
+  j["errors"] = info.errors;
+  j["summary"] = summary;
+  write_file(path, j);
 }
 
 }  // namespace triax::bench

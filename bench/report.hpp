@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "case.hpp"
+#include "shape_report.hpp"
 
 namespace triax::bench {
 
@@ -33,5 +34,9 @@ void print_targets(const std::vector<TargetResult>& results);
 
 void write_json(const std::string& path, const RunInfo& info, const std::vector<Row>& rows,
                 const std::vector<TargetResult>& targets);
+
+/// --suite shapes: the rows (each a Row's fields and the draw's) and their distribution.
+void write_shape_json(const std::string& path, const RunInfo& info,
+                      const std::vector<ShapeRow>& rows, const std::vector<ShapeSummary>& summary);
 
 }  // namespace triax::bench

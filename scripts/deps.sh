@@ -16,8 +16,11 @@ triax_ensure_packages() {
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
-# The packages every build needs; tests and benchmarks add LAPACKE (OpenBLAS) and GoogleTest.
+# The packages every build needs; tests and benchmarks add LAPACKE (OpenBLAS) and GoogleTest,
+# and triax-bench's command line and JSON libraries (CLI11, nlohmann-json; header-only, so
+# scripts/vendor-bench-deps can copy them to .deps/ for a machine that cannot install them).
 TRIAX_BUILD_PACKAGES=(cmake g++ make pkg-config libgomp1)
-TRIAX_TEST_PACKAGES=(libgtest-dev liblapacke-dev libopenblas-dev)
+TRIAX_BENCH_PACKAGES=(libcli11-dev nlohmann-json3-dev)
+TRIAX_TEST_PACKAGES=(libgtest-dev liblapacke-dev libopenblas-dev "${TRIAX_BENCH_PACKAGES[@]}")
 # scripts/fuzz: Clang with libFuzzer and the sanitizer runtimes, and LLVM's OpenMP for Clang.
 TRIAX_FUZZ_PACKAGES=(clang libclang-rt-dev libomp-dev)
