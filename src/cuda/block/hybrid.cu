@@ -98,6 +98,20 @@ int env_switch(const char* name) {
   return w == "0" ? 0 : w == "1" ? 1 : -1;
 }
 
+/// Whether chunk_fastest moves contiguous rows in 16-byte vectors (HybridShape::vector_stage).
+/// Measured on the H100 (2026-11-26, docs/notes/cuda-axis0-shapes.md; % of the copy, element-wise
+/// / vectors): float with P <= 32 chunk threads gains 12 points (n = 255: 52.1 / 64.5, n = 250:
+/// 52.2 / 64.0 along x of 256^2 systems); with P = 64 it loses 3-5 (float n = 257: 37.3 / 33.9,
+/// n = 300: 41.6 / 37.9; double 61.6 / 56.1 and 64.8 / 60.0), and in double with P <= 32 it is
+/// level (97.1 / 97.4). TRIAX_CUDA_HYBRID_VECTOR_STAGE=0 / 1: never / always.
+template <class T>
+bool vector_stage_on(int P) {
+  const int sw = env_switch("TRIAX_CUDA_HYBRID_VECTOR_STAGE");
+  // Groups of fewer than 4 lanes (P < 4) cannot take a run's ends (up to 3 elements each).
+  if (P < 4) return false;
+  return sw == -1 ? sizeof(T) == 4 && P <= 32 : sw == 1;
+}
+
 /// Whether the current device launches thread-block clusters (Hopper and later).
 bool device_has_clusters() { return device_attribute<cudaDevAttrClusterLaunch>() != 0; }
 
@@ -507,7 +521,10 @@ bool hybrid_config_valid(const HybridConfig& cfg) {
     return smem <= static_cast<std::size_t>(shared_optin_bytes());
   }
   const bool p_ok = p_pow2 || (cfg.P > 32 && cfg.P <= hybrid_max_threads && cfg.P % 32 == 0);
-  return p_ok && threads <= hybrid_max_threads;
+  // A system's chunk threads adjacent (axis 0): blocks of at most chunk_block_threads, which the
+  // kernel's register budget assumes (HybridBounds).
+  const int most = cfg.map == Mapping::system_fastest ? hybrid_max_threads : chunk_block_threads;
+  return p_ok && threads <= most;
 }
 
 namespace {
@@ -691,6 +708,7 @@ void hybrid_run(const Problem& p, const Operands<T>& ops, const HybridConfig& cf
     }
     HybridShape sh = split_rows(p.n, c0.P * c0.C, c0.P, c0.S);
     sh.C = c0.C;
+    sh.vector_stage = vector_stage_on<T>(sh.P);
     HybridConfig c = c0;
     if (c.map == Mapping::chunk_direct && !direct_aligned(p, ops, sh))
       c.map = Mapping::chunk_fastest;
@@ -708,6 +726,7 @@ void hybrid_run(const Problem& p, const Operands<T>& ops, const HybridConfig& cf
   // Long path: reduce every chunk to two equations, solve those (recursively), finish.
   LongSplit ls = long_split<T>(p, cfg);
   ls.shape.red = workspace;
+  ls.shape.vector_stage = vector_stage_on<T>(ls.shape.P);
   const Problem r = reduced_problem<T>(p, ls);
   T* planes = static_cast<T*>(workspace);
   const std::int64_t plane = p.count * ls.shape.reduced_rows;

@@ -63,6 +63,9 @@ struct HybridShape {
   // their layout: element (system s, row r) at s * sys_stride + r * row_stride.
   std::int64_t red_sys_stride, red_row_stride;
   void* red;  // T[4][count * 2K]: sub, diag, sup, rhs/x
+  // chunk_fastest: operands with contiguous rows go between global and shared memory in 16-byte
+  // vectors, with single elements at each end of a group's run (stage_run_load/store).
+  bool vector_stage;
 };
 
 /// Whether a block solves its reduced systems through shared memory (else within warps, or the
@@ -244,8 +247,118 @@ __device__ __forceinline__ void load_chunk_direct(const T* base, int first, bool
   }
 }
 
+/// chunk_fastest with contiguous rows: a group's run of rows [R0, R1) of one operand, row0 its
+/// row 0, as this lane's share: up to M / V aligned 16-byte vectors (vector v = gi + gw i of the
+/// run's aligned body) and up to one element of each end (the run's first `head` rows before the
+/// first 16-byte boundary, its rows after the last: fewer than V each, so groups of at least
+/// V - 1 lanes load them; the host takes this path for P >= 4 only). Nothing outside the run is
+/// read.
+template <class T, int M>
+struct RunShare {
+  static constexpr int V = 16 / static_cast<int>(sizeof(T));
+  VecOf<T> body[M / V];
+  T head_value, tail_value;
+  int head, vectors, tail_start, len;
+  __device__ __forceinline__ void load(const T* row0, int R0, int R1, int gi, int gw, bool valid) {
+    const T* run = row0 + R0;
+    len = valid ? R1 - R0 : 0;
+    const int mis = static_cast<int>((reinterpret_cast<std::uintptr_t>(run) / sizeof(T)) % V);
+    head = min(len, (V - mis) % V);
+    vectors = (len - head) / V;
+    tail_start = head + vectors * V;
+    if (gi < head) head_value = run[gi];
+    if (gi < len - tail_start) tail_value = run[tail_start + gi];
+    const VecOf<T>* vec = reinterpret_cast<const VecOf<T>*>(run + head);
+#pragma unroll
+    for (int i = 0; i < M / V; ++i) {
+      if (gi + gw * i < vectors) body[i] = vec[gi + gw * i];
+    }
+  }
+  /// The share into staging slots gbase + (row - R0).
+  __device__ __forceinline__ void stage(T* st, int gbase, int gi, int gw) const {
+    if (gi < head) st[padded<T>(gbase + gi)] = head_value;
+    if (gi < len - tail_start) st[padded<T>(gbase + tail_start + gi)] = tail_value;
+#pragma unroll
+    for (int i = 0; i < M / V; ++i) {
+      const int v = gi + gw * i;
+      if (v < vectors) {
+        T e[V];
+        unpack(body[i], e);
+#pragma unroll
+        for (int k = 0; k < V; ++k) st[padded<T>(gbase + head + v * V + k)] = e[k];
+      }
+    }
+  }
+};
+
+/// chunk_fastest with contiguous rows: the staged values of a group's run [R0, R1) stored to x
+/// (added to what x holds, accumulating), 16-byte vectors in the aligned body and single
+/// elements at the ends, as RunShare splits it (groups of at least V - 1 lanes). Checked: returns 1 + the last row whose stored
+/// value is not finite, else 0.
+template <class T, int M, bool Accumulate, bool Checked>
+__device__ __forceinline__ int store_run(T* x_row0, int R0, int R1, int gi, int gw, int gbase,
+                                         const T* st, bool valid) {
+  constexpr int V = 16 / static_cast<int>(sizeof(T));
+  T* run = x_row0 + R0;
+  const int len = valid ? R1 - R0 : 0;
+  const int mis = static_cast<int>((reinterpret_cast<std::uintptr_t>(run) / sizeof(T)) % V);
+  const int head = min(len, (V - mis) % V);
+  const int vectors = (len - head) / V;
+  const int tail_start = head + vectors * V;
+  int bad = 0;
+  const auto one = [&](int e) {
+    T v = st[padded<T>(gbase + e)];
+    if constexpr (Accumulate) v += run[e];
+    run[e] = v;
+    if (Checked && !isfinite(v)) bad = max(bad, R0 + e + 1);
+  };
+  if (gi < head) one(gi);
+  if (gi < len - tail_start) one(tail_start + gi);
+  VecOf<T>* vec = reinterpret_cast<VecOf<T>*>(run + head);
+#pragma unroll
+  for (int i = 0; i < M / V; ++i) {
+    const int v = gi + gw * i;
+    if (v < vectors) {
+      T e[V], old[V];
+      if constexpr (Accumulate) unpack(vec[v], old);
+#pragma unroll
+      for (int k = 0; k < V; ++k) {
+        e[k] = st[padded<T>(gbase + head + v * V + k)];
+        if constexpr (Accumulate) e[k] += old[k];
+        if (Checked && !isfinite(e[k])) bad = max(bad, R0 + head + v * V + k + 1);
+      }
+      vec[v] = pack<T>(e);
+    }
+  }
+  return bad;
+}
+
+/// The register budget of a kernel: blocks of up to hybrid_max_threads where neighbouring systems
+/// are adjacent; where a system's chunk threads are adjacent (axis 0) blocks have at most
+/// chunk_block_threads, and 8-row float chunks are held to 80 registers, so that three blocks fit
+/// an SM: at two (86-99 registers, 25% occupancy) the staged float path ran at 52-64% of the copy
+/// where the 62-register vector path ran at 102% with four (H100, n = 255 / 256 along x,
+/// docs/notes/cuda-axis0-shapes.md); at three, 77%. Four (64 registers, 32-64 bytes spilled)
+/// gained 4 points with 64 chunk threads (n = 257, 300) and lost 6-9 with 32.
+constexpr int chunk_block_threads = 256;
+#ifndef TRIAX_CUDA_CHUNK_MIN_BLOCKS  // a tuning aid: 4 holds them to 64 registers (some spills)
+#define TRIAX_CUDA_CHUNK_MIN_BLOCKS 3
+#endif
+template <class T, int M, Mapping Map>
+struct HybridBounds {
+  static constexpr bool chunk_major = Map != Mapping::system_fastest;
+  static constexpr int threads = chunk_major ? chunk_block_threads : hybrid_max_threads;
+  // The rest keep the 128-register cap that blocks of hybrid_max_threads gave them: two blocks.
+  // Where neighbouring systems are adjacent, 0 as if none were named (1 made ptxas take up to a
+  // third more registers for the same cap).
+  static constexpr int min_blocks = !chunk_major                   ? 0
+                                    : sizeof(T) == 4 && M == 8 ? TRIAX_CUDA_CHUNK_MIN_BLOCKS
+                                                               : 2;
+};
+
 template <class T, int M, Mapping Map, Phase Ph, bool Accumulate, bool Checked>
-__global__ void __launch_bounds__(hybrid_max_threads)
+__global__ void __launch_bounds__(HybridBounds<T, M, Map>::threads,
+                                  HybridBounds<T, M, Map>::min_blocks)
     hybrid_kernel(Problem p, Operands<T> ops, HybridShape sh) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   constexpr bool chunk_fastest = Map == Mapping::chunk_fastest;
@@ -292,6 +405,33 @@ __global__ void __launch_bounds__(hybrid_max_threads)
   const int R0 = chunk_fastest ? chunk_start(sh, n, j - gi) : 0;
   const int R1 = chunk_fastest ? chunk_start(sh, n, j - gi + gw) : 0;
   if constexpr (chunk_fastest) {
+    // Where all four operands have contiguous rows: 16-byte vectors through the staging area.
+    if (sh.vector_stage && ra == 1 && rb == 1 && rc == 1 && rd == 1) {
+      T* st[4] = {stage, stage + lay.stage_stride / 4, stage + 2 * (lay.stage_stride / 4),
+                  stage + 3 * (lay.stage_stride / 4)};
+      RunShare<T, M> sa, sb, sc, sd;
+      sa.load(ops.a + off[op_a], R0, R1, gi, gw, valid);
+      sb.load(ops.b + off[op_b], R0, R1, gi, gw, valid);
+      sc.load(ops.c + off[op_c], R0, R1, gi, gw, valid);
+      sd.load(ops.d + off[op_d], R0, R1, gi, gw, valid);
+      sa.stage(st[0], gbase, gi, gw);
+      sb.stage(st[1], gbase, gi, gw);
+      sc.stage(st[2], gbase, gi, gw);
+      sd.stage(st[3], gbase, gi, gw);
+      __syncwarp();
+#pragma unroll
+      for (int k = 0; k < M; ++k) {
+        if (k < L) {
+          // a of row 0 and c of row n - 1 were loaded with their run: drop them.
+          const int e = padded<T>(gbase + (r0 - R0) + k);
+          rows.a[k] = valid && r0 + k > 0 ? st[0][e] : T(0);
+          rows.b[k] = valid ? st[1][e] : T(1);
+          rows.c[k] = valid && r0 + k + 1 < n ? st[2][e] : T(0);
+          rows.d[k] = valid ? st[3][e] : T(0);
+        }
+      }
+      __syncwarp();
+    } else {
     T va[M], vb[M], vc[M], vd[M];
 #pragma unroll
     for (int i = 0; i < M; ++i) {
@@ -326,6 +466,7 @@ __global__ void __launch_bounds__(hybrid_max_threads)
       }
     }
     __syncwarp();
+    }
   } else if constexpr (Map == Mapping::chunk_direct) {
     // Every chunk starts on a 16-byte boundary and has a multiple of V rows (the host checked);
     // a coefficient that is one value along the row (row stride 0) is read once.
@@ -434,6 +575,10 @@ __global__ void __launch_bounds__(hybrid_max_threads)
       if (k < L) stage[padded<T>(gbase + (r0 - R0) + k)] = rows.d[k];
     }
     __syncwarp();
+    if (sh.vector_stage && rx == 1) {
+      bad = store_run<T, M, Accumulate, Checked>(ops.x + off[op_x], R0, R1, gi, gw, gbase, stage,
+                                                 valid);
+    } else {
     T old[M];
     if constexpr (Accumulate) {
 #pragma unroll
@@ -451,6 +596,7 @@ __global__ void __launch_bounds__(hybrid_max_threads)
         ops.x[off[op_x] + row * rx] = v;
         if (Checked && !isfinite(v)) bad = row + 1;
       }
+    }
     }
   } else if constexpr (Map == Mapping::chunk_direct) {
     constexpr int V = 16 / sizeof(T);
