@@ -9,8 +9,8 @@
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
-#include "cuda/block/cluster_exchange.cuh"
-#include "cuda/warp/hybrid_math.cuh"
+#include "cuda/scalar/block/cluster_exchange.cuh"
+#include "cuda/scalar/warp/hybrid_math.cuh"
 
 namespace triax::detail::cuda {
 

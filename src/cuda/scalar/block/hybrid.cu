@@ -1,6 +1,6 @@
 // Host side of the Thomas-PCR hybrid: configurations, the long path's recursion, launches. The
 // kernels themselves are hybrid_kernel.cuh; every instantiation lives in this translation unit.
-#include "cuda/block/hybrid.hpp"
+#include "cuda/scalar/block/hybrid.hpp"
 
 #include <cuda_runtime.h>
 
@@ -11,9 +11,9 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "cuda/block/hybrid_kernel.cuh"
-#include "cuda/block/pipelined_kernel.cuh"
-#include "cuda/block/staged_kernel.cuh"
+#include "cuda/scalar/block/hybrid_kernel.cuh"
+#include "cuda/scalar/block/pipelined_kernel.cuh"
+#include "cuda/scalar/block/staged_kernel.cuh"
 #include "cuda/cuda_check.hpp"
 #include "cuda/launch/launch_kernel.hpp"
 #include "cuda/solve_modes.cuh"

@@ -12,8 +12,8 @@
 #include <optional>
 
 #include "core/problem.hpp"
-#include "cpu/stream_store.hpp"
-#include "cpu/thomas_lanes.hpp"
+#include "cpu/scalar/stream_store.hpp"
+#include "cpu/scalar/thomas_lanes.hpp"
 
 #ifndef TRIAX_CPU_ISA
 #error "kernel headers are included through cpu/solve_batch.inc, which names the instruction set"

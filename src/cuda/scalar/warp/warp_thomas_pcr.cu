@@ -13,7 +13,7 @@
 #include <cuda_runtime.h>
 
 #include "core/problem.hpp"
-#include "cuda/block/hybrid.hpp"
+#include "cuda/scalar/block/hybrid.hpp"
 #include "cuda/launch/kernels.hpp"
 
 namespace triax::detail::cuda {

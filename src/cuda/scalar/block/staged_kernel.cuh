@@ -26,7 +26,7 @@
 
 #include <cstdint>
 
-#include "cuda/block/hybrid_kernel.cuh"
+#include "cuda/scalar/block/hybrid_kernel.cuh"
 
 namespace triax::detail::cuda {
 

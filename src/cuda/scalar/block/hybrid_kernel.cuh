@@ -35,11 +35,11 @@
 #include <type_traits>
 
 #include "core/problem.hpp"
-#include "cuda/block/global_loads.cuh"
-#include "cuda/block/hybrid.hpp"
-#include "cuda/block/reduced_solve.cuh"
-#include "cuda/thread/thomas_steps.cuh"
-#include "cuda/warp/hybrid_math.cuh"
+#include "cuda/scalar/block/global_loads.cuh"
+#include "cuda/scalar/block/hybrid.hpp"
+#include "cuda/scalar/block/reduced_solve.cuh"
+#include "cuda/scalar/thread/thomas_steps.cuh"
+#include "cuda/scalar/warp/hybrid_math.cuh"
 
 namespace triax::detail::cuda {
 

@@ -16,7 +16,7 @@
 #include <cstdint>
 
 #include "core/problem.hpp"
-#include "cuda/block/hybrid.hpp"
+#include "cuda/scalar/block/hybrid.hpp"
 #include "cuda/launch/kernels.hpp"
 
 namespace triax::detail::cuda {

@@ -34,9 +34,9 @@
 
 #include <cstdint>
 
-#include "cuda/block/cluster_exchange.cuh"
-#include "cuda/block/global_loads.cuh"
-#include "cuda/block/hybrid_kernel.cuh"
+#include "cuda/scalar/block/cluster_exchange.cuh"
+#include "cuda/scalar/block/global_loads.cuh"
+#include "cuda/scalar/block/hybrid_kernel.cuh"
 
 namespace triax::detail::cuda {
 

@@ -2,7 +2,7 @@
 // per instruction and fused multiply-adds. Only called where the processor has both.
 #define TRIAX_CPU_ISA avx2
 #define TRIAX_CPU_ENTRY solve_batch_avx2
-#include "cpu/solve_batch.inc"
+#include "cpu/scalar/solve_batch.inc"
 
 namespace triax::detail::cpu {
 bool avx2_kernels_usable() {

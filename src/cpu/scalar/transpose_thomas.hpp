@@ -14,9 +14,9 @@
 
 #include "core/problem.hpp"
 #include "cpu/batch.hpp"
-#include "cpu/register_thomas.hpp"
-#include "cpu/simd_transpose.hpp"
-#include "cpu/thomas_lanes.hpp"
+#include "cpu/scalar/register_thomas.hpp"
+#include "cpu/scalar/simd_transpose.hpp"
+#include "cpu/scalar/thomas_lanes.hpp"
 
 #ifndef TRIAX_CPU_ISA
 #error "kernel headers are included through cpu/solve_batch.inc, which names the instruction set"

@@ -8,7 +8,7 @@
 
 #include <cstdint>
 
-#include "cpu/simd_transpose.hpp"
+#include "cpu/scalar/simd_transpose.hpp"
 
 #ifndef TRIAX_CPU_ISA
 #error "kernel headers are included through cpu/solve_batch.inc, which names the instruction set"

@@ -14,7 +14,7 @@
 #include "cuda/launch/kernels.hpp"
 #include "cuda/launch/launch_kernel.hpp"
 #include "cuda/solve_modes.cuh"
-#include "cuda/thread/thomas_steps.cuh"
+#include "cuda/scalar/thread/thomas_steps.cuh"
 
 namespace triax::detail::cuda {
 namespace {
