@@ -11,7 +11,7 @@
 #include <random>
 #include <vector>
 
-#include "cuda/warp/hybrid_math.cuh"
+#include "cuda/scalar/warp/hybrid_math.cuh"
 #include "support/device_runner.hpp"
 
 namespace triax::test {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/normalize.hpp"
-#include "cuda/block/hybrid.hpp"
+#include "cuda/scalar/block/hybrid.hpp"
 #include "support/device_runner.hpp"
 
 namespace triax::test {

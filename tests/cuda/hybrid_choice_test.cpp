@@ -10,7 +10,7 @@
 #include <string>
 
 #include "core/normalize.hpp"
-#include "cuda/block/hybrid.hpp"
+#include "cuda/scalar/block/hybrid.hpp"
 #include "support/device_runner.hpp"
 
 namespace triax::test {

@@ -13,7 +13,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "cuda/warp/hybrid_math.cuh"
+#include "cuda/scalar/warp/hybrid_math.cuh"
 #include "support/device_runner.hpp"
 
 namespace triax::test {
