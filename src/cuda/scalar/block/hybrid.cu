@@ -99,7 +99,7 @@ int env_switch(const char* name) {
 }
 
 /// Whether chunk_fastest moves contiguous rows in 16-byte vectors (HybridShape::vector_stage).
-/// Measured on the H100 (2026-11-26, docs/notes/cuda-axis0-shapes.md; % of the copy, element-wise
+/// Measured on the H100 (2026-11-26, docs/notes/2026-11-26-shapes.md; % of the copy, element-wise
 /// / vectors): float with P <= 32 chunk threads gains 12 points (n = 255: 52.1 / 64.5, n = 250:
 /// 52.2 / 64.0 along x of 256^2 systems); with P = 64 it loses 3-5 (float n = 257: 37.3 / 33.9,
 /// n = 300: 41.6 / 37.9; double 61.6 / 56.1 and 64.8 / 60.0), and in double with P <= 32 it is

@@ -64,7 +64,7 @@ struct HybridShape {
   std::int64_t red_sys_stride, red_row_stride;
   void* red;  // T[4][count * 2K]: sub, diag, sup, rhs/x
   // chunk_fastest: operands with contiguous rows go between global and shared memory in 16-byte
-  // vectors, with single elements at each end of a group's run (stage_run_load/store).
+  // vectors, with single elements at each end of a group's run (RunShare, store_run).
   bool vector_stage;
 };
 
@@ -293,8 +293,8 @@ struct RunShare {
 
 /// chunk_fastest with contiguous rows: the staged values of a group's run [R0, R1) stored to x
 /// (added to what x holds, accumulating), 16-byte vectors in the aligned body and single
-/// elements at the ends, as RunShare splits it (groups of at least V - 1 lanes). Checked: returns 1 + the last row whose stored
-/// value is not finite, else 0.
+/// elements at the ends, as RunShare splits it (groups of at least V - 1 lanes). Checked:
+/// returns 1 + the last row whose stored value is not finite, else 0.
 template <class T, int M, bool Accumulate, bool Checked>
 __device__ __forceinline__ int store_run(T* x_row0, int R0, int R1, int gi, int gw, int gbase,
                                          const T* st, bool valid) {
@@ -338,7 +338,7 @@ __device__ __forceinline__ int store_run(T* x_row0, int R0, int R1, int gi, int 
 /// chunk_block_threads, and 8-row float chunks are held to 80 registers, so that three blocks fit
 /// an SM: at two (86-99 registers, 25% occupancy) the staged float path ran at 52-64% of the copy
 /// where the 62-register vector path ran at 102% with four (H100, n = 255 / 256 along x,
-/// docs/notes/cuda-axis0-shapes.md); at three, 77%. Four (64 registers, 32-64 bytes spilled)
+/// docs/notes/2026-11-26-shapes.md); at three, 77%. Four (64 registers, 32-64 bytes spilled)
 /// gained 4 points with 64 chunk threads (n = 257, 300) and lost 6-9 with 32.
 constexpr int chunk_block_threads = 256;
 #ifndef TRIAX_CUDA_CHUNK_MIN_BLOCKS  // a tuning aid: 4 holds them to 64 registers (some spills)
@@ -432,39 +432,39 @@ __global__ void __launch_bounds__(HybridBounds<T, M, Map>::threads,
       }
       __syncwarp();
     } else {
-    T va[M], vb[M], vc[M], vd[M];
+      T va[M], vb[M], vc[M], vd[M];
 #pragma unroll
-    for (int i = 0; i < M; ++i) {
-      const int row = R0 + gi + gw * i;
-      const bool in = valid && row < R1;
-      va[i] = in && row > 0 ? ops.a[off[op_a] + row * ra] : T(0);
-      vb[i] = in ? ops.b[off[op_b] + row * rb] : T(1);
-      vc[i] = in && row + 1 < n ? ops.c[off[op_c] + row * rc] : T(0);
-      vd[i] = in ? ops.d[off[op_d] + row * rd] : T(0);
-    }
-    // All four arrays through the staging area at once (one warp barrier), so that the loads'
-    // registers free up as their values land in shared memory.
-    T* st[4] = {stage, stage + lay.stage_stride / 4, stage + 2 * (lay.stage_stride / 4),
-                stage + 3 * (lay.stage_stride / 4)};
-#pragma unroll
-    for (int i = 0; i < M; ++i) {
-      const int e = padded<T>(gbase + gi + gw * i);
-      st[0][e] = va[i];
-      st[1][e] = vb[i];
-      st[2][e] = vc[i];
-      st[3][e] = vd[i];
-    }
-    __syncwarp();
-#pragma unroll
-    for (int k = 0; k < M; ++k) {
-      if (k < L) {
-        const int e = padded<T>(gbase + (r0 - R0) + k);
-        rows.a[k] = st[0][e];
-        rows.b[k] = st[1][e];
-        rows.c[k] = st[2][e];
-        rows.d[k] = st[3][e];
+      for (int i = 0; i < M; ++i) {
+        const int row = R0 + gi + gw * i;
+        const bool in = valid && row < R1;
+        va[i] = in && row > 0 ? ops.a[off[op_a] + row * ra] : T(0);
+        vb[i] = in ? ops.b[off[op_b] + row * rb] : T(1);
+        vc[i] = in && row + 1 < n ? ops.c[off[op_c] + row * rc] : T(0);
+        vd[i] = in ? ops.d[off[op_d] + row * rd] : T(0);
       }
-    }
+      // All four arrays through the staging area at once (one warp barrier), so that the loads'
+      // registers free up as their values land in shared memory.
+      T* st[4] = {stage, stage + lay.stage_stride / 4, stage + 2 * (lay.stage_stride / 4),
+                  stage + 3 * (lay.stage_stride / 4)};
+#pragma unroll
+      for (int i = 0; i < M; ++i) {
+        const int e = padded<T>(gbase + gi + gw * i);
+        st[0][e] = va[i];
+        st[1][e] = vb[i];
+        st[2][e] = vc[i];
+        st[3][e] = vd[i];
+      }
+      __syncwarp();
+#pragma unroll
+      for (int k = 0; k < M; ++k) {
+        if (k < L) {
+          const int e = padded<T>(gbase + (r0 - R0) + k);
+          rows.a[k] = st[0][e];
+          rows.b[k] = st[1][e];
+          rows.c[k] = st[2][e];
+          rows.d[k] = st[3][e];
+        }
+      }
     __syncwarp();
     }
   } else if constexpr (Map == Mapping::chunk_direct) {
@@ -579,24 +579,24 @@ __global__ void __launch_bounds__(HybridBounds<T, M, Map>::threads,
       bad = store_run<T, M, Accumulate, Checked>(ops.x + off[op_x], R0, R1, gi, gw, gbase, stage,
                                                  valid);
     } else {
-    T old[M];
-    if constexpr (Accumulate) {
+      T old[M];
+      if constexpr (Accumulate) {
+#pragma unroll
+        for (int i = 0; i < M; ++i) {
+          const int row = R0 + gi + gw * i;
+          old[i] = valid && row < R1 ? ops.x[off[op_x] + row * rx] : T(0);
+        }
+      }
 #pragma unroll
       for (int i = 0; i < M; ++i) {
         const int row = R0 + gi + gw * i;
-        old[i] = valid && row < R1 ? ops.x[off[op_x] + row * rx] : T(0);
+        if (valid && row < R1) {
+          T v = stage[padded<T>(gbase + gi + gw * i)];
+          if constexpr (Accumulate) v += old[i];
+          ops.x[off[op_x] + row * rx] = v;
+          if (Checked && !isfinite(v)) bad = row + 1;
+        }
       }
-    }
-#pragma unroll
-    for (int i = 0; i < M; ++i) {
-      const int row = R0 + gi + gw * i;
-      if (valid && row < R1) {
-        T v = stage[padded<T>(gbase + gi + gw * i)];
-        if constexpr (Accumulate) v += old[i];
-        ops.x[off[op_x] + row * rx] = v;
-        if (Checked && !isfinite(v)) bad = row + 1;
-      }
-    }
     }
   } else if constexpr (Map == Mapping::chunk_direct) {
     constexpr int V = 16 / sizeof(T);
