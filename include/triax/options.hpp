@@ -37,6 +37,9 @@ enum class Algorithm {
                           ///< reduced system by PCR over shuffles; n <= 512 (float) / 256 (double)
   cuda_block_thomas_pcr,  ///< the same hybrid with up to 256 chunk threads per system, and for
                           ///< longer systems a reduce / solve-reduced / finish pass (any n)
+  // Later algorithms are appended, so that the values above (the C API's numbers) stay.
+  cpu_thomas_partitioned,  ///< each system cut into chunks that different threads solve, joined
+                           ///< by a small reduced system: few long systems (n >= 2 x 4096)
 };
 
 /// The name of an algorithm, as written in this header (e.g. "cpu_thomas").

@@ -9,6 +9,7 @@ std::string_view to_string(Algorithm algorithm) {
     case Algorithm::reference_dense_lu: return "reference_dense_lu";
     case Algorithm::cpu_thomas: return "cpu_thomas";
     case Algorithm::cpu_thomas_transpose: return "cpu_thomas_transpose";
+    case Algorithm::cpu_thomas_partitioned: return "cpu_thomas_partitioned";
     case Algorithm::cuda_thread_thomas: return "cuda_thread_thomas";
     case Algorithm::cuda_thread_thomas_shared_transpose:
       return "cuda_thread_thomas_shared_transpose";

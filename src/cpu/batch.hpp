@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "core/problem.hpp"
+#include "cpu/scalar/partition_work.hpp"
 #include "triax/options.hpp"
 
 namespace triax::detail::cpu {
@@ -43,13 +44,14 @@ template <class T>
 struct Batch {
   const Problem* problem;
   Operands<T> ops;
-  Algorithm algorithm;   // cpu_thomas or cpu_thomas_transpose
+  Algorithm algorithm;   // cpu_thomas, cpu_thomas_transpose or cpu_thomas_partitioned
   int width;             // strip width (cpu_thomas)
   int threads;           // OpenMP threads
   T* work;               // threads x per_thread elements
   std::size_t per_thread;
   int* info_work;        // threads x 2 x max(width, tile lanes)
   int info_per_thread;
+  PartitionWork<T> partition;  // cpu_thomas_partitioned
 };
 
 template <class T>

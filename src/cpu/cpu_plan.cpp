@@ -40,6 +40,42 @@ int strip_width(const Problem& p) {
   return static_cast<int>(std::min(w, e0));
 }
 
+// cpu_thomas_partitioned (partitioned_thomas.hpp): chunks of at least partition_min_rows rows, so
+// that the two interface rows each chunk adds to the reduced system stay few; at most
+// partition_cache_bytes of a, b, c, d per chunk, so that the second sweep over a chunk finds it in
+// the caches; and at least twice as many chunks as threads, so that every thread has work.
+constexpr std::int64_t partition_min_rows = 4096;
+constexpr std::int64_t partition_cache_bytes = 1024 * 1024;
+
+template <class T>
+std::int64_t partition_chunks(const Problem& p, int threads) {
+  const std::int64_t cache_rows = partition_cache_bytes / (4 * static_cast<std::int64_t>(sizeof(T)));
+  const std::int64_t for_threads = (2 * threads + p.count - 1) / std::max<std::int64_t>(p.count, 1);
+  const std::int64_t wanted = std::max((p.n + cache_rows - 1) / cache_rows, for_threads);
+  return std::max<std::int64_t>(2, std::min(wanted, p.n / partition_min_rows));  // size_partition caps it at n / 2
+}
+
+// The parallel work items of the strip kernel: strips of `width` systems along batch dimension 0.
+std::int64_t strip_items(const Problem& p, int width) {
+  const std::int64_t e0 = p.batch_rank > 0 ? p.batch_extents[0] : 1;
+  return e0 == 0 ? 0 : (p.count / e0) * ((e0 + width - 1) / width);
+}
+
+// Whether the partitioned kernel should take a batch the other kernels would give `items`
+// parallel work items: systems long enough to cut, whose rows are contiguous (each chunk one run
+// of memory per operand; along other axes, neighbouring systems share cache lines that different
+// threads would fetch), and the other kernels keeping at most a quarter of the threads busy. On
+// the 16-core host (docs/notes/2026-11-26-partitioned.md): 64 systems of 10^5 (2 groups of the
+// transpose kernel) 10.4 / 19.2 GB/s float / double against 10.1 / 8.8; 256 of them (8 groups)
+// 10.7 against 30.3 in float; 16 systems of 10^6 along y 4.2 against the strip kernel's 8.8.
+bool partition_pays(const Problem& p, std::int64_t items, int threads) {
+  bool contiguous = true;
+  for (int op = 0; op < operand_count; ++op) {
+    contiguous = contiguous && (p.map[op].row_stride == 1 || (op < op_d && p.map[op].row_stride == 0));
+  }
+  return threads > 1 && 4 * items <= threads && contiguous && p.n >= 2 * partition_min_rows;
+}
+
 template <class T>
 class CpuPlan final : public BackendPlan<T> {
  public:
@@ -65,17 +101,24 @@ class CpuPlan final : public BackendPlan<T> {
       algorithm_ = rows_contiguous && tile_fits && p.n > 1 && p.count >= tile_lanes
                        ? Algorithm::cpu_thomas_transpose
                        : Algorithm::cpu_thomas;
+      const std::int64_t items = algorithm_ == Algorithm::cpu_thomas_transpose
+                                     ? (p.count + tile_lanes - 1) / tile_lanes
+                                     : strip_items(p, strip_width<T>(p));
+      if (partition_pays(p, items, threads_)) algorithm_ = Algorithm::cpu_thomas_partitioned;
     }
     if (algorithm_ == Algorithm::cpu_thomas) {
       width_ = strip_width<T>(p);
       per_thread_ = cpu::strip_scratch_elements(p.n, width_);
     } else if (algorithm_ == Algorithm::cpu_thomas_transpose) {
       per_thread_ = cpu::tile_scratch_elements<T>(p.n);
+    } else if (algorithm_ == Algorithm::cpu_thomas_partitioned) {
+      size_partition(p);
     } else {
       throw invalid_argument("triax::Solver: algorithm " + std::string(to_string(algorithm_)) +
                              " does not belong to the cpu backend");
     }
     work_.resize(per_thread_ * threads_);
+    partition_.scratch = work_.data();
     info_per_thread_ = 2 * std::max(width_, tile_lanes);
     info_.resize(static_cast<std::size_t>(info_per_thread_) * threads_);
     // TRIAX_CPU_ISA=baseline forces the portable kernels (the tests run both copies).
@@ -87,12 +130,15 @@ class CpuPlan final : public BackendPlan<T> {
 
   void solve(const Problem& p, const Operands<T>& ops) override {
     entry_({&p, ops, algorithm_, width_, threads_, work_.data(), per_thread_, info_.data(),
-            info_per_thread_});
+            info_per_thread_, partition_});
   }
 
   Algorithm algorithm() const override { return algorithm_; }
   std::size_t workspace_bytes() const override {
-    return work_.size() * sizeof(T) + info_.size() * sizeof(int);
+    return work_.size() * sizeof(T) + info_.size() * sizeof(int) +
+           relations_.size() * sizeof(cpu::ChunkRelations<T>) + boundary_.size() * sizeof(T) +
+           findings_.size() * sizeof(cpu::RowFindings) + interface_bad_.size() * sizeof(int) +
+           reduced_.size() * sizeof(long double);
   }
 
  private:
@@ -104,6 +150,37 @@ class CpuPlan final : public BackendPlan<T> {
   std::vector<T> work_;
   std::vector<int> info_;
   void (*entry_)(const cpu::Batch<T>&) = nullptr;
+  // cpu_thomas_partitioned only.
+  std::vector<cpu::ChunkRelations<T>> relations_;
+  std::vector<T> boundary_;
+  std::vector<cpu::RowFindings> findings_;
+  std::vector<int> interface_bad_;
+  std::vector<long double> reduced_;
+  cpu::PartitionWork<T> partition_{};
+
+  void size_partition(const Problem& p) {
+    // TRIAX_CPU_PARTITION_CHUNKS=k (testing, tuning) replaces the chunk count. Chunks of at
+    // least two rows; one chunk (n < 4) is Thomas on the whole system.
+    std::int64_t k = partition_chunks<T>(p, threads_);
+    if (const char* forced = std::getenv("TRIAX_CPU_PARTITION_CHUNKS")) k = std::atoll(forced);
+    k = std::max<std::int64_t>(1, std::min(k, p.n / 2));
+    const auto count = static_cast<std::size_t>(p.count);
+    relations_.resize(count * k);
+    boundary_.resize(count * (k - 1));
+    findings_.resize(count * k);
+    interface_bad_.resize(count);
+    reduced_.resize(static_cast<std::size_t>(threads_) * 2 * k);
+    const std::int64_t chunk_rows = p.n / k + 1;
+    per_thread_ = static_cast<std::size_t>(2 * chunk_rows);  // kappa and delta of a chunk
+    partition_ = {k,
+                  relations_.data(),
+                  boundary_.data(),
+                  findings_.data(),
+                  interface_bad_.data(),
+                  reduced_.data(),
+                  nullptr,
+                  chunk_rows * 2};
+  }
 };
 
 }  // namespace

@@ -29,7 +29,7 @@ struct Family {
 template <class T>
 void expect_closed_form(const Family& f, std::int64_t n, std::int64_t systems) {
   const std::vector<HostSolver> solvers = [] {
-    std::vector<HostSolver> v(std::begin(thomas_solvers), std::end(thomas_solvers));
+    std::vector<HostSolver> v(std::begin(host_solvers), std::end(host_solvers));
     v.push_back(reference_dense_lu);
     return v;
   }();

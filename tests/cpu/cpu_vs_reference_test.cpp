@@ -17,7 +17,8 @@ using ValueTypes = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(CpuVsReference, ValueTypes);
 
 constexpr Algorithm cpu_algorithms[] = {Algorithm::automatic, Algorithm::cpu_thomas,
-                                        Algorithm::cpu_thomas_transpose};
+                                        Algorithm::cpu_thomas_transpose,
+                                        Algorithm::cpu_thomas_partitioned};
 constexpr Mode modes[] = {Mode::in_place, Mode::separate, Mode::increment};
 
 template <class T>

@@ -131,7 +131,7 @@ TYPED_TEST(FloatingRange, ScaledSystemsSolveAsWellAsUnscaled) {
   for (int k : {k_max, limits::min_exponent - 1, limits::min_exponent - 5, -limits::max_exponent + 3})
     if (k >= k_min && k <= k_max) ks.push_back(k);
 
-  std::vector<HostSolver> solvers(std::begin(thomas_solvers), std::end(thomas_solvers));
+  std::vector<HostSolver> solvers(std::begin(host_solvers), std::end(host_solvers));
   const bool one_matrix_kinds[] = {false, true};
   int seed_k = 0;
   for (int axis = 0; axis < 2; ++axis) {
@@ -185,7 +185,7 @@ TYPED_TEST(FloatingRange, ScaledSystemsSolveAsWellAsUnscaled) {
 TYPED_TEST(FloatingRange, SubnormalPivotOfOneRow) {
   using T = TypeParam;
   const T tiny = std::ldexp(T(1), std::numeric_limits<T>::min_exponent - 5);  // subnormal
-  for (const HostSolver& h : thomas_solvers) {
+  for (const HostSolver& h : host_solvers) {
     for (int systems : {1, 40}) {
       SCOPED_TRACE(h.name() + ", systems " + std::to_string(systems));
       const Layout layout = Layout::packed({1, systems});

@@ -23,6 +23,15 @@ inline constexpr HostSolver thomas_solvers[] = {reference_thomas,
                                                 {Backend::cpu, Algorithm::cpu_thomas},
                                                 {Backend::cpu, Algorithm::cpu_thomas_transpose}};
 
+/// Every host solver of the Thomas elimination, and the partitioned one, whose pivots differ from
+/// Thomas's (tests that plant a breakdown at a Thomas pivot use thomas_solvers only).
+inline constexpr HostSolver partitioned{Backend::cpu, Algorithm::cpu_thomas_partitioned};
+inline constexpr HostSolver host_solvers[] = {reference_thomas,
+                                              {Backend::cpu, Algorithm::automatic},
+                                              {Backend::cpu, Algorithm::cpu_thomas},
+                                              {Backend::cpu, Algorithm::cpu_thomas_transpose},
+                                              partitioned};
+
 /// The offsets of system s's rows along `axis`.
 inline std::vector<std::int64_t> system_rows(const Layout& l, int axis, std::int64_t s) {
   std::vector<std::int64_t> rows(l.extent(axis));

@@ -63,7 +63,7 @@ TYPED_TEST(LapackOracle, GtsvAgreesWithEveryHostSolver) {
       batch.fill_random(seed);
       std::vector<T> lapack = batch.d;
       for (std::int64_t s = 0; s < systems; ++s) gtsv(batch, axis, s, lapack);
-      for (const HostSolver& h : thomas_solvers) {
+      for (const HostSolver& h : host_solvers) {
         Batch<T> ours = batch;
         Solver<T>(h.backend, layout, axis, {.algorithm = h.algorithm})
             .solve_in_place(ours.a.data(), ours.b.data(), ours.c.data(), ours.d.data());

@@ -24,7 +24,8 @@ class PageGuard : public ::testing::Test {};
 using ValueTypes = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(PageGuard, ValueTypes);
 
-constexpr Algorithm cpu_algorithms[] = {Algorithm::cpu_thomas, Algorithm::cpu_thomas_transpose};
+constexpr Algorithm cpu_algorithms[] = {Algorithm::cpu_thomas, Algorithm::cpu_thomas_transpose,
+                                        Algorithm::cpu_thomas_partitioned};
 constexpr std::int64_t row_counts[] = {1, 2, 3, 7, 8, 9, 31, 32, 33, 255, 256, 257};
 constexpr std::int64_t system_counts[] = {1, 31, 32, 33, 70};
 

@@ -1,0 +1,52 @@
+#pragma once
+// The data of cpu_thomas_partitioned (partitioned_thomas.hpp) that the plan sizes and owns: how
+// a system is cut into chunks, and the per-chunk results the kernel's steps hand each other.
+// Plain structs outside the instruction-set namespaces, shared by the plan and every copy of
+// the kernels.
+
+#include <algorithm>
+#include <cstdint>
+
+namespace triax::detail::cpu {
+
+/// Chunk k of K over n rows: q or q + 1 rows each (q = n / K >= 2), the longer ones first.
+struct ChunkRange {
+  std::int64_t begin, end;
+};
+inline ChunkRange chunk_range(std::int64_t n, std::int64_t chunks, std::int64_t k) {
+  const std::int64_t q = n / chunks, extra = n % chunks;
+  const std::int64_t begin = k * q + std::min(k, extra);
+  return {begin, begin + q + (k < extra ? 1 : 0)};
+}
+
+/// An end row of an interior as the outside rows beside it determine it.
+template <class T>
+struct EndRelation {
+  T delta, gamma, kappa;
+};
+template <class T>
+struct ChunkRelations {
+  EndRelation<T> top, bottom;  // x[s] and x[e-1]
+};
+
+/// Checked-mode findings of one chunk or interface: the first row that broke down in an
+/// elimination (0 = none) and the last row whose x is not finite (0 = none), both row + 1.
+struct RowFindings {
+  int first_bad = 0;
+  int last_nonfinite = 0;
+};
+
+/// What the three steps share: K chunks per system and the plan's workspace.
+template <class T>
+struct PartitionWork {
+  std::int64_t chunks;           // K >= 1 (1: Thomas on the whole system)
+  ChunkRelations<T>* relations;  // count x K
+  T* boundary;                   // count x (K - 1)
+  RowFindings* findings;         // count x K (checked mode)
+  int* interface_bad;            // count (checked mode)
+  long double* reduced;          // threads x 2K
+  T* scratch;                    // threads x 2 x (n / K + 1)
+  std::int64_t scratch_per_thread;
+};
+
+}  // namespace triax::detail::cpu
