@@ -39,7 +39,7 @@ enum class Algorithm {
                           ///< longer systems a reduce / solve-reduced / finish pass (any n)
   // Later algorithms are appended, so that the values above (the C API's numbers) stay.
   cpu_thomas_partitioned,  ///< each system cut into chunks that different threads solve, joined
-                           ///< by a small reduced system: few long systems (n >= 2 x 4096)
+                           ///< by a small reduced system: few long systems (n >= 16384)
 };
 
 /// The name of an algorithm, as written in this header (e.g. "cpu_thomas").

@@ -9,15 +9,19 @@
 
 namespace triax::detail::cpu {
 
-/// Chunk k of K over n rows: q or q + 1 rows each (q = n / K >= 2), the longer ones first.
+/// Chunk k of K over n rows: chunks 0 .. K-2 have q = n / K >= 2 rows each, the last one the
+/// rest (q to q + K - 1 rows), so that the chunks before it can run side by side in lockstep.
 struct ChunkRange {
   std::int64_t begin, end;
 };
 inline ChunkRange chunk_range(std::int64_t n, std::int64_t chunks, std::int64_t k) {
-  const std::int64_t q = n / chunks, extra = n % chunks;
-  const std::int64_t begin = k * q + std::min(k, extra);
-  return {begin, begin + q + (k < extra ? 1 : 0)};
+  const std::int64_t q = n / chunks;
+  return {k * q, k + 1 == chunks ? n : (k + 1) * q};
 }
+
+/// Chunks per lane group of the kernel: enough independent division chains to keep the divider
+/// busy.
+inline constexpr int partition_lanes = 8;
 
 /// An end row of an interior as the outside rows beside it determine it.
 template <class T>
@@ -45,7 +49,7 @@ struct PartitionWork {
   RowFindings* findings;         // count x K (checked mode)
   int* interface_bad;            // count (checked mode)
   long double* reduced;          // threads x 2K
-  T* scratch;                    // threads x 2 x (n / K + 1)
+  T* scratch;                    // threads x scratch_per_thread: 2 x lanes x rows of a chunk
   std::int64_t scratch_per_thread;
 };
 

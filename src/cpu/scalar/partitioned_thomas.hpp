@@ -38,6 +38,14 @@
 #error "kernel headers are included through cpu/solve_batch.inc, which names the instruction set"
 #endif
 
+// The per-lane steps are lambdas called in the lane loops; GCC declined to inline some of their
+// instantiations (float), leaving a call per lane and row that no vector loop survives.
+#if defined(__GNUC__)
+#define TRIAX_PARTITION_INLINE __attribute__((always_inline))
+#else
+#define TRIAX_PARTITION_INLINE
+#endif
+
 namespace triax::detail::cpu::TRIAX_CPU_ISA {
 
 /// One row of one operand of one system: operand[i] is row i.
@@ -75,64 +83,127 @@ struct PivotDivide {
   T rhs(T q) const { return ((q + nan_if_inf) * s) * r; }
 };
 
-/// Step 1 for the interior [s, e) of a chunk; has_left / has_right: whether row s - 1 / row e
-/// belong to the system (a[s] and c[e-1] are read only then).
-/// In checked mode, `bad` gets the row (+ 1) where either sweep first broke down (a zero or
-/// non-finite pivot, or a non-finite right-hand side or spike; from there the sweep carries
-/// NaN or inf onwards), the smaller of the two, or keeps 0.
-template <bool Checked, class T>
-ChunkRelations<T> chunk_relations(const SystemRows<T>& sys, std::int64_t s, std::int64_t e,
-                                  bool has_left, bool has_right, int& bad) {
-  int down_bad = 0, up_bad = 0;
-  // Down: x[i] = del + gam L - kap x[i+1];  up: x[i] = del_u + gam_u R - kap_u x[i-1].
-  T kap = 0, del = 0, gam = 0, kap_u = 0, del_u = 0, gam_u = 0;
-  const std::int64_t len = e - s;
-  for (std::int64_t j = 0; j < len; ++j) {
-    {
-      const std::int64_t i = s + j;
-      T m = sys.b[i], rhs = sys.d[i], g = T(0);
-      if (j > 0) {
-        const T a = sys.a[i];
-        m -= a * kap;
-        rhs -= a * del;
-        g = -a * gam;
-      } else if (has_left) {
-        g = -sys.a[i];
-      }
-      const PivotDivide<T> div(m);
-      kap = (i + 1 < e || has_right) ? div(sys.c[i]) : T(0);
-      del = div.rhs(rhs);
-      gam = div(g);
-      if constexpr (Checked) {
-        if (down_bad == 0 && !(m != T(0) && is_finite(m) && is_finite(del) && is_finite(gam))) {
-          down_bad = int(i + 1);
-        }
-      }
-    }
-    {
-      const std::int64_t i = e - 1 - j;
-      T m = sys.b[i], rhs = sys.d[i], g = T(0);
-      if (j > 0) {
-        const T c = sys.c[i];
-        m -= c * kap_u;
-        rhs -= c * del_u;
-        g = -c * gam_u;
-      } else if (has_right) {
-        g = -sys.c[i];
-      }
-      const PivotDivide<T> div(m);
-      kap_u = (i > s || has_left) ? div(sys.a[i]) : T(0);
-      del_u = div.rhs(rhs);
-      gam_u = div(g);
-      if constexpr (Checked) {
-        if (up_bad == 0 && !(m != T(0) && is_finite(m) && is_finite(del_u) && is_finite(gam_u))) {
-          up_bad = int(i + 1);
-        }
-      }
+template <class T>
+inline bool pivot_ok(T m, T rhs, T spike) {
+  return m != T(0) && is_finite(m) && is_finite(rhs) && is_finite(spike);
+}
+
+/// G chunks of one system side by side, as lanes: the interiors of lane g are the rows
+/// [first + g * pitch, + len), all of one length (chunks 0 .. K-2 of a system are q rows each,
+/// q - 1 of them interior). Each step's recurrence runs down (or up) all lanes at once, so that
+/// G independent division chains overlap where one chain per thread left the divider idle most
+/// of the time (one system of 10^7 rows on 16 cores: 11.2 / 20.7 GB/s float / double, one chain
+/// per chunk). `lanes` <= G are real; the others repeat the last real lane's rows (their loads
+/// stay inside the system) and store nothing.
+template <int G>
+struct LaneGroup {
+  std::int64_t first, pitch, len;
+  int lanes;
+  bool left[G];    // lane g's chunk has an interface row above it (a of its first row is read)
+  bool has_right;  // every lane's chunk has an interface row below it (c of its last row read)
+
+  LaneGroup(std::int64_t first_row, std::int64_t pitch_rows, std::int64_t length, int real,
+            bool first_has_left, bool right)
+      : first(first_row), pitch(pitch_rows), len(length), lanes(real), has_right(right) {
+    // A lane beyond the real ones repeats the last real lane, and its reads with it.
+    for (int g = 0; g < G; ++g) left[g] = std::min(g, lanes - 1) > 0 || first_has_left;
+  }
+  std::int64_t row(int g, std::int64_t j) const { return first + std::min(g, lanes - 1) * pitch + j; }
+};
+
+/// Runs step(g, j, first, last) for rows j = 0 .. len - 1 of every lane: the two end rows lane
+/// by lane (they read a or c only where the neighbour exists), the rows between as lane loops
+/// without branches; ahead(j) before each row.
+template <int G, class Step, class Ahead>
+TRIAX_PARTITION_INLINE inline void lane_sweep(std::int64_t len, Step&& step, Ahead&& ahead) {
+  for (int g = 0; g < G; ++g) step(g, 0, true, len == 1);
+  for (std::int64_t j = 1; j + 1 < len; ++j) {
+    ahead(j);
+#pragma omp simd
+    for (int g = 0; g < G; ++g) step(g, j, false, false);
+  }
+  if (len > 1) {
+    for (int g = 0; g < G; ++g) step(g, len - 1, false, true);
+  }
+}
+
+/// A lane group reads 4 G streams at once, more than the hardware prefetchers follow: once per
+/// cache line of rows, each lane asks for its a, b, c, d rows prefetch_lines lines ahead.
+inline constexpr std::int64_t prefetch_lines = 8;
+template <int G, class T>
+TRIAX_PARTITION_INLINE inline void prefetch_ahead(const SystemRows<T>& sys,
+                                                  const LaneGroup<G>& grp, std::int64_t j) {
+  constexpr std::int64_t line = 64 / sizeof(T);
+  const std::int64_t ahead = j + prefetch_lines * line;
+  if (j % line != 0 || ahead >= grp.len) return;
+  for (int g = 0; g < grp.lanes; ++g) {
+    const std::int64_t i = grp.row(g, ahead);
+    for (const SystemColumn<T>* op : {&sys.a, &sys.b, &sys.c, &sys.d}) {
+      __builtin_prefetch(op->base + i * op->stride, 0, 3);
     }
   }
-  if constexpr (Checked) bad = (down_bad == 0 || (up_bad != 0 && up_bad < down_bad)) ? up_bad : down_bad;
-  return {{del_u, gam_u, kap_u}, {del, gam, kap}};
+}
+
+/// Step 1 for a lane group: the relations of each lane's interior. Rows j = 0 and len - 1 of
+/// each sweep touch the interior's ends (a of the first row, c of the last, read only where the
+/// neighbour exists) and run per lane; the rows between run as vector loops without branches.
+/// In checked mode, bad[g] gets the row (+ 1) where either sweep of lane g first broke down (a
+/// zero or non-finite pivot, or a non-finite right-hand side or spike; from there the sweep
+/// carries NaN or inf onwards), the smaller of the two, or 0.
+template <bool Checked, int G, class T>
+void group_relations(const SystemRows<T>& sys, const LaneGroup<G>& grp, ChunkRelations<T>* out,
+                     int* bad) {
+  // Down: x[i] = del + gam L - kap x[i+1];  up: x[i] = del + gam R - kap x[i-1]. The up sweep
+  // is the down sweep with a and c exchanged and the rows reversed.
+  struct Sweep {
+    T kap[G], del[G], gam[G];
+    int bad[G] = {};
+  } down, up;
+  const std::int64_t len = grp.len;
+  // Row j of a sweep in lane g (row `at(g, j)`): `behind` couples to the row before in the
+  // sweep's direction, `ahead` to the row after; first: no row before it in the sweep; last:
+  // none after; has_behind / has_ahead: whether the chunk has an interface row on that side.
+  const auto step = [&](Sweep& w, const SystemColumn<T>& behind, const SystemColumn<T>& ahead,
+                        std::int64_t i, int g, bool first, bool last, bool has_behind,
+                        bool has_ahead) TRIAX_PARTITION_INLINE {
+    T m = sys.b[i], rhs = sys.d[i], sp = T(0);
+    if (!first) {
+      const T e = behind[i];
+      m -= e * w.kap[g];
+      rhs -= e * w.del[g];
+      sp = -e * w.gam[g];
+    } else if (has_behind) {
+      sp = -behind[i];
+    }
+    const PivotDivide<T> div(m);
+    w.kap[g] = (!last || has_ahead) ? div(ahead[i]) : T(0);
+    w.del[g] = div.rhs(rhs);
+    w.gam[g] = div(sp);
+    if constexpr (Checked) {
+      if (w.bad[g] == 0 && !pivot_ok(m, w.del[g], w.gam[g])) w.bad[g] = int(i + 1);
+    }
+  };
+  // Down from memory, asking for rows ahead; up from the caches, which the group's rows fit.
+  lane_sweep<G>(
+      len,
+      [&](int g, std::int64_t j, bool first, bool last) TRIAX_PARTITION_INLINE {
+        step(down, sys.a, sys.c, grp.row(g, j), g, first, last, grp.left[g], grp.has_right);
+      },
+      [&](std::int64_t j) { prefetch_ahead(sys, grp, j); });
+  lane_sweep<G>(
+      len,
+      [&](int g, std::int64_t j, bool first, bool last) TRIAX_PARTITION_INLINE {
+        step(up, sys.c, sys.a, grp.row(g, len - 1 - j), g, first, last, grp.has_right,
+             grp.left[g]);
+      },
+      [](std::int64_t) {});
+  for (int g = 0; g < grp.lanes; ++g) {
+    out[g] = {{up.del[g], up.gam[g], up.kap[g]}, {down.del[g], down.gam[g], down.kap[g]}};
+    if constexpr (Checked) {
+      const int d = down.bad[g], u = up.bad[g];
+      bad[g] = (d == 0 || (u != 0 && u < d)) ? u : d;
+    }
+  }
 }
 
 /// Step 2 for one system: the interface values R_0 .. R_{K-2} into boundary; work holds 2K
@@ -179,35 +250,39 @@ int solve_interfaces(const SystemRows<T>& sys, std::int64_t n, std::int64_t chun
   return first_bad;
 }
 
-/// Step 3 for the interior [s, e) with its neighbours' values left (row s - 1) and right (row
-/// e) where they exist, and the interface value of row e stored when has_right. kap and del
-/// are scratch of e - s values. A breakdown counts only where left and right are finite (a
-/// non-finite one broke down before, and was recorded where it did).
-template <bool Accumulate, bool Checked, class T>
-RowFindings solve_interior(const SystemRows<T>& sys, std::int64_t s, std::int64_t e,
-                           bool has_left, T left, bool has_right, T right, T* kap, T* del) {
-  RowFindings found;
-  const bool ends_finite = is_finite(left) && is_finite(right);
-  const std::int64_t len = e - s;
-  for (std::int64_t j = 0; j < len; ++j) {
-    const std::int64_t i = s + j;
+/// Step 3 for a lane group: Thomas on each lane's interior with its neighbours' values left[g]
+/// (row above) and right[g] (row below) where they exist, storing x, and the interface value
+/// right[g] at its row. scratch: 2 x G x len values (kappa and delta of each row and lane). A
+/// breakdown counts only where the lane's neighbours are finite (a non-finite one broke down
+/// before, and was recorded where it did).
+template <bool Accumulate, bool Checked, int G, class T>
+void group_interiors(const SystemRows<T>& sys, const LaneGroup<G>& grp, const T* left,
+                     const T* right, T* scratch, RowFindings* found) {
+  const std::int64_t len = grp.len;
+  T* const kap = scratch;
+  T* const del = scratch + G * len;
+  int bad[G] = {};
+  const auto step = [&](int g, std::int64_t j, bool first, bool last) TRIAX_PARTITION_INLINE {
+    const std::int64_t i = grp.row(g, j);
     T m = sys.b[i], rhs = sys.d[i];
-    if (j > 0) {
+    if (!first) {
       const T a = sys.a[i];
-      m -= a * kap[j - 1];
-      rhs -= a * del[j - 1];
-    } else if (has_left) {
-      rhs -= sys.a[i] * left;
+      m -= a * kap[(j - 1) * G + g];
+      rhs -= a * del[(j - 1) * G + g];
+    } else if (grp.left[g]) {
+      rhs -= sys.a[i] * left[g];
     }
     const PivotDivide<T> div(m);
-    kap[j] = (i + 1 < e || has_right) ? div(sys.c[i]) : T(0);
-    del[j] = div.rhs(rhs);
+    kap[j * G + g] = (!last || grp.has_right) ? div(sys.c[i]) : T(0);
+    del[j * G + g] = div.rhs(rhs);
     if constexpr (Checked) {
-      const bool ok = m != T(0) && is_finite(m) && is_finite(del[j]);
-      if (!ok && found.first_bad == 0 && ends_finite) found.first_bad = static_cast<int>(i + 1);
+      if (bad[g] == 0 && !pivot_ok(m, del[j * G + g], T(0))) bad[g] = int(i + 1);
     }
-  }
-  const auto store = [&](std::int64_t i, T v) {
+  };
+  lane_sweep<G>(len, step, [&](std::int64_t j) { prefetch_ahead(sys, grp, j); });
+
+  int last_nonfinite[G] = {};
+  const auto store = [&](int g, std::int64_t i, T v) {
     T& out = sys.x[i * sys.x_stride];
     if constexpr (Accumulate) {
       out += v;
@@ -215,55 +290,94 @@ RowFindings solve_interior(const SystemRows<T>& sys, std::int64_t s, std::int64_
       out = v;
     }
     if constexpr (Checked) {
-      if (!is_finite(out)) found.last_nonfinite = std::max(found.last_nonfinite, int(i + 1));
+      if (!is_finite(out)) last_nonfinite[g] = std::max(last_nonfinite[g], int(i + 1));
     }
   };
-  if (has_right) store(e, right);
-  T next = has_right ? right : T(0);
-  for (std::int64_t j = len - 1; j >= 0; --j) {
-    next = del[j] - kap[j] * next;
-    store(s + j, next);
+  T next[G];
+  for (int g = 0; g < grp.lanes; ++g) {
+    next[g] = grp.has_right ? right[g] : T(0);
+    if (grp.has_right) store(g, grp.row(g, len), right[g]);
   }
-  return found;
+  for (std::int64_t j = len - 1; j >= 0; --j) {
+    for (int g = 0; g < grp.lanes; ++g) {
+      next[g] = del[j * G + g] - kap[j * G + g] * next[g];
+      store(g, grp.row(g, j), next[g]);
+    }
+  }
+  if constexpr (Checked) {
+    for (int g = 0; g < grp.lanes; ++g) {
+      const bool ends_finite = is_finite(left[g]) && is_finite(right[g]);
+      found[g] = {ends_finite ? bad[g] : 0, last_nonfinite[g]};
+    }
+  }
 }
+
+/// The lane groups of one system: chunks 0 .. K-2 (q rows each, the last one an interface row)
+/// in groups of G, and the last chunk (the rest of the system, no interface row) alone.
+template <int G>
+struct SystemGroups {
+  std::int64_t n, chunks, q, groups;
+  SystemGroups(std::int64_t rows, std::int64_t k)
+      : n(rows), chunks(k), q(rows / k), groups((k - 1 + G - 1) / G + 1) {}
+
+  /// Group h: its first chunk, and its lanes (chunk first + g is lane g).
+  std::int64_t first_chunk(std::int64_t h) const { return h * G; }
+  int lanes(std::int64_t h) const {
+    return h + 1 == groups ? 1 : static_cast<int>(std::min<std::int64_t>(G, chunks - 1 - h * G));
+  }
+  bool last(std::int64_t h) const { return h + 1 == groups; }
+  LaneGroup<G> lane_group(std::int64_t h) const {
+    const std::int64_t k0 = last(h) ? chunks - 1 : first_chunk(h);
+    const std::int64_t len = last(h) ? n - k0 * q : q - 1;
+    return LaneGroup<G>(k0 * q, q, len, lanes(h), k0 > 0, !last(h));
+  }
+  std::int64_t chunk0(std::int64_t h) const { return last(h) ? chunks - 1 : first_chunk(h); }
+};
 
 template <bool Accumulate, bool Checked, class T, class ForEach>
 void partitioned_thomas(const Problem& p, const Operands<T>& ops, const PartitionWork<T>& w,
                         ForEach&& for_each) {
-  const std::int64_t n = p.n, K = w.chunks;
-  const std::int64_t tasks = p.count * K;
+  constexpr int G = partition_lanes;
+  const std::int64_t K = w.chunks;
+  const SystemGroups<G> sg(p.n, K);
+  const std::int64_t tasks = p.count * sg.groups;
   for_each(tasks, [&](std::int64_t task, int) {
-    const std::int64_t s = task / K, k = task % K;
-    const ChunkRange r = chunk_range(n, K, k);
-    const bool has_right = k + 1 < K;
-    int bad = 0;
-    w.relations[task] = chunk_relations<Checked>(system_rows(p, ops, s), r.begin,
-                                                 has_right ? r.end - 1 : r.end, k > 0, has_right,
-                                                 bad);
-    if constexpr (Checked) w.findings[task] = {bad, 0};
+    const std::int64_t s = task / sg.groups, h = task % sg.groups;
+    const std::int64_t k0 = s * K + sg.chunk0(h);
+    int bad[G] = {};
+    group_relations<Checked>(system_rows(p, ops, s), sg.lane_group(h), w.relations + k0, bad);
+    if constexpr (Checked) {
+      for (int g = 0; g < sg.lanes(h); ++g) w.findings[k0 + g] = {bad[g], 0};
+    }
   });
   for_each(p.count, [&](std::int64_t s, int t) {
-    const int bad = solve_interfaces<Checked>(system_rows(p, ops, s), n, K, w.relations + s * K,
+    const int bad = solve_interfaces<Checked>(system_rows(p, ops, s), p.n, K, w.relations + s * K,
                                               w.findings + s * K, w.boundary + s * (K - 1),
                                               w.reduced + 2 * K * t);
     if constexpr (Checked) w.interface_bad[s] = bad;
   });
   for_each(tasks, [&](std::int64_t task, int t) {
-    const std::int64_t s = task / K, k = task % K;
-    const ChunkRange r = chunk_range(n, K, k);
-    const bool has_right = k + 1 < K;
+    const std::int64_t s = task / sg.groups, h = task % sg.groups;
+    const std::int64_t c0 = sg.chunk0(h);
+    const LaneGroup<G> grp = sg.lane_group(h);
     const T* bound = w.boundary + s * (K - 1);
-    T* kap = w.scratch + w.scratch_per_thread * t;
-    const RowFindings found = solve_interior<Accumulate, Checked>(
-        system_rows(p, ops, s), r.begin, has_right ? r.end - 1 : r.end, k > 0,
-        k > 0 ? bound[k - 1] : T(0), has_right, has_right ? bound[k] : T(0), kap,
-        kap + w.scratch_per_thread / 2);
+    T left[G], right[G];
+    for (int g = 0; g < G; ++g) {
+      const std::int64_t k = c0 + std::min(g, grp.lanes - 1);
+      left[g] = k > 0 ? bound[k - 1] : T(0);
+      right[g] = k + 1 < K ? bound[k] : T(0);
+    }
+    RowFindings found[G];
+    group_interiors<Accumulate, Checked>(system_rows(p, ops, s), grp, left, right,
+                                         w.scratch + w.scratch_per_thread * t, found);
     if constexpr (Checked) {
-      RowFindings& f = w.findings[task];
-      if (found.first_bad != 0 && (f.first_bad == 0 || found.first_bad < f.first_bad)) {
-        f.first_bad = found.first_bad;
+      for (int g = 0; g < grp.lanes; ++g) {
+        RowFindings& f = w.findings[s * K + c0 + g];
+        if (found[g].first_bad != 0 && (f.first_bad == 0 || found[g].first_bad < f.first_bad)) {
+          f.first_bad = found[g].first_bad;
+        }
+        f.last_nonfinite = found[g].last_nonfinite;
       }
-      f.last_nonfinite = found.last_nonfinite;
     }
   });
   if constexpr (Checked) {
