@@ -1,0 +1,83 @@
+#pragma once
+// What both CUDA block kernels share: where one system's block rows lie (any layout, through
+// the BlockProblem's strides), the breakdown test of checked mode, the launch geometry, and the
+// dispatch of the run-time M and solve mode to compile-time ones.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "core/block_problem.hpp"
+#include "cuda/block_tridiag/block_launchers.hpp"
+#include "cuda/solve_modes.cuh"
+
+namespace triax::detail::cuda {
+
+/// One system's operands: entry (r, c) of block row i of a block operand, component r of a
+/// vector operand. The strides stay in the kernel parameter (constant bank); only the five base
+/// offsets take registers.
+template <class T>
+struct BlockSystem {
+  const BlockProblem* p;
+  std::int64_t base[operand_count];
+
+  __device__ BlockSystem(const BlockProblem& problem, std::int64_t s) : p(&problem) {
+    for (int op = 0; op < operand_count; ++op) base[op] = problem.grid.system_offset(op, s);
+  }
+  __device__ std::int64_t at(int op, std::int64_t i, int r, int c = 0) const {
+    return base[op] + i * p->grid.map[op].row_stride + r * p->entry_row[op] + c * p->entry_col[op];
+  }
+  /// The coefficient blocks are never written during a solve: read through the read-only cache.
+  __device__ T block(const T* op_ptr, int op, std::int64_t i, int r, int c) const {
+    return __ldg(op_ptr + at(op, i, r, c));
+  }
+};
+
+/// A pivot is a breakdown when it is zero or not finite (as on the CPU).
+template <class T>
+__device__ __forceinline__ bool finite_nonzero(T v) {
+  return isfinite(v) && v != T(0);
+}
+
+/// Threads per thread block of both kernels, and the grid that covers `threads` threads.
+constexpr int block_kernel_threads = 128;
+inline unsigned block_kernel_grid(std::int64_t threads) {
+  const std::int64_t blocks = (threads + block_kernel_threads - 1) / block_kernel_threads;
+  return static_cast<unsigned>(blocks < (1 << 30) ? blocks : (1 << 30));
+}
+
+/// Calls launch(std::integral_constant<int, M>, accumulate, checked) for compile-time M.
+template <int M, class T, class Launch>
+void launch_with_mode(const Operands<T>& ops, Launch& launch) {
+  with_solve_mode(ops, [&](auto accumulate, auto checked) {
+    launch(std::integral_constant<int, M>{}, accumulate, checked);
+  });
+}
+
+/// Calls launch(std::integral_constant<int, M>, accumulate, checked) for the run-time p.m.
+template <class T, class Launch>
+void with_block_size_and_mode(const BlockProblem& p, const Operands<T>& ops, Launch&& launch) {
+  static_assert(max_cuda_block_size == 8, "one case per block size below");
+  switch (p.m) {
+    case 1:
+      return launch_with_mode<1>(ops, launch);
+    case 2:
+      return launch_with_mode<2>(ops, launch);
+    case 3:
+      return launch_with_mode<3>(ops, launch);
+    case 4:
+      return launch_with_mode<4>(ops, launch);
+    case 5:
+      return launch_with_mode<5>(ops, launch);
+    case 6:
+      return launch_with_mode<6>(ops, launch);
+    case 7:
+      return launch_with_mode<7>(ops, launch);
+    case 8:
+      return launch_with_mode<8>(ops, launch);
+    default:
+      check_cuda_block_size(p.m);  // throws
+  }
+}
+
+}  // namespace triax::detail::cuda
