@@ -11,8 +11,11 @@ namespace triax::bench {
 
 /// One block case: systems along `axis` of a grid, stored array of blocks (each block
 /// contiguous, row-major; along grid axis 0 each system's blocks are contiguous: paper 000's CPU
-/// layout, Fig. 17).
+/// layout, Fig. 17) or, with `interleaved`, in the interleaved layout of the axis (block row i of
+/// neighbouring systems side by side: the paper's GPU layout, Fig. 14-15).
 struct BlockCase {
+  Backend backend = Backend::cpu;  ///< cpu (with ?gbsv) or cuda (with the one-thread kernel)
+  bool interleaved = false;
   Precision precision = Precision::f64;
   int m = 2;
   std::vector<std::int64_t> grid;

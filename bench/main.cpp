@@ -21,7 +21,8 @@ int main(int argc, char** argv) {
     for (const Case& c : cfg.cases)
       (c.backend == triax::Backend::cuda ? any_cuda : any_host) = true;
     if (cfg.shape_suite()) (cfg.shapes_backend == triax::Backend::cuda ? any_cuda : any_host) = true;
-    if (!cfg.block_cases.empty()) any_host = true;
+    for (const BlockCase& c : cfg.block_cases)
+      (c.backend == triax::Backend::cuda ? any_cuda : any_host) = true;
 
     RunInfo info;
     info.suite = cfg.suite;
@@ -106,7 +107,13 @@ int main(int argc, char** argv) {
     for (const BlockCase& c : cfg.block_cases) {
       const std::size_t first = rows.size();
       try {
-        run_block_case(c, info.host_copy, rows);
+        if (c.backend == triax::Backend::cuda) {
+#if TRIAX_BENCH_HAS_CUDA
+          run_gpu_block_case(c, info.device_copy, rows);
+#endif
+        } else {
+          run_block_case(c, info.host_copy, rows);
+        }
       } catch (const std::exception& e) {
         info.errors.push_back(e.what());
         std::printf("  block case failed: %s\n", e.what());
