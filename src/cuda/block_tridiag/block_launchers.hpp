@@ -28,9 +28,11 @@ inline void check_cuda_block_size(int m) {
 }
 
 /// The workspace of both kernels: C*[i] and d*[i] of every block row of every system
-/// (M * M + M values a block row), each kernel in its own system-interleaved order.
+/// (M * M + M values a block row), each kernel in its own system-interleaved order. Throws for
+/// an M the kernels do not take, so that a plan fails before it allocates.
 template <class T>
 std::size_t cuda_block_workspace_bytes(const BlockProblem& p) {
+  check_cuda_block_size(p.m);
   const std::size_t per_row = static_cast<std::size_t>(p.m) * (p.m + 1);
   return per_row * static_cast<std::size_t>(p.grid.n) * static_cast<std::size_t>(p.grid.count) *
          sizeof(T);

@@ -6,6 +6,7 @@
 #include "core/block_problem.hpp"
 #include "cuda/block_tridiag/block_launchers.hpp"
 #include "cuda/cuda_check.hpp"
+#include "cuda/device_workspace.hpp"
 #include "cuda/launch/launch_kernel.hpp"
 
 namespace triax::detail {
@@ -18,22 +19,15 @@ class CudaBlockPlan final : public BlockBackendPlan<T> {
       : stream_(static_cast<cudaStream_t>(o.stream)),
         algorithm_(requested == BlockAlgorithm::automatic ? BlockAlgorithm::cuda_block_coop_thomas
                                                           : requested),
-        workspace_bytes_(cuda::cuda_block_workspace_bytes<T>(p)) {
-    cuda::check_cuda_block_size(p.m);
-    if (workspace_bytes_ > 0) TRIAX_CUDA_CHECK(cudaMalloc(&workspace_, workspace_bytes_));
+        workspace_(cuda::cuda_block_workspace_bytes<T>(p)) {  // throws first for m > 8
     load_kernels(p, o.checked);
   }
-  ~CudaBlockPlan() override {
-    if (workspace_ != nullptr) TRIAX_CUDA_CHECK_NOTHROW(cudaFree(workspace_));
-  }
-  CudaBlockPlan(const CudaBlockPlan&) = delete;
-  CudaBlockPlan& operator=(const CudaBlockPlan&) = delete;
 
   void solve(const BlockProblem& p, const Operands<T>& ops) override {
     if (algorithm_ == BlockAlgorithm::cuda_block_thread_thomas) {
-      cuda::cuda_block_thread_thomas<T>(p, ops, workspace_, stream_);
+      cuda::cuda_block_thread_thomas<T>(p, ops, workspace_.get(), stream_);
     } else {
-      cuda::cuda_block_coop_thomas<T>(p, ops, workspace_, stream_);
+      cuda::cuda_block_coop_thomas<T>(p, ops, workspace_.get(), stream_);
     }
   }
   void clear_info(int* info, std::int64_t count) override {
@@ -41,7 +35,7 @@ class CudaBlockPlan final : public BlockBackendPlan<T> {
         cudaMemsetAsync(info, 0, static_cast<std::size_t>(count) * sizeof(int), stream_));
   }
   BlockAlgorithm algorithm() const override { return algorithm_; }
-  std::size_t workspace_bytes() const override { return workspace_bytes_; }
+  std::size_t workspace_bytes() const override { return workspace_.bytes(); }
 
  private:
   /// Loads both output modes' kernels now (CUDA loads them lazily, inside the first solve
@@ -56,8 +50,7 @@ class CudaBlockPlan final : public BlockBackendPlan<T> {
 
   cudaStream_t stream_;
   BlockAlgorithm algorithm_;
-  std::size_t workspace_bytes_;
-  void* workspace_ = nullptr;
+  cuda::DeviceWorkspace workspace_;
   int unused_info_ = 0;  // a non-null info for load_kernels in checked mode, never written
 };
 
