@@ -46,38 +46,24 @@ inline unsigned block_kernel_grid(std::int64_t threads) {
   return static_cast<unsigned>(blocks < (1 << 30) ? blocks : (1 << 30));
 }
 
-/// Calls launch(std::integral_constant<int, M>, accumulate, checked) for compile-time M.
+/// Calls launch(std::integral_constant<int, M>, accumulate, checked) for the run-time m, trying
+/// M, M + 1, ... up to max_cuda_block_size.
 template <int M, class T, class Launch>
-void launch_with_mode(const Operands<T>& ops, Launch& launch) {
-  with_solve_mode(ops, [&](auto accumulate, auto checked) {
-    launch(std::integral_constant<int, M>{}, accumulate, checked);
-  });
+void launch_with_block_size(int m, const Operands<T>& ops, Launch& launch) {
+  if constexpr (M <= max_cuda_block_size) {
+    if (m != M) return launch_with_block_size<M + 1>(m, ops, launch);
+    with_solve_mode(ops, [&](auto accumulate, auto checked) {
+      launch(std::integral_constant<int, M>{}, accumulate, checked);
+    });
+  } else {
+    check_cuda_block_size(m);  // throws: m is beyond the kernels
+  }
 }
 
 /// Calls launch(std::integral_constant<int, M>, accumulate, checked) for the run-time p.m.
 template <class T, class Launch>
 void with_block_size_and_mode(const BlockProblem& p, const Operands<T>& ops, Launch&& launch) {
-  static_assert(max_cuda_block_size == 8, "one case per block size below");
-  switch (p.m) {
-    case 1:
-      return launch_with_mode<1>(ops, launch);
-    case 2:
-      return launch_with_mode<2>(ops, launch);
-    case 3:
-      return launch_with_mode<3>(ops, launch);
-    case 4:
-      return launch_with_mode<4>(ops, launch);
-    case 5:
-      return launch_with_mode<5>(ops, launch);
-    case 6:
-      return launch_with_mode<6>(ops, launch);
-    case 7:
-      return launch_with_mode<7>(ops, launch);
-    case 8:
-      return launch_with_mode<8>(ops, launch);
-    default:
-      check_cuda_block_size(p.m);  // throws
-  }
+  launch_with_block_size<1>(p.m, ops, launch);
 }
 
 }  // namespace triax::detail::cuda

@@ -64,6 +64,19 @@ __device__ __forceinline__ int group_max(int v) {
   return v;
 }
 
+/// The right-hand sides' row operation of the elimination and the back substitution: where
+/// `apply`, this lane's row [crow | drow] -= factor x lane k's row.
+template <int G, class T, int M>
+__device__ __forceinline__ void subtract_row(T (&crow)[M], T& drow, int k, bool apply, T factor) {
+#pragma unroll
+  for (int c = 0; c < M; ++c) {
+    const T kc = from_lane<G>(crow[c], k);
+    if (apply) crow[c] -= factor * kc;
+  }
+  const T kd = from_lane<G>(drow, k);
+  if (apply) drow -= factor * kd;
+}
+
 template <class T, int M, bool Accumulate, bool Checked>
 __global__ void __launch_bounds__(block_kernel_threads)
     block_coop_thomas_kernel(const __grid_constant__ BlockProblem p, Operands<T> ops,
@@ -135,13 +148,7 @@ __global__ void __launch_bounds__(block_kernel_threads)
           const T pkc = from_lane<G>(prow[c], k);
           if (below) prow[c] -= l * pkc;
         }
-#pragma unroll
-        for (int c = 0; c < M; ++c) {
-          const T ckc = from_lane<G>(crow[c], k);
-          if (below) crow[c] -= l * ckc;
-        }
-        const T dk = from_lane<G>(drow, k);
-        if (below) drow -= l * dk;
+        subtract_row<G>(crow, drow, k, below, l);
       }
       // Back substitution from the last row up: lane k finishes its row, then the lanes above
       // it remove its contribution.
@@ -155,13 +162,7 @@ __global__ void __launch_bounds__(block_kernel_threads)
         if (k > 0) {
           const bool above = lane < k;
           const T ukk = prow[k];  // U(lane, k)
-#pragma unroll
-          for (int c = 0; c < M; ++c) {
-            const T xkc = from_lane<G>(crow[c], k);
-            if (above) crow[c] -= ukk * xkc;
-          }
-          const T xk = from_lane<G>(drow, k);
-          if (above) drow -= ukk * xk;
+          subtract_row<G>(crow, drow, k, above, ukk);
         }
       }
       if (Checked) {
