@@ -144,84 +144,30 @@ TYPED_TEST(BlockSolve, EmptyBatchesWriteNothing) {
 
 // ---- checked mode ----
 
-struct Fault {
-  std::int64_t system, row;
-  enum Kind { zero_row_b, singular_schur, nan_d, inf_b } kind;
-};
-
 template <class T>
 class BlockChecked : public ::testing::Test {};
 TYPED_TEST_SUITE(BlockChecked, ValueTypes);
 
 TYPED_TEST(BlockChecked, SingularPivotBlocksAndNonFiniteDataAreReportedAtTheirRow) {
   using T = TypeParam;
-  const T nan = std::numeric_limits<T>::quiet_NaN(), inf = std::numeric_limits<T>::infinity();
   constexpr int m = 3;
-  const Fault faults[] = {
-      {1, 0, Fault::zero_row_b},      // B[0] has a zero row: the first pivot block is singular
-      {4, 3, Fault::singular_schur},  // row 2 of A[3] and B[3] zero: so is row 2 of the pivot block
-      {6, 5, Fault::nan_d},           // d*[5] is NaN
-      {9, 7, Fault::inf_b},           // an infinite pivot-block entry at the last row
-  };
   for (Storage s : storages) {
     for (int axis = 0; axis < 2; ++axis) {
-      std::vector<std::int64_t> grid = {8, 11};
-      if (axis == 1) std::swap(grid[0], grid[1]);
-      const BlockGeometry g = geometry(s, m, grid, axis, true);
-      ASSERT_EQ(g.n(), 8);
-      BlockBatch<T> clean(g);
-      clean.fill(BlockKind::dominant, test_seed(axis));
-      BlockBatch<T> faulty = clean;
-      for (const Fault& f : faults) {
-        switch (f.kind) {
-          case Fault::zero_row_b:
-            for (int c = 0; c < m; ++c) faulty.B(f.system, f.row, 1, c) = 0;
-            break;
-          case Fault::singular_schur:
-            for (int c = 0; c < m; ++c)
-              faulty.A(f.system, f.row, 2, c) = faulty.B(f.system, f.row, 2, c) = 0;
-            break;
-          case Fault::nan_d:
-            faulty.D(f.system, f.row, 2) = nan;
-            break;
-          case Fault::inf_b:
-            faulty.B(f.system, f.row, 0, 0) = inf;
-            break;
-        }
-      }
+      const FaultyBlocks<T> faulty(s, m, axis);
+      const BlockGeometry& g = faulty.batch.g;
       for (Backend backend : {Backend::reference, Backend::cpu}) {
         for (Mode mode : {Mode::in_place, Mode::separate, Mode::increment}) {
           SCOPED_TRACE(std::string(triax::to_string(backend)) + ", " + to_string(s) + ", axis " +
                        std::to_string(axis) + ", " + to_string(mode));
-          BlockBatch<T> batch = faulty;
-          for_each_offset(g.layouts.x, [&](std::int64_t o) { batch.x[o] = T(0); });
+          BlockBatch<T> batch = faulty.batch;
           BlockSolver<T> solver(backend, m, g.layouts, axis, {.checked = true});
           std::vector<int> info(solver.system_count(), -1);
           run(solver, batch, mode, info.data());
-          for (std::int64_t sys = 0; sys < solver.system_count(); ++sys) {
-            int want = 0;
-            for (const Fault& f : faults)
-              if (f.system == sys) want = static_cast<int>(f.row + 1);
-            EXPECT_EQ(info[sys], want) << "system " << sys;
-          }
-          // Without checked mode a singular pivot block or NaN data is never returned as
-          // finite numbers. (An infinite entry is not a singularity: the solution is its finite
-          // limit, as for scalars, and only checked mode reports it.)
-          BlockBatch<T> unchecked = faulty;
-          for_each_offset(g.layouts.x, [&](std::int64_t o) { unchecked.x[o] = T(0); });
+          faulty.expect_info(info);
+          BlockBatch<T> unchecked = faulty.batch;
           BlockSolver<T> plain(backend, m, g.layouts, axis);
           run(plain, unchecked, mode);
-          for (const Fault& f : faults) {
-            if (f.kind == Fault::inf_b) continue;
-            bool some_non_finite = false;
-            for (std::int64_t i = 0; i < g.n(); ++i)
-              for (int r = 0; r < m; ++r) {
-                const T v = mode == Mode::in_place ? unchecked.D(f.system, i, r)
-                                                   : unchecked.X(f.system, i, r);
-                some_non_finite |= !std::isfinite(v);
-              }
-            EXPECT_TRUE(some_non_finite) << "system " << f.system << " looks solved";
-          }
+          faulty.expect_breakdowns_visible(unchecked, mode);
         }
       }
     }

@@ -8,9 +8,7 @@
 // --gtest_filter='*BlockCuda*coop_m3*' is a racecheck-sized subset.
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <cmath>
-#include <limits>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -73,6 +71,10 @@ struct GpuBlockCase {
   BlockAlgorithm algorithm;
   int m;
 };
+// What gtest and ctest print for a parameter.
+void PrintTo(const GpuBlockCase& c, std::ostream* os) {
+  *os << to_string(c.algorithm) << ", m = " << c.m;
+}
 
 std::string case_name(const ::testing::TestParamInfo<GpuBlockCase>& info) {
   const char* kernel =
@@ -140,76 +142,23 @@ INSTANTIATE_TEST_SUITE_P(Algorithms, BlockCudaSolve, ::testing::ValuesIn(every_a
 
 // ---- checked mode ----
 
-struct Fault {
-  std::int64_t system, row;
-  enum Kind { zero_row_b, singular_schur, nan_d, inf_b } kind;
-};
-
 class BlockCudaChecked : public BlockCudaSolve {};
 
 template <class T>
 void expect_faults_reported(const GpuBlockCase& param) {
-  const T nan = std::numeric_limits<T>::quiet_NaN(), inf = std::numeric_limits<T>::infinity();
-  const int m = param.m;
-  const int r1 = std::min(1, m - 1), r2 = std::min(2, m - 1);  // rows of a block that exist
-  const Fault faults[] = {
-      {1, 0, Fault::zero_row_b},      // a zero row of B[0]: the first pivot block is singular
-      {4, 3, Fault::singular_schur},  // a row of A[3] and B[3] zero: so is that pivot block's
-      {6, 5, Fault::nan_d},           // d*[5] is NaN
-      {9, 7, Fault::inf_b},           // an infinite pivot-block entry at the last row
-  };
   for (Storage s : storages) {
     for (int axis = 0; axis < 2; ++axis) {
-      std::vector<std::int64_t> grid = {8, 11};
-      if (axis == 1) std::swap(grid[0], grid[1]);
-      const BlockGeometry g = geometry(s, m, grid, axis, true);
-      BlockBatch<T> faulty(g);
-      faulty.fill(BlockKind::dominant, test_seed(axis));
-      for (const Fault& f : faults) {
-        switch (f.kind) {
-          case Fault::zero_row_b:
-            for (int c = 0; c < m; ++c) faulty.B(f.system, f.row, r1, c) = 0;
-            break;
-          case Fault::singular_schur:
-            for (int c = 0; c < m; ++c)
-              faulty.A(f.system, f.row, r2, c) = faulty.B(f.system, f.row, r2, c) = 0;
-            break;
-          case Fault::nan_d:
-            faulty.D(f.system, f.row, r2) = nan;
-            break;
-          case Fault::inf_b:
-            faulty.B(f.system, f.row, 0, 0) = inf;
-            break;
-        }
-      }
+      const FaultyBlocks<T> faulty(s, param.m, axis);
       for (Mode mode : {Mode::in_place, Mode::separate, Mode::increment}) {
         SCOPED_TRACE(std::string(to_string(s)) + ", axis " + std::to_string(axis) + ", " +
                      to_string(mode) + ", " + (sizeof(T) == 4 ? "float" : "double"));
-        BlockBatch<T> batch = faulty;
-        for_each_offset(g.layouts.x, [&](std::int64_t o) { batch.x[o] = T(0); });
-        BlockBatch<T> unchecked = batch;
-        std::vector<int> info(static_cast<std::size_t>(g.systems()), -1);
+        BlockBatch<T> batch = faulty.batch;
+        std::vector<int> info(static_cast<std::size_t>(batch.g.systems()), -1);
         solve_on_device(param.algorithm, mode, batch, &info);
-        for (std::int64_t sys = 0; sys < g.systems(); ++sys) {
-          int want = 0;
-          for (const Fault& f : faults)
-            if (f.system == sys) want = static_cast<int>(f.row + 1);
-          EXPECT_EQ(info[sys], want) << "system " << sys;
-        }
-        // Without checked mode a singular pivot block or NaN data never comes back as finite
-        // numbers (an infinite entry is not a singularity: only checked mode reports it).
+        faulty.expect_info(info);
+        BlockBatch<T> unchecked = faulty.batch;
         solve_on_device(param.algorithm, mode, unchecked);
-        for (const Fault& f : faults) {
-          if (f.kind == Fault::inf_b) continue;
-          bool some_non_finite = false;
-          for (std::int64_t i = 0; i < g.n(); ++i)
-            for (int r = 0; r < m; ++r) {
-              const T v = mode == Mode::in_place ? unchecked.D(f.system, i, r)
-                                                 : unchecked.X(f.system, i, r);
-              some_non_finite |= !std::isfinite(v);
-            }
-          EXPECT_TRUE(some_non_finite) << "system " << f.system << " looks solved";
-        }
+        faulty.expect_breakdowns_visible(unchecked, mode);
         if (::testing::Test::HasFailure()) return;
       }
     }

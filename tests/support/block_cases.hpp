@@ -6,8 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -145,6 +147,77 @@ struct BlockCase {
         << "a, b or c written";
     if (!in_place) EXPECT_TRUE(same_bits(batch.d, before.d)) << "d written";
     return true;
+  }
+};
+
+/// The checked-mode cases: a block diagonally dominant batch of 8 block rows and 11 systems
+/// (systems along grid axis 0 or 1, with ghost layers), four of them spoilt at a known row; x
+/// zeroed, so that increments add to zeros.
+template <class T>
+struct FaultyBlocks {
+  struct Fault {
+    std::int64_t system, row;
+    enum Kind { zero_row_b, singular_schur, nan_d, inf_b } kind;
+  };
+  static constexpr Fault faults[] = {
+      {1, 0, Fault::zero_row_b},      // a zero row of B[0]: the first pivot block is singular
+      {4, 3, Fault::singular_schur},  // a row of A[3] and B[3] zero: so is that pivot block's
+      {6, 5, Fault::nan_d},           // d*[5] is NaN
+      {9, 7, Fault::inf_b},           // an infinite pivot-block entry at the last row
+  };
+  BlockBatch<T> batch;
+
+  FaultyBlocks(Storage s, int m, int axis)
+      : batch(geometry(
+            s, m, axis == 0 ? std::vector<std::int64_t>{8, 11} : std::vector<std::int64_t>{11, 8},
+            axis, true)) {
+    batch.fill(BlockKind::dominant, test_seed(axis));
+    const int r1 = std::min(1, m - 1), r2 = std::min(2, m - 1);  // rows a block has
+    for (const Fault& f : faults) {
+      switch (f.kind) {
+        case Fault::zero_row_b:
+          for (int c = 0; c < m; ++c) batch.B(f.system, f.row, r1, c) = 0;
+          break;
+        case Fault::singular_schur:
+          for (int c = 0; c < m; ++c)
+            batch.A(f.system, f.row, r2, c) = batch.B(f.system, f.row, r2, c) = 0;
+          break;
+        case Fault::nan_d:
+          batch.D(f.system, f.row, r2) = std::numeric_limits<T>::quiet_NaN();
+          break;
+        case Fault::inf_b:
+          batch.B(f.system, f.row, 0, 0) = std::numeric_limits<T>::infinity();
+          break;
+      }
+    }
+    for_each_offset(batch.g.layouts.x, [&](std::int64_t o) { batch.x[o] = T(0); });
+  }
+
+  /// Checked mode's info: row + 1 for each spoilt system, 0 for the others.
+  void expect_info(const std::vector<int>& info) const {
+    for (std::int64_t sys = 0; sys < batch.g.systems(); ++sys) {
+      int want = 0;
+      for (const Fault& f : faults)
+        if (f.system == sys) want = static_cast<int>(f.row + 1);
+      EXPECT_EQ(info[sys], want) << "system " << sys;
+    }
+  }
+
+  /// Without checked mode a singular pivot block or NaN data never comes back as finite numbers
+  /// (an infinite entry is not a singularity: the solution is its finite limit, as for scalars,
+  /// and only checked mode reports it).
+  void expect_breakdowns_visible(BlockBatch<T>& unchecked, Mode mode) const {
+    for (const Fault& f : faults) {
+      if (f.kind == Fault::inf_b) continue;
+      bool some_non_finite = false;
+      for (std::int64_t i = 0; i < unchecked.g.n(); ++i)
+        for (int r = 0; r < unchecked.g.m; ++r) {
+          const T v =
+              mode == Mode::in_place ? unchecked.D(f.system, i, r) : unchecked.X(f.system, i, r);
+          some_non_finite |= !std::isfinite(v);
+        }
+      EXPECT_TRUE(some_non_finite) << "system " << f.system << " looks solved";
+    }
   }
 };
 
