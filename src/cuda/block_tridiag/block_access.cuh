@@ -1,7 +1,7 @@
 #pragma once
 // What both CUDA block kernels share: where one system's block rows lie (any layout, through
-// the BlockProblem's strides), the breakdown test of checked mode, the launch geometry, and the
-// dispatch of the run-time M and solve mode to compile-time ones.
+// the BlockProblem's strides), the launch geometry, the dispatch of the run-time M and solve
+// mode to compile-time ones, and (pivot_block_lu.cuh) the breakdown test of checked mode.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -9,6 +9,7 @@
 
 #include "core/block_problem.hpp"
 #include "cuda/block_tridiag/block_launchers.hpp"
+#include "cuda/block_tridiag/pivot_block_lu.cuh"
 #include "cuda/solve_modes.cuh"
 
 namespace triax::detail::cuda {
@@ -32,12 +33,6 @@ struct BlockSystem {
     return __ldg(op_ptr + at(op, i, r, c));
   }
 };
-
-/// A pivot is a breakdown when it is zero or not finite (as on the CPU).
-template <class T>
-__device__ __forceinline__ bool finite_nonzero(T v) {
-  return isfinite(v) && v != T(0);
-}
 
 /// Threads per thread block of both kernels, and the grid that covers `threads` threads.
 constexpr int block_kernel_threads = 128;

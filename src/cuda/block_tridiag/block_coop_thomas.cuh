@@ -136,7 +136,7 @@ __global__ void __launch_bounds__(block_kernel_threads)
 #pragma unroll
       for (int k = 0; k < M; ++k) {
         const T pivot = from_lane<G>(prow[k], k);
-        if (Checked && breakdown == 0 && !finite_nonzero(pivot)) {
+        if (Checked && breakdown == 0 && !pivot_usable(pivot)) {
           breakdown = static_cast<int>(i + 1);
         }
         const T inv = T(1) / pivot;
