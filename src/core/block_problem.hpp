@@ -55,3 +55,13 @@ std::unique_ptr<BlockBackendPlan<T>> make_cuda_block_plan(const BlockProblem& pr
                                                           BlockAlgorithm algorithm);
 
 }  // namespace triax::detail
+
+/// Instantiates make_cuda_block_plan for float and double, inside namespace triax::detail, where
+/// it is defined: the cuda backend, or the not_compiled stub of a build without it.
+#define TRIAX_INSTANTIATE_CUDA_BLOCK_PLAN()                                \
+  template std::unique_ptr<BlockBackendPlan<float>> make_cuda_block_plan(  \
+      const BlockProblem&, const Options&, BlockAlgorithm);                \
+  template std::unique_ptr<BlockBackendPlan<double>> make_cuda_block_plan( \
+      const BlockProblem&, const Options&, BlockAlgorithm);
+
+namespace triax::detail {}  // namespace triax::detail

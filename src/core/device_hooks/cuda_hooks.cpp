@@ -22,12 +22,7 @@ std::unique_ptr<BlockBackendPlan<T>> make_cuda_block_plan(const BlockProblem&, c
       "triax::BlockSolver: the cuda backend was not compiled into this build (configure with "
       "-DTRIAX_ENABLE_CUDA=ON on a machine with nvcc)");
 }
-template std::unique_ptr<BlockBackendPlan<float>> make_cuda_block_plan(const BlockProblem&,
-                                                                       const Options&,
-                                                                       BlockAlgorithm);
-template std::unique_ptr<BlockBackendPlan<double>> make_cuda_block_plan(const BlockProblem&,
-                                                                        const Options&,
-                                                                        BlockAlgorithm);
+TRIAX_INSTANTIATE_CUDA_BLOCK_PLAN()
 
 MemorySpace memory_space_of(const void*) { return MemorySpace::host; }
 bool cuda_compiled() { return false; }

@@ -61,11 +61,6 @@ std::unique_ptr<BlockBackendPlan<T>> make_cuda_block_plan(const BlockProblem& p,
                                                           BlockAlgorithm algorithm) {
   return std::make_unique<CudaBlockPlan<T>>(p, o, algorithm);
 }
-template std::unique_ptr<BlockBackendPlan<float>> make_cuda_block_plan(const BlockProblem&,
-                                                                       const Options&,
-                                                                       BlockAlgorithm);
-template std::unique_ptr<BlockBackendPlan<double>> make_cuda_block_plan(const BlockProblem&,
-                                                                        const Options&,
-                                                                        BlockAlgorithm);
+TRIAX_INSTANTIATE_CUDA_BLOCK_PLAN()
 
 }  // namespace triax::detail
