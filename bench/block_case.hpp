@@ -37,6 +37,16 @@ double block_thomas_flops(int m, std::int64_t n);
 /// Values a perfect solver moves per block row: read A, B, C (3 M^2) and d, write u (2 M).
 inline double block_row_values(int m) { return 3.0 * m * m + 2.0 * m; }
 
+/// Calls run(T{}) with T = float or double, the case's precision.
+template <class Run>
+void with_block_precision(const BlockCase& c, Run&& run) {
+  if (c.precision == Precision::f32) {
+    run(float{});
+  } else {
+    run(double{});
+  }
+}
+
 void run_block_case(const BlockCase& c, const CopyReference& copy, std::vector<Row>& rows);
 void print_block_header();
 void print_block_row(const Row& row);

@@ -62,11 +62,7 @@ void run_typed(const BlockCase& c, const CopyReference& copy, std::vector<Row>& 
 }  // namespace
 
 void run_gpu_block_case(const BlockCase& c, const CopyReference& copy, std::vector<Row>& rows) {
-  if (c.precision == Precision::f32) {
-    run_typed<float>(c, copy, rows);
-  } else {
-    run_typed<double>(c, copy, rows);
-  }
+  with_block_precision(c, [&](auto zero) { run_typed<decltype(zero)>(c, copy, rows); });
 }
 
 }  // namespace triax::bench
