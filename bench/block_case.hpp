@@ -11,8 +11,11 @@ namespace triax::bench {
 
 /// One block case: systems along `axis` of a grid, stored array of blocks (each block
 /// contiguous, row-major; along grid axis 0 each system's blocks are contiguous: paper 000's CPU
-/// layout, Fig. 17).
+/// layout, Fig. 17) or, with `interleaved`, in the interleaved layout of the axis (block row i of
+/// neighbouring systems side by side: the paper's GPU layout, Fig. 14-15).
 struct BlockCase {
+  Backend backend = Backend::cpu;  ///< cpu (with ?gbsv) or cuda (with the one-thread kernel)
+  bool interleaved = false;
   Precision precision = Precision::f64;
   int m = 2;
   std::vector<std::int64_t> grid;
@@ -33,6 +36,16 @@ double block_thomas_flops(int m, std::int64_t n);
 
 /// Values a perfect solver moves per block row: read A, B, C (3 M^2) and d, write u (2 M).
 inline double block_row_values(int m) { return 3.0 * m * m + 2.0 * m; }
+
+/// Calls run(T{}) with T = float or double, the case's precision.
+template <class Run>
+void with_block_precision(const BlockCase& c, Run&& run) {
+  if (c.precision == Precision::f32) {
+    run(float{});
+  } else {
+    run(double{});
+  }
+}
 
 void run_block_case(const BlockCase& c, const CopyReference& copy, std::vector<Row>& rows);
 void print_block_header();

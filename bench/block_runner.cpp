@@ -1,5 +1,6 @@
 // Block tridiagonal rows: inputs generated once per case, the ?gbsv baseline and
-// triax::BlockSolver on the cpu backend timed in the same process, in place (d becomes u).
+// triax::BlockSolver on the cpu backend timed in the same process, in place (d becomes u); and
+// what the GPU block rows (gpu_block_runner.cu) share with them (block_inputs.hpp).
 #include <omp.h>
 
 #include <cmath>
@@ -8,6 +9,7 @@
 
 #include "block_baseline.hpp"
 #include "block_case.hpp"
+#include "block_inputs.hpp"
 #include "cpu_baseline.hpp"
 #include "host_memory.hpp"
 #include "inputs.hpp"
@@ -96,6 +98,34 @@ void generate_blocks(int m, std::int64_t points, T* a, T* b, T* c, T* d) {
   }
 }
 
+}  // namespace
+
+BlockLayouts block_case_layouts(const BlockCase& c) {
+  return c.interleaved ? BlockLayouts::interleaved(c.m, c.grid, c.axis)
+                       : BlockLayouts::array_of_blocks(c.m, c.grid);
+}
+
+template <class T>
+BlockInputs<T> make_block_inputs(const BlockCase& c) {
+  const BlockLayouts layouts = block_case_layouts(c);
+  const std::int64_t points = product(c.grid), mm = std::int64_t(c.m) * c.m;
+  BlockInputs<T> in{layouts,
+                    systems_of(c, layouts),
+                    points,
+                    host_array<T>(points * mm),
+                    host_array<T>(points * mm),
+                    host_array<T>(points * mm),
+                    host_array<T>(points * c.m),
+                    0};
+  // Entries of point p lie at p * M^2 (blocks) and p * M (vectors) in both layouts: only the
+  // order of the points differs, and the values do not depend on it.
+  generate_blocks<T>(c.m, points, in.a.get(), in.b.get(), in.c.get(), in.d.get());
+  in.flops = block_thomas_flops(c.m, in.systems.n) * static_cast<double>(in.systems.count());
+  return in;
+}
+template BlockInputs<float> make_block_inputs(const BlockCase&);
+template BlockInputs<double> make_block_inputs(const BlockCase&);
+
 // Largest componentwise relative residual |A u- + B u + C u+ - d| / (|A||u-| + |B||u| + |C||u+|
 // + |d|) over up to 64 systems spread across the batch.
 template <class T>
@@ -137,49 +167,61 @@ double block_residual(const BlockSystems& g, const T* a, const T* b, const T* c,
   }
   return worst;
 }
+template double block_residual(const BlockSystems&, const float*, const float*, const float*,
+                               const float*, const float*);
+template double block_residual(const BlockSystems&, const double*, const double*, const double*,
+                               const double*, const double*);
+
+Row block_row(const BlockCase& c, const BlockSystems& g, std::size_t value_size,
+              const std::string& backend, const std::string& algorithm) {
+  Row r;
+  r.backend = backend;
+  r.algorithm = algorithm;
+  r.precision = to_string(c.precision);
+  r.mode = "inplace";
+  r.extents = c.grid;
+  r.axis = c.axis;
+  r.n = g.n;
+  r.systems = g.count();
+  r.block_m = c.m;
+  r.block_layout = c.interleaved ? "interleaved" : "array_of_blocks";
+  r.bytes = block_row_values(c.m) * static_cast<double>(g.n * g.count()) *
+            static_cast<double>(value_size);
+  return r;
+}
+
+void finish_block_row(Row& r, const Timing& t, double flops, const CopyReference& copy) {
+  r.median_ms = t.median_ms;
+  r.min_ms = t.min_ms;
+  r.max_ms = t.max_ms;
+  r.gflops = r.median_ms > 0 ? flops / (r.median_ms * 1e-3) / 1e9 : 0;
+  finish_row(r, copy);
+}
+
+namespace {
 
 template <class T>
 void run_typed(const BlockCase& c, const CopyReference& copy, std::vector<Row>& rows) {
-  const BlockLayouts layouts = BlockLayouts::array_of_blocks(c.m, c.grid);
-  const std::int64_t points = product(c.grid), mm = std::int64_t(c.m) * c.m;
-  auto a = host_array<T>(points * mm), b = host_array<T>(points * mm),
-       cc = host_array<T>(points * mm), d = host_array<T>(points * c.m),
-       out = host_array<T>(points * c.m);
-  generate_blocks<T>(c.m, points, a.get(), b.get(), cc.get(), d.get());
+  BlockInputs<T> in = make_block_inputs<T>(c);
+  const BlockLayouts& layouts = in.layouts;
+  const BlockSystems& g = in.systems;
+  const std::int64_t points = in.points, mm = std::int64_t(c.m) * c.m;
+  const T *a = in.a.get(), *b = in.b.get(), *cc = in.c.get(), *d = in.d.get();
+  auto out = host_array<T>(points * c.m);
   const std::size_t vector_bytes = static_cast<std::size_t>(points * c.m) * sizeof(T);
-  parallel_copy(out.get(), d.get(), vector_bytes);  // first touch
-  const BlockSystems g = systems_of(c, layouts);
-  const double flops = block_thomas_flops(c.m, g.n) * static_cast<double>(g.count());
-
+  parallel_copy(out.get(), d, vector_bytes);  // first touch
   auto base = [&](const std::string& backend, const std::string& algorithm) {
-    Row r;
-    r.backend = backend;
-    r.algorithm = algorithm;
-    r.precision = to_string(c.precision);
-    r.mode = "inplace";
-    r.extents = c.grid;
-    r.axis = c.axis;
-    r.n = g.n;
-    r.systems = g.count();
-    r.block_m = c.m;
-    r.bytes = block_row_values(c.m) * static_cast<double>(g.n * g.count()) * sizeof(T);
-    return r;
+    return block_row(c, g, sizeof(T), backend, algorithm);
   };
-  auto finish = [&](Row& r, const Timing& t) {
-    r.median_ms = t.median_ms;
-    r.min_ms = t.min_ms;
-    r.max_ms = t.max_ms;
-    r.gflops = r.median_ms > 0 ? flops / (r.median_ms * 1e-3) / 1e9 : 0;
-    finish_row(r, copy);
-  };
+  auto finish = [&](Row& r, const Timing& t) { finish_block_row(r, t, in.flops, copy); };
 
   Row baseline;
   if (c.baselines && lapack_available()) {
     baseline = base("lapack", gbsv_name<T>());
     std::int64_t failures = 0;
-    const Timing t = lapack_gbsv_batch<T>(g, a.get(), b.get(), cc.get(), d.get(), out.get(), c.reps,
-                                          flush_host_caches, &failures);
-    baseline.residual = block_residual<T>(g, a.get(), b.get(), cc.get(), d.get(), out.get());
+    const Timing t =
+        lapack_gbsv_batch<T>(g, a, b, cc, d, out.get(), c.reps, flush_host_caches, &failures);
+    baseline.residual = block_residual<T>(g, a, b, cc, d, out.get());
     if (failures) std::printf("  gbsv: %lld systems singular\n", static_cast<long long>(failures));
     finish(baseline, t);
     rows.push_back(baseline);
@@ -193,12 +235,11 @@ void run_typed(const BlockCase& c, const CopyReference& copy, std::vector<Row>& 
   const Timing t = measure(
       c.reps,
       [&] {
-        parallel_copy(out.get(), d.get(), vector_bytes);
+        parallel_copy(out.get(), d, vector_bytes);
         flush_host_caches();
       },
-      [&] { solver.solve_in_place(a.get(), b.get(), cc.get(), out.get()); },
-      [](auto& f) { return host_ms(f); });
-  r.residual = block_residual<T>(g, a.get(), b.get(), cc.get(), d.get(), out.get());
+      [&] { solver.solve_in_place(a, b, cc, out.get()); }, [](auto& f) { return host_ms(f); });
+  r.residual = block_residual<T>(g, a, b, cc, d, out.get());
   if (!baseline.algorithm.empty()) {
     r.baseline = baseline.algorithm;
     r.baseline_ms = baseline.median_ms;
@@ -213,13 +254,13 @@ void run_typed(const BlockCase& c, const CopyReference& copy, std::vector<Row>& 
       {"convert_to_structure_of_arrays", BlockLayouts::structure_of_arrays(c.m, c.grid)},
       {"convert_to_interleaved", BlockLayouts::interleaved(c.m, c.grid, c.axis)}};
   auto converted = host_array<T>(points * mm);
-  parallel_copy(converted.get(), a.get(), static_cast<std::size_t>(points * mm) * sizeof(T));
+  parallel_copy(converted.get(), a, static_cast<std::size_t>(points * mm) * sizeof(T));
   for (const auto& [name, to] : targets) {
     Row cr = base("cpu", name);
     cr.bytes = 2.0 * static_cast<double>(points * mm) * sizeof(T);
     const Timing ct = measure(
         c.reps, [] { flush_host_caches(); },
-        [&] { triax::convert(layouts.a, a.get(), to.a, converted.get()); },
+        [&] { triax::convert(layouts.a, a, to.a, converted.get()); },
         [](auto& f) { return host_ms(f); });
     cr.median_ms = ct.median_ms;
     cr.min_ms = ct.min_ms;
@@ -232,17 +273,15 @@ void run_typed(const BlockCase& c, const CopyReference& copy, std::vector<Row>& 
 }  // namespace
 
 void run_block_case(const BlockCase& c, const CopyReference& copy, std::vector<Row>& rows) {
-  if (c.precision == Precision::f32) {
-    run_typed<float>(c, copy, rows);
-  } else {
-    run_typed<double>(c, copy, rows);
-  }
+  with_block_precision(c, [&](auto zero) { run_typed<decltype(zero)>(c, copy, rows); });
 }
 
 void print_block_header() {
   std::printf(
       "\nblock tridiagonal rows (in place; effective bytes = (3M^2 + 2M) values per block "
-      "row; GFLOP/s from Algorithm 12's flops, FMA = 2):\n");
+      "row; GFLOP/s from Algorithm 12's flops, FMA = 2; cpu: array of blocks, baseline ?gbsv; "
+      "cuda: interleaved at the paper's sizes, array of blocks on the 64^3 grid, baseline "
+      "cuda_block_thread_thomas):\n");
   std::printf("%-8s %-30s %-6s %2s %-12s %4s %5s %7s %9s %8s %6s %8s %9s %7s %8s\n", "backend",
               "algorithm", "prec", "M", "grid", "axis", "n", "systems", "median_ms", "GB/s",
               "%copy", "GFLOP/s", "base_ms", "speedup", "resid");

@@ -46,9 +46,10 @@ struct Row {
   double residual = -1;  ///< max sampled relative residual (-1: not checked)
   std::string baseline;  ///< the baseline of this case ("" = none)
   double baseline_ms = 0;
-  double speedup = 0;  ///< baseline_ms / median_ms
-  int block_m = 0;     ///< block rows (block_case.hpp): M; 0 for scalar rows
-  double gflops = 0;   ///< block rows: Algorithm 12's flops per second
+  double speedup = 0;        ///< baseline_ms / median_ms
+  int block_m = 0;           ///< block rows (block_case.hpp): M; 0 for scalar rows
+  double gflops = 0;         ///< block rows: Algorithm 12's flops per second
+  std::string block_layout;  ///< block rows: array_of_blocks or interleaved
 };
 
 /// The in-run copy reference (GB/s counts bytes read + bytes written).

@@ -13,6 +13,35 @@
 #include "gpu_runner.hpp"
 #endif
 
+namespace {
+
+using namespace triax::bench;
+
+/// Runs each case on its backend (host or gpu; a null gpu skips the cuda cases) and prints its
+/// rows; a case that fails keeps the rows so far, and the JSON says what failed.
+template <class AnyCase>
+void run_cases(const std::vector<AnyCase>& cases, RunInfo& info, std::vector<Row>& rows,
+               void (*host)(const AnyCase&, const CopyReference&, std::vector<Row>&),
+               void (*gpu)(const AnyCase&, const CopyReference&, std::vector<Row>&),
+               void (*print)(const Row&)) {
+  for (const AnyCase& c : cases) {
+    const std::size_t first = rows.size();
+    try {
+      if (c.backend != triax::Backend::cuda) {
+        host(c, info.host_copy, rows);
+      } else if (gpu != nullptr) {
+        gpu(c, info.device_copy, rows);
+      }
+    } catch (const std::exception& e) {
+      info.errors.push_back(e.what());
+      std::printf("  case failed: %s\n", e.what());
+    }
+    for (std::size_t i = first; i < rows.size(); ++i) print(rows[i]);
+  }
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   using namespace triax::bench;
   try {
@@ -21,7 +50,8 @@ int main(int argc, char** argv) {
     for (const Case& c : cfg.cases)
       (c.backend == triax::Backend::cuda ? any_cuda : any_host) = true;
     if (cfg.shape_suite()) (cfg.shapes_backend == triax::Backend::cuda ? any_cuda : any_host) = true;
-    if (!cfg.block_cases.empty()) any_host = true;
+    for (const BlockCase& c : cfg.block_cases)
+      (c.backend == triax::Backend::cuda ? any_cuda : any_host) = true;
 
     RunInfo info;
     info.suite = cfg.suite;
@@ -84,35 +114,17 @@ int main(int argc, char** argv) {
     }
 
     std::vector<Row> rows;
-    if (!cfg.cases.empty()) print_header();
-    for (const Case& c : cfg.cases) {
-      const std::size_t first = rows.size();
-      try {
-        if (c.backend == triax::Backend::cuda) {
 #if TRIAX_BENCH_HAS_CUDA
-          run_gpu_case(c, info.device_copy, rows);
+    const auto gpu_case = run_gpu_case;
+    const auto gpu_block_case = run_gpu_block_case;
+#else  // the cuda cases are skipped (said above)
+    const decltype(&run_host_case) gpu_case = nullptr;
+    const decltype(&run_block_case) gpu_block_case = nullptr;
 #endif
-        } else {
-          run_host_case(c, info.host_copy, rows);
-        }
-      } catch (const std::exception& e) {  // keep the rows so far; the JSON says what failed
-        info.errors.push_back(e.what());
-        std::printf("  case failed: %s\n", e.what());
-      }
-      for (std::size_t i = first; i < rows.size(); ++i) print_row(rows[i]);
-    }
-
+    if (!cfg.cases.empty()) print_header();
+    run_cases(cfg.cases, info, rows, run_host_case, gpu_case, print_row);
     if (!cfg.block_cases.empty()) print_block_header();
-    for (const BlockCase& c : cfg.block_cases) {
-      const std::size_t first = rows.size();
-      try {
-        run_block_case(c, info.host_copy, rows);
-      } catch (const std::exception& e) {
-        info.errors.push_back(e.what());
-        std::printf("  block case failed: %s\n", e.what());
-      }
-      for (std::size_t i = first; i < rows.size(); ++i) print_block_row(rows[i]);
-    }
+    run_cases(cfg.block_cases, info, rows, run_block_case, gpu_block_case, print_block_row);
 
     std::vector<TargetResult> targets;
     if (cfg.check_targets) {

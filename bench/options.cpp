@@ -299,9 +299,11 @@ Config parse_command_line(int argc, char** argv) {
                      for (int m : parse_block_sizes(list)) block_ms.push_back(m);
                    }
                  },
-                 "block tridiagonal rows (cpu) at paper 000's sizes for these M\n"
+                 "block tridiagonal rows at paper 000's sizes for these M\n"
                  "(Tables III-IV: N = 128, P = 65536 for M <= 6; N = 96,\n"
-                 "P = 32768 for M = 7, 8); replaces the scalar cases"))
+                 "P = 32768 for M = 7, 8); replaces the scalar cases. --backend\n"
+                 "cpu (default): array of blocks, ?gbsv baseline; cuda: the\n"
+                 "interleaved layout, the one-thread kernel as baseline"))
       ->option_text("2,4,8");
   app.add_flag("--block-grid", block_grid, "block rows on a 64^3 grid, M = 5, along each axis");
   app.add_option("--block-p-divisor", block_p_divisor,
@@ -345,12 +347,15 @@ Config parse_command_line(int argc, char** argv) {
     for (Precision p : precisions) {
       for (int m : block_ms) {
         BlockCase b = paper_block_case(p, m, block_p_divisor, c.reps);
+        b.backend = c.backend;
+        b.interleaved = c.backend == Backend::cuda;  // the paper's GPU layout
         b.baselines = c.baselines;
         cfg.block_cases.push_back(b);
       }
       for (int axis = 0; block_grid && axis < 3; ++axis) {
         BlockCase b;
         b.precision = p;
+        b.backend = c.backend;  // array of blocks on both backends: every axis differs
         b.m = 5;
         b.grid = {64, 64, 64};
         b.axis = axis;

@@ -196,7 +196,8 @@ void to_json(Json& j, const Row& r) {
        {"baseline_ms", number(r.baseline_ms)},
        {"speedup", number(r.speedup)},
        {"block_m", r.block_m},
-       {"gflops", number(r.gflops)}};
+       {"gflops", number(r.gflops)},
+       {"block_layout", r.block_layout}};
 }
 
 void to_json(Json& j, const TargetResult& t) {

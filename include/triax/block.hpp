@@ -78,34 +78,42 @@ struct TRIAX_API BlockLayouts {
                                   const std::vector<std::int64_t>& begin = {});
 };
 
-/// The algorithm a block plan runs.
+/// The algorithm a block plan runs. `automatic` asks the backend for its default (a plan never
+/// reports it); a named algorithm must belong to the plan's backend.
 enum class BlockAlgorithm {
+  automatic,               ///< the backend's choice: one per host backend, the coop kernel on cuda
   reference_block_thomas,  ///< Algorithm 12 in long double, LU with partial pivoting per block
   cpu_block_thomas,        ///< Algorithm 12 on neighbouring systems side by side (SIMD lanes),
                            ///< LU of each pivot block without pivoting
+  cuda_block_thread_thomas,  ///< cuda: one thread per system, Algorithm 12 with LU without
+                             ///< pivoting of each pivot block (the simple reference kernel)
+  cuda_block_coop_thomas,    ///< cuda: M cooperating threads per system, each holding one row of
+                             ///< every block, the block products and pivot solves by warp shuffles
 };
 TRIAX_API std::string_view to_string(BlockAlgorithm algorithm);
 
 /// A plan for solving a batch of block tridiagonal systems along one grid axis.
 ///
-/// Made once for (backend, M, layouts, axis, options): validates everything, picks the
-/// algorithm, owns its workspace. Options: `algorithm` must be Algorithm::automatic (the block
-/// algorithms are named by BlockAlgorithm; one per backend for now), `checked`, `num_threads`
-/// and `stream` as for triax::Solver.
+/// Made once for (backend, M, layouts, axis, options, algorithm): validates everything, picks the
+/// algorithm (BlockAlgorithm::automatic) or takes the one named, owns its workspace. Options:
+/// `algorithm` must be Algorithm::automatic (block algorithms are named by the BlockAlgorithm
+/// argument), `checked`, `num_threads` and `stream` as for triax::Solver. The cuda backend
+/// takes M <= 8, device pointers (info too, in checked mode), runs on options.stream and sizes
+/// its device workspace (C* and d* of every block row) here.
 ///
 /// Preconditions checked at construction (triax::invalid_argument naming the argument and value):
-/// 1 <= m; blocks of rank r + 2 and vectors of rank r + 1 with 1 <= r <= 6; block extents
-/// [0] = [1] = m and vector extent [0] = m; equal grid extents; 0 <= axis < r; no 64-bit
-/// overflow; no stride 0 in the output over an extent > 1.
+/// 1 <= m (m <= 8 on cuda); an algorithm of the plan's backend; blocks of rank r + 2 and vectors of
+/// rank r + 1 with 1 <= r <= 6; block extents [0] = [1] = m and vector extent [0] = m; equal grid
+/// extents; 0 <= axis < r; no 64-bit overflow; no stride 0 in the output over an extent > 1.
 ///
 /// Preconditions checked at each solve, before anything is written: no null pointer (unless the
 /// batch is empty), alignment, and an output that does not overlap A, B, C, nor d unless it is d
 /// itself (same pointer and layout), judged by the address ranges the layouts span.
 ///
-/// Pivot blocks: the reference backend pivots by rows inside each pivot block; the cpu backend
-/// does not pivot at all, so it needs pivot blocks B[i] - A[i] C*[i-1] whose LU without pivoting
-/// exists and is stable, as block diagonally dominant systems give (docs/algorithms.md). Neither
-/// pivots across blocks.
+/// Pivot blocks: the reference backend pivots by rows inside each pivot block; the cpu and cuda
+/// backends do not pivot at all, so they need pivot blocks B[i] - A[i] C*[i-1] whose LU without
+/// pivoting exists and is stable, as block diagonally dominant systems give (docs/algorithms.md).
+/// No backend pivots across blocks.
 ///
 /// Checked mode: `info` (one int per system) is 0, or i + 1 where block row i (0-based) broke
 /// down: the forward pass's first row whose pivot block has a zero or non-finite pivot or whose
@@ -118,7 +126,7 @@ class TRIAX_API BlockSolver {
 
  public:
   BlockSolver(Backend backend, int m, const BlockLayouts& layouts, int axis,
-              const Options& options = {});
+              const Options& options = {}, BlockAlgorithm algorithm = BlockAlgorithm::automatic);
   ~BlockSolver();
   BlockSolver(BlockSolver&&) noexcept;
   BlockSolver& operator=(BlockSolver&&) noexcept;

@@ -15,18 +15,46 @@ namespace triax {
 
 std::string_view to_string(BlockAlgorithm algorithm) {
   switch (algorithm) {
+    case BlockAlgorithm::automatic:
+      return "automatic";
     case BlockAlgorithm::reference_block_thomas:
       return "reference_block_thomas";
     case BlockAlgorithm::cpu_block_thomas:
       return "cpu_block_thomas";
+    case BlockAlgorithm::cuda_block_thread_thomas:
+      return "cuda_block_thread_thomas";
+    case BlockAlgorithm::cuda_block_coop_thomas:
+      return "cuda_block_coop_thomas";
   }
   return "unknown";
 }
 
+namespace {
+
+// The backend a named block algorithm runs on.
+Backend backend_of(BlockAlgorithm algorithm) {
+  switch (algorithm) {
+    case BlockAlgorithm::reference_block_thomas:
+      return Backend::reference;
+    case BlockAlgorithm::cpu_block_thomas:
+      return Backend::cpu;
+    case BlockAlgorithm::cuda_block_thread_thomas:
+    case BlockAlgorithm::cuda_block_coop_thomas:
+      return Backend::cuda;
+    case BlockAlgorithm::automatic:
+      break;
+  }
+  throw invalid_argument("triax::BlockSolver: algorithm = " +
+                         std::to_string(static_cast<int>(algorithm)) + " is not a block algorithm");
+}
+
+}  // namespace
+
 template <class T>
 class BlockSolver<T>::Impl {
  public:
-  Impl(Backend backend, int m, const BlockLayouts& layouts, int axis, const Options& options)
+  Impl(Backend backend, int m, const BlockLayouts& layouts, int axis, const Options& options,
+       BlockAlgorithm algorithm)
       : backend_(backend), layouts_(layouts), options_(options) {
     detail::validate_block_layouts(m, layouts, axis);
     detail::check_thread_count(options, who);
@@ -35,6 +63,11 @@ class BlockSolver<T>::Impl {
       throw invalid_argument(
           "triax::BlockSolver: options.algorithm = " + std::string(to_string(options.algorithm)) +
           " is a scalar algorithm; block plans take automatic");
+    }
+    if (algorithm != BlockAlgorithm::automatic && backend_of(algorithm) != backend) {
+      throw invalid_argument(
+          "triax::BlockSolver: algorithm = " + std::string(to_string(algorithm)) +
+          " does not run on backend " + std::string(to_string(backend)));
     }
     problem_ = detail::normalize_block(m, layouts, axis);
     d_self_overlaps_ = detail::layout_self_overlaps(layouts.d);
@@ -46,9 +79,8 @@ class BlockSolver<T>::Impl {
         plan_ = detail::make_cpu_block_plan<T>(problem_, options);
         break;
       case Backend::cuda:
-        throw not_compiled(
-            "triax::BlockSolver: the cuda backend has no block tridiagonal kernels in this build "
-            "yet (backends: reference, cpu)");
+        plan_ = detail::make_cuda_block_plan<T>(problem_, options, algorithm);
+        break;
       default:
         throw invalid_argument("triax::BlockSolver: backend = " +
                                std::to_string(static_cast<int>(backend)) + " is not a backend");
@@ -73,8 +105,9 @@ class BlockSolver<T>::Impl {
     }
     if (has_systems) detail::check_memory_space(backend_, {a, b, c, d, x, checked_info}, who);
     if (empty) {
-      // No block rows: every system is (trivially) solved. Host backends only, for now.
-      if (checked_info != nullptr) std::fill_n(checked_info, problem_.grid.count, 0);
+      // No block rows: every system is (trivially) solved (device memory on cuda, on its stream).
+      if (checked_info != nullptr && has_systems)
+        plan_->clear_info(checked_info, problem_.grid.count);
       return;
     }
     detail::BlockProblem p = problem_;
@@ -99,8 +132,8 @@ class BlockSolver<T>::Impl {
 
 template <class T>
 BlockSolver<T>::BlockSolver(Backend backend, int m, const BlockLayouts& layouts, int axis,
-                            const Options& options)
-    : impl_(std::make_unique<Impl>(backend, m, layouts, axis, options)) {}
+                            const Options& options, BlockAlgorithm algorithm)
+    : impl_(std::make_unique<Impl>(backend, m, layouts, axis, options, algorithm)) {}
 template <class T>
 BlockSolver<T>::~BlockSolver() = default;
 template <class T>

@@ -213,7 +213,11 @@ TEST(BlockSolverArguments, BadLayoutsAreRejectedNamingTheArgument) {
                         "layout of x");
   // A scalar algorithm.
   TRIAX_EXPECT_REJECTED(S(cpu, m, good, 0, {.algorithm = Algorithm::cpu_thomas}), "cpu_thomas");
-  EXPECT_THROW(S(Backend::cuda, m, good, 0), error);
+  // A block algorithm of another backend (the cuda backend's own tests take its plans).
+  TRIAX_EXPECT_REJECTED(S(cpu, m, good, 0, {}, BlockAlgorithm::cuda_block_coop_thomas),
+                        "cuda_block_coop_thomas", "backend cpu");
+  TRIAX_EXPECT_REJECTED(S(Backend::reference, m, good, 0, {}, BlockAlgorithm::cpu_block_thomas),
+                        "cpu_block_thomas", "backend reference");
 }
 
 TEST(BlockSolverArguments, BadPointersAreRejectedBeforeAnythingIsWritten) {

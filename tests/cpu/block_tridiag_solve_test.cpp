@@ -11,137 +11,34 @@
 #include <string>
 #include <vector>
 
-#include "support/block_problems.hpp"
-#include "support/compare.hpp"
+#include "support/block_cases.hpp"
 
 namespace triax::test {
 namespace {
 
-enum class Storage { array_of_blocks, structure_of_arrays, interleaved };
-constexpr Storage storages[] = {Storage::array_of_blocks, Storage::structure_of_arrays,
-                                Storage::interleaved};
-const char* to_string(Storage s) {
-  return s == Storage::array_of_blocks       ? "array_of_blocks"
-         : s == Storage::structure_of_arrays ? "structure_of_arrays"
-                                             : "interleaved";
-}
-
-BlockLayouts named_layouts(Storage s, int m, const std::vector<std::int64_t>& grid, int axis,
-                           bool ghost) {
-  std::vector<std::int64_t> allocated, begin;
-  if (ghost) {  // one ghost layer on every side
-    for (auto e : grid) {
-      allocated.push_back(e + 2);
-      begin.push_back(1);
-    }
-  }
-  switch (s) {
-    case Storage::array_of_blocks:
-      return BlockLayouts::array_of_blocks(m, grid, allocated, begin);
-    case Storage::structure_of_arrays:
-      return BlockLayouts::structure_of_arrays(m, grid, allocated, begin);
-    default:
-      return BlockLayouts::interleaved(m, grid, axis, allocated, begin);
-  }
-}
-
-/// d in one storage and x in the next, so that every solve also converts between layouts.
-BlockGeometry geometry(Storage s, int m, const std::vector<std::int64_t>& grid, int axis,
-                       bool ghost) {
-  BlockLayouts l = named_layouts(s, m, grid, axis, ghost);
-  l.x = named_layouts(storages[(static_cast<int>(s) + 1) % 3], m, grid, axis, !ghost).x;
-  return {m, grid, axis, l};
-}
-
 template <class T>
 void run(BlockSolver<T>& solver, BlockBatch<T>& batch, Mode mode, int* info = nullptr) {
-  switch (mode) {
-    case Mode::in_place:
-      solver.solve_in_place(batch.a.data(), batch.b.data(), batch.c.data(), batch.d.data(), info);
-      break;
-    case Mode::separate:
-      solver.solve(batch.a.data(), batch.b.data(), batch.c.data(), batch.d.data(), batch.x.data(),
-                   info);
-      break;
-    case Mode::increment:
-      solver.solve_increment(batch.a.data(), batch.b.data(), batch.c.data(), batch.d.data(),
-                             batch.x.data(), info);
-      break;
-  }
+  solve_block_mode(solver, batch.a.data(), batch.b.data(), batch.c.data(), batch.d.data(),
+                   batch.x.data(), mode, info);
 }
 
-/// One solve on each host backend against the oracle (computed once for all of them). Checks:
-/// every component of every system within epsilon x condition; the output layout's padding (a
-/// finite sentinel) untouched bit for bit; a, b, c (and d unless in place) untouched; the output
-/// fully written over its NaN poison. Returns whether some system was not row diagonally
-/// dominant.
+/// One solve on each host backend against the oracle (computed once for all of them), checked
+/// by BlockCase::check. Returns whether some system was not row diagonally dominant.
 template <class T>
 bool expect_solves(const BlockGeometry& g, BlockKind kind, Mode mode, std::uint64_t seed) {
   SCOPED_TRACE("m " + std::to_string(g.m) + ", grid rank " + std::to_string(g.grid.size()) +
                ", axis " + std::to_string(g.axis) + ", " + to_string(kind) + ", " +
                to_string(mode) + ", seed " + std::to_string(seed));
-  BlockBatch<T> before(g);
-  before.fill(kind, seed);
-  const bool in_place = mode == Mode::in_place;
-  const Layout& out_layout = in_place ? g.layouts.d : g.layouts.x;
-  constexpr T sentinel = T(-1234.5);
-  fill_outside(out_layout, in_place ? before.d : before.x, sentinel);
-  if (mode == Mode::increment) {
-    std::mt19937_64 gen(seed ^ 0x5bd1e995u);
-    std::uniform_real_distribution<double> u(-1, 1);
-    for_each_offset(g.layouts.x, [&](std::int64_t o) { before.x[o] = static_cast<T>(u(gen)); });
-  }
-  std::vector<DenseAnswer> answers;
-  bool some_not_dominant = false;
-  for (std::int64_t s = 0; s < g.systems(); ++s) {
-    answers.push_back(dense_answer(before, s));
-    some_not_dominant |= !answers.back().row_dominant;
-  }
-  const double eps = std::numeric_limits<T>::epsilon();
+  BlockCase<T> solve_case(g, kind, mode, seed);
   for (Backend backend : {Backend::reference, Backend::cpu}) {
     SCOPED_TRACE(triax::to_string(backend));
-    BlockBatch<T> batch = before;
+    BlockBatch<T> batch = solve_case.before;
     BlockSolver<T> solver(backend, g.m, g.layouts, g.axis);
     run(solver, batch, mode);
-    for (std::int64_t s = 0; s < g.systems(); ++s) {
-      double scale = 0;
-      for (Wide v : answers[s].x) scale = std::max(scale, std::abs(double(v)));
-      const double tol = block_tolerance<T>(answers[s].condition, scale, g.m);
-      for (std::int64_t i = 0; i < g.n(); ++i) {
-        for (int r = 0; r < g.m; ++r) {
-          const double value = in_place ? double(batch.D(s, i, r)) : double(batch.X(s, i, r));
-          double want = double(answers[s].x[i * g.m + r]), allowed = tol;
-          if (mode == Mode::increment) {
-            const double u0 = double(const_cast<BlockBatch<T>&>(before).X(s, i, r));
-            want += u0;
-            allowed += 2 * eps * (std::abs(u0) + std::abs(want));
-          }
-          if (!(std::abs(value - want) <= allowed)) {
-            ADD_FAILURE() << "system " << s << ", block row " << i << ", component " << r
-                          << ": got " << value << ", want " << want << " (tolerance " << allowed
-                          << ", condition " << answers[s].condition << ")";
-            return some_not_dominant;
-          }
-        }
-      }
-    }
-    const std::vector<T>& out = in_place ? batch.d : batch.x;
-    const std::vector<bool> in = covered(out_layout, out.size());
-    for (std::size_t o = 0; o < out.size(); ++o) {
-      if (!in[o] && std::memcmp(&out[o], &sentinel, sizeof(T)) != 0) {
-        ADD_FAILURE() << "padding at " << o << " written: " << out[o];
-        break;
-      }
-    }
-    EXPECT_TRUE(same_bits(batch.a, before.a) && same_bits(batch.b, before.b) &&
-                same_bits(batch.c, before.c))
-        << "a, b or c written";
-    if (!in_place) EXPECT_TRUE(same_bits(batch.d, before.d)) << "d written";
+    if (!solve_case.check(batch)) break;
   }
-  return some_not_dominant;
+  return solve_case.some_not_dominant;
 }
-
-const std::vector<std::vector<std::int64_t>> grids = {{5}, {4, 3}, {3, 4, 2}, {2, 3, 2, 3}};
 
 template <class T>
 class BlockSolve : public ::testing::Test {};
@@ -152,7 +49,7 @@ TYPED_TEST(BlockSolve, EveryBlockSizeAxisLayoutAndModeMatchesDenseOracle) {
   using T = TypeParam;
   std::uint64_t k = 0;
   for (int m = 1; m <= 8; ++m) {
-    for (const auto& grid : grids) {
+    for (const auto& grid : block_test_grids) {
       for (int axis = 0; axis < static_cast<int>(grid.size()); ++axis) {
         for (Storage s : storages) {
           SCOPED_TRACE(to_string(s));
@@ -247,84 +144,30 @@ TYPED_TEST(BlockSolve, EmptyBatchesWriteNothing) {
 
 // ---- checked mode ----
 
-struct Fault {
-  std::int64_t system, row;
-  enum Kind { zero_row_b, singular_schur, nan_d, inf_b } kind;
-};
-
 template <class T>
 class BlockChecked : public ::testing::Test {};
 TYPED_TEST_SUITE(BlockChecked, ValueTypes);
 
 TYPED_TEST(BlockChecked, SingularPivotBlocksAndNonFiniteDataAreReportedAtTheirRow) {
   using T = TypeParam;
-  const T nan = std::numeric_limits<T>::quiet_NaN(), inf = std::numeric_limits<T>::infinity();
   constexpr int m = 3;
-  const Fault faults[] = {
-      {1, 0, Fault::zero_row_b},      // B[0] has a zero row: the first pivot block is singular
-      {4, 3, Fault::singular_schur},  // row 2 of A[3] and B[3] zero: so is row 2 of the pivot block
-      {6, 5, Fault::nan_d},           // d*[5] is NaN
-      {9, 7, Fault::inf_b},           // an infinite pivot-block entry at the last row
-  };
   for (Storage s : storages) {
     for (int axis = 0; axis < 2; ++axis) {
-      std::vector<std::int64_t> grid = {8, 11};
-      if (axis == 1) std::swap(grid[0], grid[1]);
-      const BlockGeometry g = geometry(s, m, grid, axis, true);
-      ASSERT_EQ(g.n(), 8);
-      BlockBatch<T> clean(g);
-      clean.fill(BlockKind::dominant, test_seed(axis));
-      BlockBatch<T> faulty = clean;
-      for (const Fault& f : faults) {
-        switch (f.kind) {
-          case Fault::zero_row_b:
-            for (int c = 0; c < m; ++c) faulty.B(f.system, f.row, 1, c) = 0;
-            break;
-          case Fault::singular_schur:
-            for (int c = 0; c < m; ++c)
-              faulty.A(f.system, f.row, 2, c) = faulty.B(f.system, f.row, 2, c) = 0;
-            break;
-          case Fault::nan_d:
-            faulty.D(f.system, f.row, 2) = nan;
-            break;
-          case Fault::inf_b:
-            faulty.B(f.system, f.row, 0, 0) = inf;
-            break;
-        }
-      }
+      const FaultyBlocks<T> faulty(s, m, axis);
+      const BlockGeometry& g = faulty.batch.g;
       for (Backend backend : {Backend::reference, Backend::cpu}) {
         for (Mode mode : {Mode::in_place, Mode::separate, Mode::increment}) {
           SCOPED_TRACE(std::string(triax::to_string(backend)) + ", " + to_string(s) + ", axis " +
                        std::to_string(axis) + ", " + to_string(mode));
-          BlockBatch<T> batch = faulty;
-          for_each_offset(g.layouts.x, [&](std::int64_t o) { batch.x[o] = T(0); });
+          BlockBatch<T> batch = faulty.batch;
           BlockSolver<T> solver(backend, m, g.layouts, axis, {.checked = true});
           std::vector<int> info(solver.system_count(), -1);
           run(solver, batch, mode, info.data());
-          for (std::int64_t sys = 0; sys < solver.system_count(); ++sys) {
-            int want = 0;
-            for (const Fault& f : faults)
-              if (f.system == sys) want = static_cast<int>(f.row + 1);
-            EXPECT_EQ(info[sys], want) << "system " << sys;
-          }
-          // Without checked mode a singular pivot block or NaN data is never returned as
-          // finite numbers. (An infinite entry is not a singularity: the solution is its finite
-          // limit, as for scalars, and only checked mode reports it.)
-          BlockBatch<T> unchecked = faulty;
-          for_each_offset(g.layouts.x, [&](std::int64_t o) { unchecked.x[o] = T(0); });
+          faulty.expect_info(info);
+          BlockBatch<T> unchecked = faulty.batch;
           BlockSolver<T> plain(backend, m, g.layouts, axis);
           run(plain, unchecked, mode);
-          for (const Fault& f : faults) {
-            if (f.kind == Fault::inf_b) continue;
-            bool some_non_finite = false;
-            for (std::int64_t i = 0; i < g.n(); ++i)
-              for (int r = 0; r < m; ++r) {
-                const T v = mode == Mode::in_place ? unchecked.D(f.system, i, r)
-                                                   : unchecked.X(f.system, i, r);
-                some_non_finite |= !std::isfinite(v);
-              }
-            EXPECT_TRUE(some_non_finite) << "system " << f.system << " looks solved";
-          }
+          faulty.expect_breakdowns_visible(unchecked, mode);
         }
       }
     }

@@ -5,6 +5,7 @@
 
 #include "core/backend_plan.hpp"
 #include "cuda/cuda_check.hpp"
+#include "cuda/device_workspace.hpp"
 #include "cuda/launch/launch_kernel.hpp"
 #include "cuda/launch/selection.hpp"
 
@@ -17,18 +18,12 @@ class CudaPlan final : public BackendPlan<T> {
   CudaPlan(const Problem& p, const Options& o)
       : stream_(static_cast<cudaStream_t>(o.stream)),
         algorithm_(cuda::choose_cuda_algorithm<T>(p, o)),
-        workspace_bytes_(algorithm_.workspace(p)) {
-    if (workspace_bytes_ > 0) TRIAX_CUDA_CHECK(cudaMalloc(&workspace_, workspace_bytes_));
+        workspace_(algorithm_.workspace(p)) {
     load_kernels(p, o.checked);
   }
-  ~CudaPlan() override {
-    if (workspace_ != nullptr) TRIAX_CUDA_CHECK_NOTHROW(cudaFree(workspace_));
-  }
-  CudaPlan(const CudaPlan&) = delete;
-  CudaPlan& operator=(const CudaPlan&) = delete;
 
   void solve(const Problem& p, const Operands<T>& ops) override {
-    algorithm_.run(p, ops, workspace_, stream_);
+    algorithm_.run(p, ops, workspace_.get(), stream_);
   }
   void clear_info(int* info, std::int64_t count) override {
     TRIAX_CUDA_CHECK(cudaMemsetAsync(info, 0, static_cast<std::size_t>(count) * sizeof(int),
@@ -46,16 +41,15 @@ class CudaPlan final : public BackendPlan<T> {
     int* info = checked ? &unused_info_ : nullptr;
     for (const bool accumulate : {false, true}) {
       algorithm_.run(p, {nullptr, nullptr, nullptr, nullptr, nullptr, accumulate, info},
-                     workspace_, stream_);
+                     workspace_.get(), stream_);
     }
   }
-  std::size_t workspace_bytes() const override { return workspace_bytes_; }
+  std::size_t workspace_bytes() const override { return workspace_.bytes(); }
 
  private:
   cudaStream_t stream_;
   cuda::CudaAlgorithm<T> algorithm_;
-  std::size_t workspace_bytes_;
-  void* workspace_ = nullptr;
+  cuda::DeviceWorkspace workspace_;
   int unused_info_ = 0;  // a non-null info for load_kernels in checked mode, never written
 };
 

@@ -1,0 +1,68 @@
+// GPU block tridiagonal rows: the inputs generated once on the host and uploaded; then, in the
+// same run and on the same buffers, the one-thread-per-system kernel (the baseline) and the
+// coop kernel (the automatic choice), each in place, timed with events on one stream after the
+// caches are flushed and d restored outside the timing.
+#include <cstdio>
+#include <string>
+
+#include "block_inputs.hpp"
+#include "gpu_context.hpp"
+#include "gpu_runner.hpp"
+
+namespace triax::bench {
+namespace {
+
+template <class T>
+void run_typed(const BlockCase& c, const CopyReference& copy, std::vector<Row>& rows) {
+  const BlockInputs<T> in = make_block_inputs<T>(c);
+  const std::size_t block_bytes = static_cast<std::size_t>(in.points) * c.m * c.m * sizeof(T);
+  const std::size_t vector_bytes = static_cast<std::size_t>(in.points) * c.m * sizeof(T);
+  GpuContext ctx;
+  auto upload = [&](const T* host, std::size_t bytes) {
+    T* device = static_cast<T*>(ctx.allocate(bytes));
+    TRIAX_CUDA_CHECK(cudaMemcpy(device, host, bytes, cudaMemcpyHostToDevice));
+    return device;
+  };
+  const T* a = upload(in.a.get(), block_bytes);
+  const T* b = upload(in.b.get(), block_bytes);
+  const T* cc = upload(in.c.get(), block_bytes);
+  const T* d = upload(in.d.get(), vector_bytes);
+  T* u = static_cast<T*>(ctx.allocate(vector_bytes));
+  HostArray<T> solution = host_array<T>(static_cast<std::size_t>(in.points) * c.m);
+
+  Row baseline;
+  for (BlockAlgorithm algorithm :
+       {BlockAlgorithm::cuda_block_thread_thomas, BlockAlgorithm::cuda_block_coop_thomas}) {
+    Options options;
+    options.stream = ctx.stream();
+    BlockSolver<T> solver(Backend::cuda, c.m, in.layouts, c.axis, options, algorithm);
+    Row r = block_row(c, in.systems, sizeof(T), "cuda", std::string(to_string(algorithm)));
+    r.automatic = algorithm == BlockAlgorithm::cuda_block_coop_thomas;  // the plan's pick
+    auto once = [&] { solver.solve_in_place(a, b, cc, u); };
+    const Timing t = measure(
+        c.reps,
+        [&] {
+          ctx.copy(u, d, vector_bytes);
+          ctx.flush();
+        },
+        once, [&](auto& f) { return ctx.time_one(f); });
+    TRIAX_CUDA_CHECK(cudaMemcpy(solution.get(), u, vector_bytes, cudaMemcpyDeviceToHost));
+    r.residual = block_residual<T>(in.systems, in.a.get(), in.b.get(), in.c.get(), in.d.get(),
+                                   solution.get());
+    if (!baseline.algorithm.empty()) {
+      r.baseline = baseline.algorithm;
+      r.baseline_ms = baseline.median_ms;
+    }
+    finish_block_row(r, t, in.flops, copy);
+    rows.push_back(r);
+    if (baseline.algorithm.empty()) baseline = r;
+  }
+}
+
+}  // namespace
+
+void run_gpu_block_case(const BlockCase& c, const CopyReference& copy, std::vector<Row>& rows) {
+  with_block_precision(c, [&](auto zero) { run_typed<decltype(zero)>(c, copy, rows); });
+}
+
+}  // namespace triax::bench

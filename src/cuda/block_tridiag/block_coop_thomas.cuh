@@ -1,0 +1,225 @@
+#pragma once
+// cuda_block_coop_thomas: M cooperating threads per system (paper 000's register variant of
+// block Thomas, Algorithm 12). The automatic choice of the cuda block plan.
+//
+// A system is solved by a group of G lanes of one warp, G the power of two >= M (1, 2, 4, 8):
+// lane r holds row r of A[i], of the pivot block and of the right-hand sides [C[i] | d[i]].
+// Holding rows (not the paper's columns) makes every row operation of the elimination local to
+// a lane; what crosses lanes is a broadcast from one lane of the group (__shfl_sync of width G):
+//   P = B[i] - A[i] C*[i-1]      row q of C*[i-1] and d*[i-1] from lane q, M (M + 1) shuffles;
+//   LU of P, no pivoting          the pivot row k from lane k, then each lane below it updates;
+//   back substitution             row k of the solution from lane k to the lanes above it;
+//   u[i] = d*[i] - C*[i] u[i+1]   u[i+1] component q from lane q, M shuffles.
+// The G - M padding lanes (M = 3, 5, 6, 7) compute on zeros and never load or store: padding to
+// a power of two keeps a group inside one warp, so that the shuffles need no masks of their own.
+//
+// Loads: lane r reads entry (r, c) for c = 0..M-1. For a row-major block (array of blocks, the
+// interleaved layout) one warp instruction touches every row of the group's blocks at a stride
+// of M entries and the next M - 1 instructions read the rest of the same lines, which L1 keeps;
+// the interleaved layout also puts the blocks of a warp's systems side by side. Other layouts
+// are read at their strides as they are.
+//
+// C*[i] and d*[i] are kept for the backward pass in a device workspace sized by the plan (the
+// output has room for d* but not for C*): entry e of lane r's row of block row i of system s at
+// ((i * (M + 1) + e) * count + s) * M + r, e = 0..M-1 for C*, M for d*, so a group's stores
+// and loads of one entry are M consecutive values and a warp's one run.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "cuda/block_tridiag/block_access.cuh"
+#include "cuda/launch/launch_kernel.hpp"
+
+namespace triax::detail::cuda {
+namespace block_coop {
+
+/// Lanes of a system's group: M rounded up to a power of two, so that groups tile a warp.
+template <int M>
+inline constexpr int group_lanes = M <= 1   ? 1
+                                   : M <= 2 ? 2
+                                   : M <= 4 ? 4
+                                            : 8;
+
+/// The value of v held by lane `source` of the caller's group of G lanes.
+template <int G, class T>
+__device__ __forceinline__ T from_lane(T v, int source) {
+  return __shfl_sync(0xffffffffu, v, source, G);
+}
+
+/// Whether pred holds on some lane of the caller's group (every lane of the warp calls it).
+template <int G>
+__device__ __forceinline__ bool group_any(bool pred, int group_in_warp) {
+  const unsigned votes = __ballot_sync(0xffffffffu, pred) >> (group_in_warp * G);
+  return (votes & ((1u << G) - 1u)) != 0;
+}
+
+/// The largest v over the caller's group.
+template <int G>
+__device__ __forceinline__ int group_max(int v) {
+#pragma unroll
+  for (int offset = G / 2; offset > 0; offset /= 2) {
+    const int other = __shfl_xor_sync(0xffffffffu, v, offset, G);
+    v = other > v ? other : v;
+  }
+  return v;
+}
+
+/// The right-hand sides' row operation of the elimination and the back substitution: where
+/// `apply`, this lane's row [crow | drow] -= factor x lane k's row.
+template <int G, class T, int M>
+__device__ __forceinline__ void subtract_row(T (&crow)[M], T& drow, int k, bool apply, T factor) {
+#pragma unroll
+  for (int c = 0; c < M; ++c) {
+    const T kc = from_lane<G>(crow[c], k);
+    if (apply) crow[c] -= factor * kc;
+  }
+  const T kd = from_lane<G>(drow, k);
+  if (apply) drow -= factor * kd;
+}
+
+template <class T, int M, bool Accumulate, bool Checked>
+__global__ void __launch_bounds__(block_kernel_threads)
+    block_coop_thomas_kernel(const __grid_constant__ BlockProblem p, Operands<T> ops,
+                             T* __restrict__ work) {
+  constexpr int G = group_lanes<M>;
+  const std::int64_t count = p.grid.count;
+  const std::int64_t n = p.grid.n;
+  const int lane = static_cast<int>(threadIdx.x % G);  // the block row this thread holds
+  const int warp_lane = static_cast<int>(threadIdx.x % 32);
+  const int group_in_warp = warp_lane / G;
+  const bool row_lane = lane < M;
+  // Every lane of a warp runs the same iterations (the shuffles need the whole warp): the loop
+  // runs over the warp's first system; groups past the last system solve a copy of it and store
+  // nothing.
+  const std::int64_t step = std::int64_t(gridDim.x) * blockDim.x / G;
+  for (std::int64_t warp_first =
+           (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x - warp_lane) / G;
+       warp_first < count; warp_first += step) {
+    const std::int64_t s = warp_first + group_in_warp;
+    const bool active = s < count;
+    const bool owner = active && row_lane;  // loads nothing twice, stores nothing it should not
+    const BlockSystem<T> sys(p, active ? s : count - 1);
+    auto stash = [&](std::int64_t i, int e) -> T& {
+      return work[((i * (M + 1) + e) * count + s) * M + lane];
+    };
+
+    T cprev[M];   // row `lane` of C*[i-1]
+    T dprev = 0;  // component `lane` of d*[i-1]
+#pragma unroll
+    for (int c = 0; c < M; ++c) cprev[c] = 0;
+    T inv_own = 0;  // the reciprocal of this lane's pivot
+    int breakdown = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+      T prow[M];                     // row `lane` of the pivot block, then of U
+      T crow[M];                     // row `lane` of C[i], then of C*[i]
+      T drow;                        // component `lane` of d[i], then of d*[i]
+      const bool has_c = i + 1 < n;  // C[n-1] is never read
+#pragma unroll
+      for (int c = 0; c < M; ++c) {
+        prow[c] = row_lane ? sys.block(ops.b, op_b, i, lane, c) : T(0);
+        crow[c] = row_lane && has_c ? sys.block(ops.c, op_c, i, lane, c) : T(0);
+      }
+      drow = row_lane ? ops.d[sys.at(op_d, i, lane)] : T(0);
+      if (i > 0) {
+        T arow[M];
+#pragma unroll
+        for (int q = 0; q < M; ++q) arow[q] = row_lane ? sys.block(ops.a, op_a, i, lane, q) : T(0);
+#pragma unroll
+        for (int q = 0; q < M; ++q) {
+          drow -= arow[q] * from_lane<G>(dprev, q);
+#pragma unroll
+          for (int c = 0; c < M; ++c) prow[c] -= arow[q] * from_lane<G>(cprev[c], q);
+        }
+      }
+
+      // Elimination below each pivot, applied to the right-hand sides at once.
+#pragma unroll
+      for (int k = 0; k < M; ++k) {
+        const T pivot = from_lane<G>(prow[k], k);
+        if (Checked && breakdown == 0 && !pivot_usable(pivot)) {
+          breakdown = static_cast<int>(i + 1);
+        }
+        const T inv = T(1) / pivot;
+        if (lane == k) inv_own = inv;
+        const bool below = lane > k;
+        const T l = prow[k] * inv;
+#pragma unroll
+        for (int c = k + 1; c < M; ++c) {
+          const T pkc = from_lane<G>(prow[c], k);
+          if (below) prow[c] -= l * pkc;
+        }
+        subtract_row<G>(crow, drow, k, below, l);
+      }
+      // Back substitution from the last row up: lane k finishes its row, then the lanes above
+      // it remove its contribution.
+#pragma unroll
+      for (int k = M - 1; k >= 0; --k) {
+        if (lane == k) {
+#pragma unroll
+          for (int c = 0; c < M; ++c) crow[c] *= inv_own;
+          drow *= inv_own;
+        }
+        if (k > 0) {
+          const bool above = lane < k;
+          const T ukk = prow[k];  // U(lane, k)
+          subtract_row<G>(crow, drow, k, above, ukk);
+        }
+      }
+      if (Checked) {
+        const bool bad_d = group_any<G>(row_lane && !isfinite(drow), group_in_warp);
+        if (breakdown == 0 && bad_d) breakdown = static_cast<int>(i + 1);
+      }
+      if (owner) {
+        if (has_c) {
+#pragma unroll
+          for (int c = 0; c < M; ++c) stash(i, c) = crow[c];
+        }
+        stash(i, M) = drow;
+      }
+#pragma unroll
+      for (int c = 0; c < M; ++c) cprev[c] = crow[c];
+      dprev = drow;
+    }
+
+    // u[i] = d*[i] - C*[i] u[i+1]; d*[n-1] is still in dprev. Each lane notes the last block row
+    // where its stored component is not finite; the group's last such row is reported.
+    T u = dprev;
+    int bad = 0;
+    for (std::int64_t i = n - 1; i >= 0; --i) {
+      if (i + 1 < n) {
+        T v = owner ? stash(i, M) : T(0);
+#pragma unroll
+        for (int q = 0; q < M; ++q) {
+          const T cq = owner ? stash(i, q) : T(0);
+          v -= cq * from_lane<G>(u, q);
+        }
+        u = v;
+      }
+      if (owner) {
+        T& out = ops.x[sys.at(op_x, i, lane)];
+        const T stored = Accumulate ? out + u : u;
+        out = stored;
+        if (Checked && bad == 0 && !isfinite(stored)) bad = static_cast<int>(i + 1);
+      }
+    }
+    if (Checked) {
+      bad = group_max<G>(bad);
+      if (active && lane == 0) ops.info[s] = breakdown != 0 ? breakdown : bad;
+    }
+  }
+}
+
+}  // namespace block_coop
+
+template <class T>
+void cuda_block_coop_thomas(const BlockProblem& p, const Operands<T>& ops, void* workspace,
+                            cudaStream_t stream) {
+  with_block_size_and_mode(p, ops, [&](auto m, auto accumulate, auto checked) {
+    constexpr int lanes = block_coop::group_lanes<decltype(m)::value>;
+    launch_kernel(block_coop::block_coop_thomas_kernel<T, m.value, accumulate.value, checked.value>,
+                  block_kernel_grid(p.grid.count * lanes), block_kernel_threads, 0, stream, p, ops,
+                  static_cast<T*>(workspace));
+  });
+}
+
+}  // namespace triax::detail::cuda

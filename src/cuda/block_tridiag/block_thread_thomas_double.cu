@@ -1,0 +1,6 @@
+// cuda_block_thread_thomas for double (one translation unit a precision: the build stays parallel).
+#include "cuda/block_tridiag/block_thread_thomas.cuh"
+
+namespace triax::detail::cuda {
+TRIAX_INSTANTIATE_BLOCK_LAUNCHER(cuda_block_thread_thomas, double)
+}  // namespace triax::detail::cuda
