@@ -73,9 +73,10 @@ int main(int argc, char** argv) {
         info.mode.c_str(),
         info.mode == "increment" ? "6 (read a, b, c, d, u; write u)"
                                  : "5 (read a, b, c, d; write x)",
-        cfg.shape_suite()   ? cfg.shapes.reps
-        : cfg.cases.empty() ? 0
-                            : cfg.cases.front().reps);
+        cfg.shape_suite()          ? cfg.shapes.reps
+        : !cfg.cases.empty()       ? cfg.cases.front().reps
+        : !cfg.block_cases.empty() ? cfg.block_cases.front().reps
+                                   : 0);
     if (any_host) {
       info.host_copy = measure_host_copy(cfg.copy_gib > 0 ? cfg.copy_gib : 1.0, 10);
       print_copy("host", info.host_copy);
