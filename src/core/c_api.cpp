@@ -62,7 +62,7 @@ triax::Options to_options(const triax_options* o) {
   triax::Options opt;
   if (o == nullptr) return opt;
   if (o->algorithm < 0 ||
-      o->algorithm > static_cast<int>(triax::Algorithm::cuda_block_thomas_pcr)) {
+      o->algorithm > static_cast<int>(triax::Algorithm::cuda_cr_rd)) {
     throw triax::invalid_argument("triax_plan_create: options->algorithm = " +
                                   std::to_string(o->algorithm) + " is not an algorithm");
   }
