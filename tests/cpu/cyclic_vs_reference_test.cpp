@@ -5,6 +5,7 @@
 // on which they do not overflow (cyclic_checked_test.cpp covers the overflow).
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -22,28 +23,13 @@ TYPED_TEST_SUITE(CpuCyclicVsReference, ValueTypes);
 
 constexpr Mode modes[] = {Mode::in_place, Mode::separate, Mode::increment};
 
-/// An algorithm and the systems it is tested on.
 template <class T>
-struct Case {
-  Algorithm algorithm;
-  bool close_values;  // else diagonally dominant
-  std::function<void(Batch<T>&, int, std::uint64_t)> fill() const {
-    if (!close_values) return {};
-    return fill_close_values<T>;
-  }
-};
-
-template <class T>
-std::vector<Case<T>> cases() {
-  return {{Algorithm::cpu_cr, false},
-          {Algorithm::cpu_pcr, false},
-          {Algorithm::cpu_cr_pcr, false},
-          {Algorithm::cpu_rd, true},
-          {Algorithm::cpu_cr_rd, true}};
+std::vector<CyclicCase<T>> cases() {
+  return cyclic_cases<T>(Backend::cpu);
 }
 
 template <class T>
-void check(const Case<T>& c, const OperandLayouts& layouts, int axis, Mode mode,
+void check(const CyclicCase<T>& c, const OperandLayouts& layouts, int axis, Mode mode,
            std::uint64_t seed) {
   SCOPED_TRACE(std::string(to_string(c.algorithm)));
   expect_matches_reference<T>(layouts, axis, mode, seed, host_runner<T>(Backend::cpu, c.algorithm),
@@ -59,7 +45,7 @@ TYPED_TEST(CpuCyclicVsReference, EveryLengthUpTo300) {
     SCOPED_TRACE("n " + std::to_string(n));
     const int axis = n % 2;
     const OperandLayouts layouts(systems_along(axis, n, 3));
-    for (const Case<T>& c : cases<T>()) {
+    for (const CyclicCase<T>& c : cases<T>()) {
       ++k;
       check(c, layouts, axis, modes[k % 3], test_seed(k));
     }
@@ -72,7 +58,7 @@ TYPED_TEST(CpuCyclicVsReference, SampledLengthsUpTo4096) {
   for (std::int64_t n : {383, 511, 512, 513, 1000, 1023, 1024, 1025, 2047, 2048, 2049, 3001,
                          4095, 4096}) {
     SCOPED_TRACE("n " + std::to_string(n));
-    for (const Case<T>& c : cases<T>()) {
+    for (const CyclicCase<T>& c : cases<T>()) {
       ++k;
       const int axis = k % 2;
       check(c, OperandLayouts(systems_along(axis, n, 2)), axis, modes[k % 3], test_seed(k));
@@ -87,7 +73,7 @@ TYPED_TEST(CpuCyclicVsReference, EveryAxisAndMode) {
   for (const auto& shape : shapes) {
     for (int axis = 0; axis < static_cast<int>(shape.size()); ++axis) {
       for (Mode mode : modes) {
-        for (const Case<T>& c : cases<T>()) {
+        for (const CyclicCase<T>& c : cases<T>()) {
           check(c, OperandLayouts(Layout::packed(shape)), axis, mode, test_seed(++k));
         }
       }
@@ -108,12 +94,44 @@ TYPED_TEST(CpuCyclicVsReference, PaddedAndPermutedLayouts) {
   for (int axis = 0; axis < 3; ++axis) {
     for (const OperandLayouts& layouts :
          {OperandLayouts(pa, pd, perm, pd, px), OperandLayouts(odd, perm, pa, odd, pd)}) {
-      for (const Case<T>& c : cases<T>()) {
+      for (const CyclicCase<T>& c : cases<T>()) {
         ++k;
         check(c, layouts, axis, modes[k % 3], test_seed(k));
       }
     }
   }
+}
+
+// The hybrids' switch size from the environment (read when a plan is made): reduced systems of
+// one and two rows, odd sizes, and no CR step.
+TYPED_TEST(CpuCyclicVsReference, SwitchSizeOverride) {
+  using T = TypeParam;
+  int k = 0;
+  for (const SwitchOverride& o : switch_overrides(Backend::cpu)) {
+    SCOPED_TRACE(std::string("switch ") + o.rows);
+    ASSERT_EQ(setenv("TRIAX_CYCLIC_SWITCH_ROWS", o.rows, 1), 0);
+    ++k;
+    check(CyclicCase<T>{o.algorithm, o.close_values}, OperandLayouts(systems_along(0, 517, 3)), 0,
+          modes[k % 3], test_seed(k));
+  }
+  unsetenv("TRIAX_CYCLIC_SWITCH_ROWS");
+}
+
+// A switch size that is not a positive integer is refused when the plan is made, by name.
+TYPED_TEST(CpuCyclicVsReference, BadSwitchSizeIsRejected) {
+  using T = TypeParam;
+  for (const char* bad : {"0", "-3", "12x", ""}) {
+    ASSERT_EQ(setenv("TRIAX_CYCLIC_SWITCH_ROWS", bad, 1), 0);
+    try {
+      Solver<T>(Backend::cpu, Layout::packed({8, 2}), 0, {.algorithm = Algorithm::cpu_cr_pcr});
+      ADD_FAILURE() << "took TRIAX_CYCLIC_SWITCH_ROWS = '" << bad << "'";
+    } catch (const invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("TRIAX_CYCLIC_SWITCH_ROWS = '") + bad + "'"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  unsetenv("TRIAX_CYCLIC_SWITCH_ROWS");
 }
 
 // One matrix for every system (coefficients broadcast across the batch), dominant systems.
@@ -138,7 +156,7 @@ TYPED_TEST(CpuCyclicVsReference, BroadcastCoefficients) {
 TYPED_TEST(CpuCyclicVsReference, ThreadCountDoesNotChangeTheResult) {
   using T = TypeParam;
   const auto layout = Layout::packed({70, 45});
-  for (const Case<T>& c : cases<T>()) {
+  for (const CyclicCase<T>& c : cases<T>()) {
     Batch<T> batch{OperandLayouts(layout)};
     batch.fill_random(test_seed(1));
     std::vector<T> first;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <vector>
 
@@ -113,6 +114,55 @@ void make_rd_overflow(Batch<T>& batch, int axis, std::int64_t system, std::uint6
     batch.b[system_row_offset(batch.layouts.b, axis, system, i)] = T(1000);
     batch.c[system_row_offset(batch.layouts.c, axis, system, i)] = static_cast<T>(coupling(g));
   }
+}
+
+/// One algorithm of the cyclic family and the systems it is tested on: diagonally dominant for
+/// CR, PCR and CR+PCR; close values for RD and CR+RD, on which dominant systems overflow.
+template <class T>
+struct CyclicCase {
+  Algorithm algorithm;
+  bool close_values;
+  std::function<void(Batch<T>&, int, std::uint64_t)> fill() const {
+    if (!close_values) return {};
+    return fill_close_values<T>;
+  }
+};
+
+/// The five algorithms of a backend (cpu or cuda).
+template <class T>
+std::vector<CyclicCase<T>> cyclic_cases(Backend backend) {
+  if (backend == Backend::cpu) {
+    return {{Algorithm::cpu_cr, false},
+            {Algorithm::cpu_pcr, false},
+            {Algorithm::cpu_cr_pcr, false},
+            {Algorithm::cpu_rd, true},
+            {Algorithm::cpu_cr_rd, true}};
+  }
+  return {{Algorithm::cuda_cr, false},
+          {Algorithm::cuda_pcr, false},
+          {Algorithm::cuda_cr_pcr, false},
+          {Algorithm::cuda_rd, true},
+          {Algorithm::cuda_cr_rd, true}};
+}
+
+/// The hybrids (cr_pcr, cr_rd) of a backend with a switch size forced through
+/// TRIAX_CYCLIC_SWITCH_ROWS, on systems each variant solves accurately: CR+PCR on dominant
+/// systems at any size; CR+RD on dominant systems when RD gets one row (CR's levels shrink the
+/// couplings of dominant rows doubly exponentially: RD divides by them and breaks down already on
+/// two reduced rows of 517), on close values without CR steps (CR is not accurate on them: about
+/// 10 times the tolerance in double).
+struct SwitchOverride {
+  const char* rows;
+  Algorithm algorithm;
+  bool close_values;
+};
+inline std::vector<SwitchOverride> switch_overrides(Backend backend) {
+  const bool cpu = backend == Backend::cpu;
+  const Algorithm cr_pcr = cpu ? Algorithm::cpu_cr_pcr : Algorithm::cuda_cr_pcr;
+  const Algorithm cr_rd = cpu ? Algorithm::cpu_cr_rd : Algorithm::cuda_cr_rd;
+  return {{"1", cr_pcr, false},   {"2", cr_pcr, false}, {"33", cr_pcr, false},
+          {"1000", cr_pcr, false}, {"1", cr_rd, false},
+          {"1000", cr_rd, true}};
 }
 
 }  // namespace triax::test
