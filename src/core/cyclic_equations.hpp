@@ -5,6 +5,7 @@
 // as problem.hpp is.
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 #include "core/problem.hpp"
 
@@ -49,6 +50,15 @@ TRIAX_HOST_DEVICE bool finite(T v) {
   return isfinite(v);
 #else
   return std::isfinite(v);
+#endif
+}
+
+template <class T>
+TRIAX_HOST_DEVICE T magnitude(T v) {
+#if defined(__CUDA_ARCH__)
+  return fabs(v);
+#else
+  return std::fabs(v);
 #endif
 }
 
@@ -102,6 +112,26 @@ TRIAX_HOST_DEVICE T first_unknown(const AffineStep<T>& all) {
 template <class T>
 TRIAX_HOST_DEVICE T unknown_after(const AffineStep<T>& prefix, T x0) {
   return prefix.m00 * x0 + prefix.m02;
+}
+
+/// Checked mode's test of RD's result: RD is not backward stable, and on dominant rows its
+/// products grow geometrically; in double they leave x with no correct digit long before they
+/// overflow (64 rows of the tests' dominant systems: forward error 1e48, every product finite).
+/// A row whose residual a x[i-1] + b x[i] + c x[i+1] - d exceeds residual_limit, a normwise
+/// backward error of 16 m epsilon (m rows), is where RD broke down; stable solves stay orders of
+/// magnitude below it.
+template <class T>
+TRIAX_HOST_DEVICE T residual(const Equation<T>& e, T x_below, T x, T x_above) {
+  return e.a * x_below + e.b * x + e.c * x_above - e.d;
+}
+template <class T>
+TRIAX_HOST_DEVICE T row_norm(const Equation<T>& e) {
+  return magnitude(e.a) + magnitude(e.b) + magnitude(e.c);
+}
+template <class T>
+TRIAX_HOST_DEVICE T residual_limit(std::int64_t m, T largest_row_norm, T largest_x, T largest_d) {
+  return T(16) * T(m) * std::numeric_limits<T>::epsilon() *
+         (largest_row_norm * largest_x + largest_d);
 }
 
 /// The order in which checked mode ranks breakdowns: the earliest reduction step first, then the

@@ -71,8 +71,8 @@ void pcr(Equation<T>* rows, Equation<T>* buffer, std::int64_t m, T* x, std::int6
 
 /// RD on m rows (paper 001, s.2.3): the steps of every row, their prefix products by a
 /// Hillis-Steele scan (log2 m doubling steps), x[0] from the full product, then every x[r + 1]
-/// from x[0] and the product of steps 0..r. The first row whose product is not finite (an
-/// overflow, or a zero c) is the breakdown.
+/// from x[0] and the product of steps 0..r. The breakdown is the first row whose product is not
+/// finite (an overflow, or a zero c), else the first whose residual exceeds residual_limit.
 template <class T>
 void rd(const Equation<T>* rows, AffineStep<T>* steps, std::int64_t m, T* x, std::int64_t x_stride,
         std::int64_t row_stride, Breakdown& breakdown) {
@@ -96,6 +96,23 @@ void rd(const Equation<T>* rows, AffineStep<T>* steps, std::int64_t m, T* x, std
   x[0] = x0;
   for (std::int64_t r = 0; r + 1 < m; ++r) {
     x[(r + 1) * x_stride] = detail::cyclic::unknown_after(prefix[r], x0);
+  }
+  // RD's backward error (residual_limit): the first row the computed x does not satisfy.
+  T row_norm = 0, largest_x = 0, largest_d = 0;
+  for (std::int64_t r = 0; r < m; ++r) {
+    row_norm = std::max(row_norm, detail::cyclic::row_norm(rows[r]));
+    largest_x = std::max(largest_x, detail::cyclic::magnitude(x[r * x_stride]));
+    largest_d = std::max(largest_d, detail::cyclic::magnitude(rows[r].d));
+  }
+  const T limit = detail::cyclic::residual_limit(m, row_norm, largest_x, largest_d);
+  for (std::int64_t r = 0; r < m; ++r) {
+    const T below = r > 0 ? x[(r - 1) * x_stride] : T(0);
+    const T above = r + 1 < m ? x[(r + 1) * x_stride] : T(0);
+    if (detail::cyclic::magnitude(detail::cyclic::residual(rows[r], below, x[r * x_stride], above)) >
+        limit) {
+      breakdown.note(r * row_stride);
+      break;
+    }
   }
   ++breakdown.step;
 }

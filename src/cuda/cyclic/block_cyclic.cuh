@@ -36,6 +36,7 @@ __global__ void __launch_bounds__(max_block_threads)
     block_cyclic_kernel(Problem p, Operands<T> ops, SharedLayout layout) {
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   __shared__ int breakdown_key, last_bad_row;
+  __shared__ unsigned long long largest[3];
   T* shared = reinterpret_cast<T*>(shared_bytes);
   const int n = layout.n;
   const RowArrays<T> rows = RowArrays<T>::at(shared, layout.rows_length);
@@ -52,13 +53,14 @@ __global__ void __launch_bounds__(max_block_threads)
     if (Checked && threadIdx.x == 0) {
       breakdown_key = INT_MAX;
       last_bad_row = 0;
+      largest[0] = largest[1] = largest[2] = 0;
     }
     // a[0] and c[n-1] are never read.
     auto row = [&](int i) {
       return Equation<T>{i > 0 ? a[i * ra] : T(0), b[i * rb], i + 1 < n ? c[i * rc] : T(0),
                          d[i * rd]};
     };
-    BlockBreakdown<Checked> breakdown{&breakdown_key, &last_bad_row, n};
+    BlockBreakdown<Checked> breakdown{&breakdown_key, &last_bad_row, largest, n};
     const int m = layout.reduced, stride = layout.stride;
     T* solution = rows.d;
     if (!layout.rows_held) {
@@ -70,7 +72,8 @@ __global__ void __launch_bounds__(max_block_threads)
       __syncthreads();
       solution = block_rd(steps, StepArrays<T>::at(inner + 6 * layout.inner_length,
                                                    layout.inner_length),
-                          n, static_cast<T*>(nullptr), 1, breakdown);
+                          n, 1, row, breakdown);
+      __syncthreads();
     } else {
       for (int i = threadIdx.x; i < n; i += blockDim.x) rows.set(i, row(i));
       __syncthreads();
@@ -93,8 +96,15 @@ __global__ void __launch_bounds__(max_block_threads)
           steps.set(r, AffineStep<T>::of(rows.get(r * stride), r + 1 == m));
         }
         __syncthreads();
-        block_rd(steps, StepArrays<T>::at(inner + 6 * layout.inner_length, layout.inner_length),
-                 m, rows.d, stride, breakdown);
+        const T* reduced_x = block_rd(
+            steps, StepArrays<T>::at(inner + 6 * layout.inner_length, layout.inner_length), m,
+            stride, [&](int r) { return rows.get(r * stride); }, breakdown);
+        // Into the rows' d only now: checked mode's residual reads the reduced rows' d.
+        __syncthreads();
+        for (int r = threadIdx.x; r < m; r += blockDim.x) {
+          rows.d[padded<T>(r * stride)] = reduced_x[padded<T>(r)];
+        }
+        __syncthreads();
       }
       block_cr_substitute(rows, n, stride);
     }

@@ -65,6 +65,7 @@ template <bool Checked>
 struct BlockBreakdown {
   int* key;
   int* last_bad;
+  unsigned long long* largest;  // RD's check: largest row norm, |x|, |d| (block_max)
   int n;
   int step = 0;
   __device__ void note(int row) const {
@@ -142,13 +143,23 @@ __device__ void block_pcr(RowArrays<T> current, RowArrays<T> next, int m, T* x, 
   __syncthreads();
 }
 
+/// Largest of non-negative values across a block: their bits as doubles order as integers.
+__device__ inline void block_max(unsigned long long* largest, double value) {
+  atomicMax(largest, static_cast<unsigned long long>(__double_as_longlong(value)));
+}
+__device__ inline double block_max_value(const unsigned long long* largest) {
+  return __longlong_as_double(static_cast<long long>(*largest));
+}
+
 /// RD on m steps already in `prefix` (its double buffer `spare`): the Hillis-Steele scan of
-/// their products, x[0] from the full product, x[r + 1] from x[0] and the product of steps
-/// 0..r. x goes to x[padded(r * stride)]; where x is null, to the first array of whichever scan
-/// buffer is free at the end (stride 1), which is returned.
-template <class T, bool Checked>
-__device__ T* block_rd(StepArrays<T> prefix, StepArrays<T> spare, int m, T* x, int stride,
-                       BlockBreakdown<Checked>& breakdown) {
+/// their products, x[0] from the full product, x[r + 1] from x[0] and the product of steps 0..r,
+/// into the first array of whichever scan buffer is free at the end (x[r] at padded(r)), which
+/// is returned. Checked: the first row whose product is not finite (an overflow, or c = 0), else
+/// the first whose residual exceeds residual_limit, the rows coming from row_of(r); breakdowns
+/// at row r * stride.
+template <class T, bool Checked, class RowOf>
+__device__ T* block_rd(StepArrays<T> prefix, StepArrays<T> spare, int m, int stride,
+                       const RowOf& row_of, BlockBreakdown<Checked>& breakdown) {
   for (int s = 1; s < m; s *= 2) {
     for (int r = threadIdx.x; r < m; r += blockDim.x) {
       spare.set(r, r >= s ? AffineStep<T>::then(prefix.get(r - s), prefix.get(r)) : prefix.get(r));
@@ -164,16 +175,36 @@ __device__ T* block_rd(StepArrays<T> prefix, StepArrays<T> spare, int m, T* x, i
     }
   }
   const T x0 = detail::cyclic::first_unknown(prefix.get(m - 1));
-  if (x == nullptr) x = spare.m[0];
+  T* x = spare.m[0];
   if (threadIdx.x == 0) {
     if (!detail::cyclic::finite(x0)) breakdown.note((m - 1) * stride);
     x[0] = x0;
   }
   for (int r = threadIdx.x; r + 1 < m; r += blockDim.x) {
-    x[padded<T>((r + 1) * stride)] = detail::cyclic::unknown_after(prefix.get(r), x0);
+    x[padded<T>(r + 1)] = detail::cyclic::unknown_after(prefix.get(r), x0);
+  }
+  __syncthreads();
+  if (Checked) {
+    // RD's backward error (residual_limit): the largest row norm, |x| and |d|, then every row.
+    for (int r = threadIdx.x; r < m; r += blockDim.x) {
+      const Equation<T> e = row_of(r);
+      block_max(&breakdown.largest[0], detail::cyclic::row_norm(e));
+      block_max(&breakdown.largest[1], detail::cyclic::magnitude(x[padded<T>(r)]));
+      block_max(&breakdown.largest[2], detail::cyclic::magnitude(e.d));
+    }
+    __syncthreads();
+    const T limit = detail::cyclic::residual_limit<T>(
+        m, static_cast<T>(block_max_value(&breakdown.largest[0])),
+        static_cast<T>(block_max_value(&breakdown.largest[1])),
+        static_cast<T>(block_max_value(&breakdown.largest[2])));
+    for (int r = threadIdx.x; r < m; r += blockDim.x) {
+      const T below = r > 0 ? x[padded<T>(r - 1)] : T(0);
+      const T above = r + 1 < m ? x[padded<T>(r + 1)] : T(0);
+      const T res = detail::cyclic::residual(row_of(r), below, x[padded<T>(r)], above);
+      if (detail::cyclic::magnitude(res) > limit) breakdown.note(r * stride);
+    }
   }
   ++breakdown.step;
-  __syncthreads();
   return x;
 }
 
