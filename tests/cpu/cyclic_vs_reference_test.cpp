@@ -9,9 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "cpu/host_solvers.hpp"
-#include "support/compare.hpp"
-#include "support/cyclic_problems.hpp"
+#include "support/cyclic_checks.hpp"
 
 namespace triax::test {
 namespace {
@@ -21,100 +19,38 @@ class CpuCyclicVsReference : public ::testing::Test {};
 using ValueTypes = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(CpuCyclicVsReference, ValueTypes);
 
-constexpr Mode modes[] = {Mode::in_place, Mode::separate, Mode::increment};
-
 template <class T>
-std::vector<CyclicCase<T>> cases() {
-  return cyclic_cases<T>(Backend::cpu);
-}
-
-template <class T>
-void check(const CyclicCase<T>& c, const OperandLayouts& layouts, int axis, Mode mode,
-           std::uint64_t seed) {
-  SCOPED_TRACE(std::string(to_string(c.algorithm)));
-  expect_matches_reference<T>(layouts, axis, mode, seed, host_runner<T>(Backend::cpu, c.algorithm),
-                              c.fill());
+Runner<T> cpu_runner(Algorithm algorithm) {
+  return host_runner<T>(Backend::cpu, algorithm);
 }
 
 // Every length up to 300: odd and even counts at every reduction level, reduced systems of one
 // row, the hybrids below, at and past their switch sizes (128 and 256 rows).
 TYPED_TEST(CpuCyclicVsReference, EveryLengthUpTo300) {
   using T = TypeParam;
-  int k = 0;
-  for (std::int64_t n = 1; n <= 300; ++n) {
-    SCOPED_TRACE("n " + std::to_string(n));
-    const int axis = n % 2;
-    const OperandLayouts layouts(systems_along(axis, n, 3));
-    for (const CyclicCase<T>& c : cases<T>()) {
-      ++k;
-      check(c, layouts, axis, modes[k % 3], test_seed(k));
-    }
-  }
+  std::vector<std::int64_t> lengths;
+  for (std::int64_t n = 1; n <= 300; ++n) lengths.push_back(n);
+  expect_lengths_match<T>(Backend::cpu, cpu_runner<T>, lengths, 3);
 }
 
 TYPED_TEST(CpuCyclicVsReference, SampledLengthsUpTo4096) {
   using T = TypeParam;
-  int k = 0;
-  for (std::int64_t n : {383, 511, 512, 513, 1000, 1023, 1024, 1025, 2047, 2048, 2049, 3001,
-                         4095, 4096}) {
-    SCOPED_TRACE("n " + std::to_string(n));
-    for (const CyclicCase<T>& c : cases<T>()) {
-      ++k;
-      const int axis = k % 2;
-      check(c, OperandLayouts(systems_along(axis, n, 2)), axis, modes[k % 3], test_seed(k));
-    }
-  }
+  expect_lengths_match<T>(Backend::cpu, cpu_runner<T>,
+                          {383, 511, 512, 513, 1000, 1023, 1024, 1025, 2047, 2048, 2049, 3001,
+                           4095, 4096},
+                          2);
 }
 
 TYPED_TEST(CpuCyclicVsReference, EveryAxisAndMode) {
-  using T = TypeParam;
-  const std::vector<std::vector<std::int64_t>> shapes = {{33, 9}, {9, 33}, {17, 5, 11}};
-  int k = 0;
-  for (const auto& shape : shapes) {
-    for (int axis = 0; axis < static_cast<int>(shape.size()); ++axis) {
-      for (Mode mode : modes) {
-        for (const CyclicCase<T>& c : cases<T>()) {
-          check(c, OperandLayouts(Layout::packed(shape)), axis, mode, test_seed(++k));
-        }
-      }
-    }
-  }
+  expect_every_axis_and_mode_match<TypeParam>(Backend::cpu, cpu_runner<TypeParam>);
 }
 
-// Ghost layers, each operand padded differently, permuted and odd strides: the rows are read
-// and written through the Problem's offsets and strides only.
 TYPED_TEST(CpuCyclicVsReference, PaddedAndPermutedLayouts) {
-  using T = TypeParam;
-  const auto pa = Layout::padded({19, 10, 7}, {22, 12, 9}, {1, 1, 1});
-  const auto pd = Layout::padded({19, 10, 7}, {21, 13, 8}, {2, 0, 1});
-  const auto px = Layout::padded({19, 10, 7}, {20, 10, 10}, {0, 0, 2});
-  const auto perm = Layout::strided({19, 10, 7}, {7, 7 * 19, 1}, 5);
-  const auto odd = Layout::strided({19, 10, 7}, {3, 61, 617}, 11);
-  int k = 0;
-  for (int axis = 0; axis < 3; ++axis) {
-    for (const OperandLayouts& layouts :
-         {OperandLayouts(pa, pd, perm, pd, px), OperandLayouts(odd, perm, pa, odd, pd)}) {
-      for (const CyclicCase<T>& c : cases<T>()) {
-        ++k;
-        check(c, layouts, axis, modes[k % 3], test_seed(k));
-      }
-    }
-  }
+  expect_padded_layouts_match<TypeParam>(Backend::cpu, cpu_runner<TypeParam>);
 }
 
-// The hybrids' switch size from the environment (read when a plan is made): reduced systems of
-// one and two rows, odd sizes, and no CR step.
 TYPED_TEST(CpuCyclicVsReference, SwitchSizeOverride) {
-  using T = TypeParam;
-  int k = 0;
-  for (const SwitchOverride& o : switch_overrides(Backend::cpu)) {
-    SCOPED_TRACE(std::string("switch ") + o.rows);
-    ASSERT_EQ(setenv("TRIAX_CYCLIC_SWITCH_ROWS", o.rows, 1), 0);
-    ++k;
-    check(CyclicCase<T>{o.algorithm, o.close_values}, OperandLayouts(systems_along(0, 517, 3)), 0,
-          modes[k % 3], test_seed(k));
-  }
-  unsetenv("TRIAX_CYCLIC_SWITCH_ROWS");
+  expect_switch_overrides_match<TypeParam>(Backend::cpu, cpu_runner<TypeParam>);
 }
 
 // A switch size that is not a positive integer is refused when the plan is made, by name.
@@ -144,10 +80,11 @@ TYPED_TEST(CpuCyclicVsReference, BroadcastCoefficients) {
     strides[axis] = 1;
     const auto coef = Layout::strided(shape, strides);
     const auto dense = Layout::packed(shape);
-    for (Algorithm alg : {Algorithm::cpu_cr, Algorithm::cpu_pcr, Algorithm::cpu_cr_pcr}) {
+    const CyclicAlgorithms a = cyclic_algorithms(Backend::cpu);
+    for (Algorithm alg : {a.cr, a.pcr, a.cr_pcr}) {
       ++k;
       expect_matches_reference<T>(OperandLayouts(coef, coef, coef, dense, dense), axis,
-                                  modes[k % 3], test_seed(k), host_runner<T>(Backend::cpu, alg));
+                                  cyclic_modes[k % 3], test_seed(k), cpu_runner<T>(alg));
     }
   }
 }
@@ -156,7 +93,7 @@ TYPED_TEST(CpuCyclicVsReference, BroadcastCoefficients) {
 TYPED_TEST(CpuCyclicVsReference, ThreadCountDoesNotChangeTheResult) {
   using T = TypeParam;
   const auto layout = Layout::packed({70, 45});
-  for (const CyclicCase<T>& c : cases<T>()) {
+  for (const CyclicCase<T>& c : cyclic_cases<T>(Backend::cpu)) {
     Batch<T> batch{OperandLayouts(layout)};
     batch.fill_random(test_seed(1));
     std::vector<T> first;

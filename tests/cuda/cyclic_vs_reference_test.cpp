@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "support/cyclic_problems.hpp"
+#include "support/cyclic_checks.hpp"
 #include "support/device_runner.hpp"
 
 namespace triax::test {
@@ -26,8 +26,6 @@ class CudaCyclicVsReference : public ::testing::Test {
 using ValueTypes = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(CudaCyclicVsReference, ValueTypes);
 
-constexpr Mode modes[] = {Mode::in_place, Mode::separate, Mode::increment};
-
 bool quick() {
   const char* v = std::getenv("TRIAX_TEST_QUICK");
   return v != nullptr && std::string(v) == "1";
@@ -36,18 +34,6 @@ bool quick() {
 /// The longest system of the family in T.
 template <class T>
 constexpr std::int64_t limit = 16384 / sizeof(T);
-
-template <class T>
-void check(const CyclicCase<T>& c, const OperandLayouts& layouts, int axis, Mode mode,
-           std::uint64_t seed) {
-  SCOPED_TRACE(std::string(to_string(c.algorithm)));
-  expect_matches_reference<T>(layouts, axis, mode, seed, cuda_runner<T>(c.algorithm), c.fill());
-}
-
-/// The packed 2-D layout whose `axis` holds `systems` systems of n rows.
-Layout systems_along(int axis, std::int64_t n, std::int64_t systems) {
-  return axis == 0 ? Layout::packed({n, systems}) : Layout::packed({systems, n});
-}
 
 // Every length up to 300 (quick: the boundaries of warps, levels and switch sizes): odd counts at
 // every level, reduced systems of one row, the hybrids below, at and past their switch sizes.
@@ -59,16 +45,7 @@ TYPED_TEST(CudaCyclicVsReference, EveryLengthUpTo300) {
   } else {
     for (std::int64_t n = 1; n <= 300; ++n) lengths.push_back(n);
   }
-  int k = 0;
-  for (std::int64_t n : lengths) {
-    SCOPED_TRACE("n " + std::to_string(n));
-    const int axis = n % 2;
-    const OperandLayouts layouts(systems_along(axis, n, 3));
-    for (const CyclicCase<T>& c : cyclic_cases<T>(Backend::cuda)) {
-      ++k;
-      check(c, layouts, axis, modes[k % 3], test_seed(k));
-    }
-  }
+  expect_lengths_match<T>(Backend::cuda, cuda_runner<T>, lengths, 3);
 }
 
 TYPED_TEST(CudaCyclicVsReference, SampledLengthsUpToTheLimit) {
@@ -76,62 +53,26 @@ TYPED_TEST(CudaCyclicVsReference, SampledLengthsUpToTheLimit) {
   std::vector<std::int64_t> lengths = {383, 511, 512, 513, 1000, 1023, 1024, 1025, 2047, 2048};
   if (sizeof(T) == 4) lengths.insert(lengths.end(), {2049, 3001, 4095, 4096});
   if (quick()) lengths = {513, 1025, limit<T>};
-  int k = 0;
-  for (std::int64_t n : lengths) {
-    SCOPED_TRACE("n " + std::to_string(n));
-    for (const CyclicCase<T>& c : cyclic_cases<T>(Backend::cuda)) {
-      ++k;
-      const int axis = k % 2;
-      check(c, OperandLayouts(systems_along(axis, n, 5)), axis, modes[k % 3], test_seed(k));
-    }
-  }
+  expect_lengths_match<T>(Backend::cuda, cuda_runner<T>, lengths, 5);
 }
 
 TYPED_TEST(CudaCyclicVsReference, EveryAxisAndMode) {
-  using T = TypeParam;
-  const std::vector<std::vector<std::int64_t>> shapes = {{33, 9}, {9, 33}, {17, 5, 11}};
-  int k = 0;
-  for (const auto& shape : shapes) {
-    for (int axis = 0; axis < static_cast<int>(shape.size()); ++axis) {
-      for (Mode mode : modes) {
-        for (const CyclicCase<T>& c : cyclic_cases<T>(Backend::cuda)) {
-          check(c, OperandLayouts(Layout::packed(shape)), axis, mode, test_seed(++k));
-        }
-      }
-    }
-  }
+  expect_every_axis_and_mode_match<TypeParam>(Backend::cuda, cuda_runner<TypeParam>);
 }
 
-// Ghost layers, each operand padded differently, permuted and odd strides.
 TYPED_TEST(CudaCyclicVsReference, PaddedAndPermutedLayouts) {
-  using T = TypeParam;
-  const auto pa = Layout::padded({19, 10, 7}, {22, 12, 9}, {1, 1, 1});
-  const auto pd = Layout::padded({19, 10, 7}, {21, 13, 8}, {2, 0, 1});
-  const auto px = Layout::padded({19, 10, 7}, {20, 10, 10}, {0, 0, 2});
-  const auto perm = Layout::strided({19, 10, 7}, {7, 7 * 19, 1}, 5);
-  const auto odd = Layout::strided({19, 10, 7}, {3, 61, 617}, 11);
-  int k = 0;
-  for (int axis = 0; axis < 3; ++axis) {
-    for (const OperandLayouts& layouts :
-         {OperandLayouts(pa, pd, perm, pd, px), OperandLayouts(odd, perm, pa, odd, pd)}) {
-      for (const CyclicCase<T>& c : cyclic_cases<T>(Backend::cuda)) {
-        ++k;
-        check(c, layouts, axis, modes[k % 3], test_seed(k));
-      }
-    }
-  }
+  expect_padded_layouts_match<TypeParam>(Backend::cuda, cuda_runner<TypeParam>);
 }
 
-// Many blocks at once, and systems of 4096 (float) next to each other along y.
+TYPED_TEST(CudaCyclicVsReference, SwitchSizeOverride) {
+  expect_switch_overrides_match<TypeParam>(Backend::cuda, cuda_runner<TypeParam>);
+}
+
+// Many blocks at once: thousands of short systems, one block each.
 TYPED_TEST(CudaCyclicVsReference, ManySystems) {
   using T = TypeParam;
   const std::int64_t systems = quick() ? 300 : 5000;
-  int k = 0;
-  for (const CyclicCase<T>& c : cyclic_cases<T>(Backend::cuda)) {
-    ++k;
-    check(c, OperandLayouts(systems_along(k % 2, 37, systems)), k % 2, modes[k % 3],
-          test_seed(k));
-  }
+  expect_lengths_match<T>(Backend::cuda, cuda_runner<T>, {37}, systems);
 }
 
 TYPED_TEST(CudaCyclicVsReference, LongerSystemsAreRejectedByName) {
@@ -151,21 +92,6 @@ TYPED_TEST(CudaCyclicVsReference, LongerSystemsAreRejectedByName) {
     EXPECT_THROW(Solver<T>(Backend::cpu, Layout::packed({8, 2}), 0, {.algorithm = c.algorithm}),
                  invalid_argument);
   }
-}
-
-// The hybrids' switch size from the environment (read when a plan is made): reduced systems of
-// one and two rows, odd sizes, and no CR step.
-TYPED_TEST(CudaCyclicVsReference, SwitchSizeOverride) {
-  using T = TypeParam;
-  int k = 0;
-  for (const SwitchOverride& o : switch_overrides(Backend::cuda)) {
-    SCOPED_TRACE(std::string("switch ") + o.rows);
-    ASSERT_EQ(setenv("TRIAX_CYCLIC_SWITCH_ROWS", o.rows, 1), 0);
-    ++k;
-    check(CyclicCase<T>{o.algorithm, o.close_values}, OperandLayouts(systems_along(0, 517, 3)), 0,
-          modes[k % 3], test_seed(k));
-  }
-  unsetenv("TRIAX_CYCLIC_SWITCH_ROWS");
 }
 
 }  // namespace

@@ -116,6 +116,19 @@ void make_rd_overflow(Batch<T>& batch, int axis, std::int64_t system, std::uint6
   }
 }
 
+/// The five cyclic algorithms of a backend (cpu or cuda).
+struct CyclicAlgorithms {
+  Algorithm cr, pcr, rd, cr_pcr, cr_rd;
+};
+inline CyclicAlgorithms cyclic_algorithms(Backend backend) {
+  if (backend == Backend::cpu) {
+    return {Algorithm::cpu_cr, Algorithm::cpu_pcr, Algorithm::cpu_rd, Algorithm::cpu_cr_pcr,
+            Algorithm::cpu_cr_rd};
+  }
+  return {Algorithm::cuda_cr, Algorithm::cuda_pcr, Algorithm::cuda_rd, Algorithm::cuda_cr_pcr,
+          Algorithm::cuda_cr_rd};
+}
+
 /// One algorithm of the cyclic family and the systems it is tested on: diagonally dominant for
 /// CR, PCR and CR+PCR; close values for RD and CR+RD, on which dominant systems overflow.
 template <class T>
@@ -126,43 +139,38 @@ struct CyclicCase {
     if (!close_values) return {};
     return fill_close_values<T>;
   }
+  /// Fills a batch with this case's systems (for the checks that do not go through a Runner).
+  void fill_batch(Batch<T>& batch, int axis, std::uint64_t seed) const {
+    if (close_values) {
+      fill_close_values(batch, axis, seed);
+    } else {
+      batch.fill_random(seed);
+    }
+  }
 };
 
-/// The five algorithms of a backend (cpu or cuda).
+/// The five algorithms of a backend with their systems.
 template <class T>
 std::vector<CyclicCase<T>> cyclic_cases(Backend backend) {
-  if (backend == Backend::cpu) {
-    return {{Algorithm::cpu_cr, false},
-            {Algorithm::cpu_pcr, false},
-            {Algorithm::cpu_cr_pcr, false},
-            {Algorithm::cpu_rd, true},
-            {Algorithm::cpu_cr_rd, true}};
-  }
-  return {{Algorithm::cuda_cr, false},
-          {Algorithm::cuda_pcr, false},
-          {Algorithm::cuda_cr_pcr, false},
-          {Algorithm::cuda_rd, true},
-          {Algorithm::cuda_cr_rd, true}};
+  const CyclicAlgorithms a = cyclic_algorithms(backend);
+  return {{a.cr, false}, {a.pcr, false}, {a.cr_pcr, false}, {a.rd, true}, {a.cr_rd, true}};
 }
 
-/// The hybrids (cr_pcr, cr_rd) of a backend with a switch size forced through
-/// TRIAX_CYCLIC_SWITCH_ROWS, on systems each variant solves accurately: CR+PCR on dominant
-/// systems at any size; CR+RD on dominant systems when RD gets one row (CR's levels shrink the
-/// couplings of dominant rows doubly exponentially: RD divides by them and breaks down already on
-/// two reduced rows of 517), on close values without CR steps (CR is not accurate on them: about
-/// 10 times the tolerance in double).
+/// The hybrids of a backend with a switch size forced through TRIAX_CYCLIC_SWITCH_ROWS, on
+/// systems each variant solves accurately: CR+PCR on dominant systems at any size; CR+RD on
+/// dominant systems when RD gets one row (CR's levels shrink the couplings of dominant rows
+/// doubly exponentially: RD divides by them and breaks down already on two reduced rows of 517),
+/// on close values without CR steps (CR is not accurate on them: up to 7 times the tolerance in
+/// double).
 struct SwitchOverride {
   const char* rows;
   Algorithm algorithm;
   bool close_values;
 };
 inline std::vector<SwitchOverride> switch_overrides(Backend backend) {
-  const bool cpu = backend == Backend::cpu;
-  const Algorithm cr_pcr = cpu ? Algorithm::cpu_cr_pcr : Algorithm::cuda_cr_pcr;
-  const Algorithm cr_rd = cpu ? Algorithm::cpu_cr_rd : Algorithm::cuda_cr_rd;
-  return {{"1", cr_pcr, false},   {"2", cr_pcr, false}, {"33", cr_pcr, false},
-          {"1000", cr_pcr, false}, {"1", cr_rd, false},
-          {"1000", cr_rd, true}};
+  const CyclicAlgorithms a = cyclic_algorithms(backend);
+  return {{"1", a.cr_pcr, false},    {"2", a.cr_pcr, false}, {"33", a.cr_pcr, false},
+          {"1000", a.cr_pcr, false}, {"1", a.cr_rd, false},  {"1000", a.cr_rd, true}};
 }
 
 }  // namespace triax::test
