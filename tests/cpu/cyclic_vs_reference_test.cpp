@@ -70,23 +70,8 @@ TYPED_TEST(CpuCyclicVsReference, BadSwitchSizeIsRejected) {
   unsetenv("TRIAX_CYCLIC_SWITCH_ROWS");
 }
 
-// One matrix for every system (coefficients broadcast across the batch), dominant systems.
 TYPED_TEST(CpuCyclicVsReference, BroadcastCoefficients) {
-  using T = TypeParam;
-  const std::vector<std::int64_t> shape = {40, 12, 9};
-  int k = 0;
-  for (int axis = 0; axis < 3; ++axis) {
-    std::vector<std::int64_t> strides(3, 0);
-    strides[axis] = 1;
-    const auto coef = Layout::strided(shape, strides);
-    const auto dense = Layout::packed(shape);
-    const CyclicAlgorithms a = cyclic_algorithms(Backend::cpu);
-    for (Algorithm alg : {a.cr, a.pcr, a.cr_pcr}) {
-      ++k;
-      expect_matches_reference<T>(OperandLayouts(coef, coef, coef, dense, dense), axis,
-                                  cyclic_modes[k % 3], test_seed(k), cpu_runner<T>(alg));
-    }
-  }
+  expect_broadcast_coefficients_match<TypeParam>(Backend::cpu, cpu_runner<TypeParam>);
 }
 
 // Threads split the batch, never a system: any thread count gives the same bits.

@@ -42,15 +42,6 @@ std::vector<int> cuda_solve(Algorithm algorithm, const Layout& layout, int axis,
   return info;
 }
 
-template <class T>
-std::vector<int> cpu_solve(Algorithm algorithm, const Layout& layout, int axis, Batch<T>& batch,
-                           bool checked) {
-  Solver<T> s(Backend::cpu, layout, axis, {.algorithm = algorithm, .checked = checked});
-  std::vector<int> info(s.system_count(), -1);
-  run_mode(s, batch, Mode::separate, checked ? info.data() : nullptr);
-  return info;
-}
-
 TYPED_TEST(CudaCyclicChecked, ZeroPivotAtAKnownRow) {
   expect_zero_pivot_reported<TypeParam>(Backend::cuda, cuda_solve<TypeParam>);
 }
@@ -61,7 +52,7 @@ TYPED_TEST(CudaCyclicChecked, CrTakesAZeroDiagonalAtAnEvenRow) {
 
 TYPED_TEST(CudaCyclicChecked, RdOverflowIsReportedPerSystem) {
   expect_rd_overflow_reported<TypeParam>(Backend::cuda, cuda_solve<TypeParam>,
-                                         cpu_solve<TypeParam>);
+                                         cpu_checked_solve<TypeParam>);
 }
 
 TYPED_TEST(CudaCyclicChecked, NonFiniteInputIsReported) {

@@ -68,6 +68,10 @@ TYPED_TEST(CudaCyclicVsReference, SwitchSizeOverride) {
   expect_switch_overrides_match<TypeParam>(Backend::cuda, cuda_runner<TypeParam>);
 }
 
+TYPED_TEST(CudaCyclicVsReference, BroadcastCoefficients) {
+  expect_broadcast_coefficients_match<TypeParam>(Backend::cuda, cuda_runner<TypeParam>);
+}
+
 // Many blocks at once: thousands of short systems, one block each.
 TYPED_TEST(CudaCyclicVsReference, ManySystems) {
   using T = TypeParam;

@@ -26,6 +26,16 @@ template <class T>
 using CheckedSolve =
     std::function<std::vector<int>(Algorithm, const Layout&, int axis, Batch<T>&, bool checked)>;
 
+/// The CPU backend's CheckedSolve.
+template <class T>
+std::vector<int> cpu_checked_solve(Algorithm algorithm, const Layout& layout, int axis,
+                                   Batch<T>& batch, bool checked) {
+  Solver<T> s(Backend::cpu, layout, axis, {.algorithm = algorithm, .checked = checked});
+  std::vector<int> info(s.system_count(), -1);
+  run_mode(s, batch, Mode::separate, checked ? info.data() : nullptr);
+  return info;
+}
+
 inline constexpr Mode cyclic_modes[] = {Mode::in_place, Mode::separate, Mode::increment};
 
 template <class T>
@@ -78,19 +88,33 @@ void expect_every_axis_and_mode_match(Backend backend, const RunnerOf<T>& runner
 /// through the Problem's offsets and strides only.
 template <class T>
 void expect_padded_layouts_match(Backend backend, const RunnerOf<T>& runner) {
-  const auto pa = Layout::padded({19, 10, 7}, {22, 12, 9}, {1, 1, 1});
-  const auto pd = Layout::padded({19, 10, 7}, {21, 13, 8}, {2, 0, 1});
-  const auto px = Layout::padded({19, 10, 7}, {20, 10, 10}, {0, 0, 2});
-  const auto perm = Layout::strided({19, 10, 7}, {7, 7 * 19, 1}, 5);
-  const auto odd = Layout::strided({19, 10, 7}, {3, 61, 617}, 11);
+  const MixedGridLayouts g;
   int k = 0;
   for (int axis = 0; axis < 3; ++axis) {
     for (const OperandLayouts& layouts :
-         {OperandLayouts(pa, pd, perm, pd, px), OperandLayouts(odd, perm, pa, odd, pd)}) {
+         {OperandLayouts(g.padded_a, g.padded_d, g.permuted, g.padded_d, g.padded_x),
+          OperandLayouts(g.odd, g.permuted, g.padded_a, g.odd, g.padded_d)}) {
       for (const CyclicCase<T>& c : cyclic_cases<T>(backend)) {
         ++k;
         expect_case_matches(c, runner, layouts, axis, cyclic_modes[k % 3], test_seed(k));
       }
+    }
+  }
+}
+
+/// One matrix for every system (coefficients broadcast across the batch, row stride 1 along the
+/// axis, 0 across it), dominant systems: CR, PCR and CR+PCR.
+template <class T>
+void expect_broadcast_coefficients_match(Backend backend, const RunnerOf<T>& runner) {
+  const std::vector<std::int64_t> shape = {40, 12, 9};
+  const CyclicAlgorithms a = cyclic_algorithms(backend);
+  int k = 0;
+  for (int axis = 0; axis < 3; ++axis) {
+    for (Algorithm alg : {a.cr, a.pcr, a.cr_pcr}) {
+      ++k;
+      expect_case_matches(CyclicCase<T>{alg, false}, runner,
+                          one_matrix_for_every_system(shape, axis), axis, cyclic_modes[k % 3],
+                          test_seed(k));
     }
   }
 }
