@@ -95,8 +95,7 @@ struct AffineStep {
   /// Every entry finite: RD's products grow geometrically on diagonally dominant rows and
   /// overflow (paper 001, s.6); this is how that is detected.
   TRIAX_HOST_DEVICE bool all_finite() const {
-    return finite(m00) && finite(m01) && finite(m02) && finite(m10) && finite(m11) &&
-           finite(m12);
+    return finite(m00) && finite(m01) && finite(m02) && finite(m10) && finite(m11) && finite(m12);
   }
 };
 

@@ -47,18 +47,22 @@ inline std::int64_t switch_rows_or_override(std::int64_t default_rows) {
 inline std::optional<Variant> variant_of(Algorithm algorithm) {
   switch (algorithm) {
     case Algorithm::cpu_cr:
-    case Algorithm::cuda_cr: return Variant{1, InnerSolver::pcr};
+    case Algorithm::cuda_cr:
+      return Variant{1, InnerSolver::pcr};
     case Algorithm::cpu_pcr:
-    case Algorithm::cuda_pcr: return Variant{no_cr_step, InnerSolver::pcr};
+    case Algorithm::cuda_pcr:
+      return Variant{no_cr_step, InnerSolver::pcr};
     case Algorithm::cpu_rd:
-    case Algorithm::cuda_rd: return Variant{no_cr_step, InnerSolver::rd};
+    case Algorithm::cuda_rd:
+      return Variant{no_cr_step, InnerSolver::rd};
     case Algorithm::cpu_cr_pcr:
     case Algorithm::cuda_cr_pcr:
       return Variant{switch_rows_or_override(cr_pcr_switch_rows), InnerSolver::pcr};
     case Algorithm::cpu_cr_rd:
     case Algorithm::cuda_cr_rd:
       return Variant{switch_rows_or_override(cr_rd_switch_rows), InnerSolver::rd};
-    default: return std::nullopt;
+    default:
+      return std::nullopt;
   }
 }
 

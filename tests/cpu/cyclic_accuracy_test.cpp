@@ -101,8 +101,8 @@ TYPED_TEST(CpuCyclicAccuracy, TwoMatrixSetsOfPaper001) {
   using T = TypeParam;
   constexpr std::int64_t systems = 16;
   const char* precision = sizeof(T) == 4 ? "float" : "double";
-  std::printf("\n%-6s %-9s %5s %-12s %10s %10s %s\n", precision, "set", "n", "solver",
-              "fwd error", "residual", "non-finite");
+  std::printf("\n%-6s %-9s %5s %-12s %10s %10s %s\n", precision, "set", "n", "solver", "fwd error",
+              "residual", "non-finite");
   for (const bool close : {false, true}) {
     for (std::int64_t n : {64, 128, 256, 512}) {
       const Layout layout = Layout::packed({n, systems});

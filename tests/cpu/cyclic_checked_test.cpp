@@ -21,7 +21,8 @@ TYPED_TEST(CpuCyclicChecked, ZeroPivotAtAKnownRow) {
 }
 
 TYPED_TEST(CpuCyclicChecked, CrTakesAZeroDiagonalAtAnEvenRow) {
-  expect_cr_takes_a_zero_diagonal_at_an_even_row<TypeParam>(Backend::cpu, cpu_checked_solve<TypeParam>);
+  expect_cr_takes_a_zero_diagonal_at_an_even_row<TypeParam>(Backend::cpu,
+                                                            cpu_checked_solve<TypeParam>);
 }
 
 TYPED_TEST(CpuCyclicChecked, RdOverflowIsReportedPerSystem) {

@@ -35,10 +35,9 @@ TYPED_TEST(CpuCyclicVsReference, EveryLengthUpTo300) {
 
 TYPED_TEST(CpuCyclicVsReference, SampledLengthsUpTo4096) {
   using T = TypeParam;
-  expect_lengths_match<T>(Backend::cpu, cpu_runner<T>,
-                          {383, 511, 512, 513, 1000, 1023, 1024, 1025, 2047, 2048, 2049, 3001,
-                           4095, 4096},
-                          2);
+  expect_lengths_match<T>(
+      Backend::cpu, cpu_runner<T>,
+      {383, 511, 512, 513, 1000, 1023, 1024, 1025, 2047, 2048, 2049, 3001, 4095, 4096}, 2);
 }
 
 TYPED_TEST(CpuCyclicVsReference, EveryAxisAndMode) {

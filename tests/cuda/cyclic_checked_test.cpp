@@ -34,8 +34,7 @@ std::vector<int> cuda_solve(Algorithm algorithm, const Layout& layout, int axis,
   EXPECT_EQ(cudaMemset(device_info, 0xff, info.size() * sizeof(int)), cudaSuccess);
   s.solve(a.get(), b.get(), c.get(), d.get(), x.get(), checked ? device_info : nullptr);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  EXPECT_EQ(cudaMemcpy(info.data(), device_info, info.size() * sizeof(int),
-                       cudaMemcpyDeviceToHost),
+  EXPECT_EQ(cudaMemcpy(info.data(), device_info, info.size() * sizeof(int), cudaMemcpyDeviceToHost),
             cudaSuccess);
   cudaFree(device_info);
   x.download(batch.x);

@@ -189,8 +189,8 @@ void expect_cr_takes_a_zero_diagonal_at_an_even_row(Backend backend, const Check
       .solve(want.a.data(), want.b.data(), want.c.data(), want.d.data(), want.x.data());
   const std::vector<int> info = solve(cyclic_algorithms(backend).cr, layout, 0, batch, true);
   EXPECT_EQ(info, (std::vector<int>{0, 0}));
-  EXPECT_TRUE(outputs_match(layout, batch.x, want.x,
-                            std::max(batch.condition, condition_estimate(wide))));
+  EXPECT_TRUE(
+      outputs_match(layout, batch.x, want.x, std::max(batch.condition, condition_estimate(wide))));
 }
 
 /// Systems 1 and 3 strongly dominant (RD's products overflow), 0 and 2 close-valued (they do

@@ -25,7 +25,8 @@ class CpuCyclicPlan final : public BackendPlan<T> {
         algorithm_(o.algorithm),
         variant_(*cyclic::variant_of(o.algorithm)) {
     const std::size_t limit = std::numeric_limits<std::size_t>::max() / 2 / threads_;
-    const std::size_t per_system_bytes = cpu::cyclic::Scratch<T>::bytes(1) * 2;  // bytes(n) <= n * this
+    const std::size_t per_system_bytes =
+        cpu::cyclic::Scratch<T>::bytes(1) * 2;  // bytes(n) <= n * this
     if (static_cast<std::size_t>(p.n) > limit / per_system_bytes) {
       throw invalid_argument("triax::Solver: n = " + std::to_string(p.n) + " needs a " +
                              std::string(to_string(algorithm_)) +
@@ -105,8 +106,10 @@ bool is_cpu_cyclic(Algorithm algorithm) {
     case Algorithm::cpu_pcr:
     case Algorithm::cpu_rd:
     case Algorithm::cpu_cr_pcr:
-    case Algorithm::cpu_cr_rd: return true;
-    default: return false;
+    case Algorithm::cpu_cr_rd:
+      return true;
+    default:
+      return false;
   }
 }
 

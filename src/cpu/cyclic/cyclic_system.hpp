@@ -29,7 +29,9 @@ struct Breakdown {
   void note_if_unusable(T pivot, std::int64_t row) {
     if (!detail::cyclic::usable_pivot(pivot)) note(row);
   }
-  int info() const { return key == detail::cyclic::no_breakdown ? 0 : detail::cyclic::breakdown_info(key, n); }
+  int info() const {
+    return key == detail::cyclic::no_breakdown ? 0 : detail::cyclic::breakdown_info(key, n);
+  }
 };
 
 /// Per-system scratch: the rows (n), a second row buffer (n + 1: PCR's double buffer of a
@@ -108,8 +110,8 @@ void rd(const Equation<T>* rows, AffineStep<T>* steps, std::int64_t m, T* x, std
   for (std::int64_t r = 0; r < m; ++r) {
     const T below = r > 0 ? x[(r - 1) * x_stride] : T(0);
     const T above = r + 1 < m ? x[(r + 1) * x_stride] : T(0);
-    if (detail::cyclic::magnitude(detail::cyclic::residual(rows[r], below, x[r * x_stride], above)) >
-        limit) {
+    if (detail::cyclic::magnitude(
+            detail::cyclic::residual(rows[r], below, x[r * x_stride], above)) > limit) {
       breakdown.note(r * row_stride);
       break;
     }
@@ -153,7 +155,8 @@ void cr_substitute(const Equation<T>* rows, std::int64_t n, std::int64_t top, T*
 /// Solves scratch.rows[0 .. n) into scratch.x; returns checked mode's breakdown info (0 if none
 /// in the reductions; the caller adds the check of the stored results).
 template <class T>
-int solve_system(const Scratch<T>& scratch, std::int64_t n, const detail::cyclic::Variant& variant) {
+int solve_system(const Scratch<T>& scratch, std::int64_t n,
+                 const detail::cyclic::Variant& variant) {
   Breakdown breakdown{n};
   const std::int64_t s = cr_reduce(scratch.rows, n, variant.switch_rows, breakdown);
   const std::int64_t m = detail::cyclic::rows_at_level(n, s);

@@ -70,9 +70,9 @@ __global__ void __launch_bounds__(max_block_threads)
         steps.set(i, AffineStep<T>::of(row(i), i + 1 == n));
       }
       __syncthreads();
-      solution = block_rd(steps, StepArrays<T>::at(inner + 6 * layout.inner_length,
-                                                   layout.inner_length),
-                          n, 1, row, breakdown);
+      solution =
+          block_rd(steps, StepArrays<T>::at(inner + 6 * layout.inner_length, layout.inner_length),
+                   n, 1, row, breakdown);
       __syncthreads();
     } else {
       for (int i = threadIdx.x; i < n; i += blockDim.x) rows.set(i, row(i));
@@ -171,18 +171,17 @@ void block_cyclic(const Problem& p, const Operands<T>& ops, Algorithm algorithm,
 /// In block_cyclic_<inner>.cu, inside namespace triax::detail::cuda: the launcher triple
 /// (launch/kernels.hpp) of algorithm cuda_<name>, whose reduced system the inner solver takes,
 /// instantiated for float and double.
-#define TRIAX_CYCLIC_LAUNCHERS(name, inner)                                                   \
-  template <class T>                                                                        \
-  bool block_##name##_supports(const Problem& p) {                                          \
-    return cyclic::block_cyclic_supports<T>(p, Algorithm::cuda_##name);                     \
-  }                                                                                         \
-  template <class T>                                                                        \
-  std::size_t block_##name##_workspace(const Problem&) {                                    \
-    return 0;                                                                               \
-  }                                                                                         \
-  template <class T>                                                                        \
-  void block_##name(const Problem& p, const Operands<T>& ops, void*, cudaStream_t stream) { \
-    cyclic::block_cyclic<T, cyclic::InnerSolver::inner>(p, ops, Algorithm::cuda_##name,     \
-                                                        stream);                            \
-  }                                                                                         \
+#define TRIAX_CYCLIC_LAUNCHERS(name, inner)                                                      \
+  template <class T>                                                                             \
+  bool block_##name##_supports(const Problem& p) {                                               \
+    return cyclic::block_cyclic_supports<T>(p, Algorithm::cuda_##name);                          \
+  }                                                                                              \
+  template <class T>                                                                             \
+  std::size_t block_##name##_workspace(const Problem&) {                                         \
+    return 0;                                                                                    \
+  }                                                                                              \
+  template <class T>                                                                             \
+  void block_##name(const Problem& p, const Operands<T>& ops, void*, cudaStream_t stream) {      \
+    cyclic::block_cyclic<T, cyclic::InnerSolver::inner>(p, ops, Algorithm::cuda_##name, stream); \
+  }                                                                                              \
   TRIAX_INSTANTIATE_CUDA_ALGORITHM(block_##name)

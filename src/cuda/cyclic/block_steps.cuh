@@ -75,9 +75,7 @@ struct BlockBreakdown {
   __device__ void note_if_unusable(T pivot, int row) const {
     if (Checked && !detail::cyclic::usable_pivot(pivot)) note(row);
   }
-  __device__ int info() const {
-    return *key != INT_MAX ? *key % n + 1 : *last_bad;
-  }
+  __device__ int info() const { return *key != INT_MAX ? *key % n + 1 : *last_bad; }
 };
 
 /// CR's forward reduction until `stride` (the layout's) is reached: each level combines the rows
@@ -92,9 +90,9 @@ __device__ void block_cr_reduce(const RowArrays<T>& rows, int n, int stride,
     for (int k = 2 * threadIdx.x; k < m; k += 2 * blockDim.x) {
       const int i = k * s;
       if (k + 1 < m) breakdown.note_if_unusable(rows.b[padded<T>(i + s)], i + s);
-      rows.set(i, detail::cyclic::eliminate_neighbours(k > 0 ? rows.get(i - s) : outside,
-                                                       rows.get(i),
-                                                       k + 1 < m ? rows.get(i + s) : outside));
+      rows.set(i,
+               detail::cyclic::eliminate_neighbours(k > 0 ? rows.get(i - s) : outside, rows.get(i),
+                                                    k + 1 < m ? rows.get(i + s) : outside));
     }
     __syncthreads();
   }
@@ -193,10 +191,10 @@ __device__ T* block_rd(StepArrays<T> prefix, StepArrays<T> spare, int m, int str
       block_max(&breakdown.largest[2], detail::cyclic::magnitude(e.d));
     }
     __syncthreads();
-    const T limit = detail::cyclic::residual_limit<T>(
-        m, static_cast<T>(block_max_value(&breakdown.largest[0])),
-        static_cast<T>(block_max_value(&breakdown.largest[1])),
-        static_cast<T>(block_max_value(&breakdown.largest[2])));
+    const T limit =
+        detail::cyclic::residual_limit<T>(m, static_cast<T>(block_max_value(&breakdown.largest[0])),
+                                          static_cast<T>(block_max_value(&breakdown.largest[1])),
+                                          static_cast<T>(block_max_value(&breakdown.largest[2])));
     for (int r = threadIdx.x; r < m; r += blockDim.x) {
       const T below = r > 0 ? x[padded<T>(r - 1)] : T(0);
       const T above = r + 1 < m ? x[padded<T>(r + 1)] : T(0);

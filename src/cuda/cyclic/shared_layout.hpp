@@ -33,12 +33,12 @@ inline constexpr std::int64_t max_rows = 16384 / sizeof(T);
 
 /// The carve-up of one block's dynamic shared memory, in elements of T from its start.
 struct SharedLayout {
-  int n;            // rows of the system
-  int stride;       // CR's distance after its forward reduction (1: no CR step)
-  int reduced;      // rows of the reduced system the inner solver takes
-  bool rows_held;   // the rows are loaded into shared memory (all but plain RD)
-  int rows_length;  // padded length of each of the rows' 4 arrays (0 when not held)
-  int inner_length; // padded length of each array of the inner solver's 2 buffers
+  int n;             // rows of the system
+  int stride;        // CR's distance after its forward reduction (1: no CR step)
+  int reduced;       // rows of the reduced system the inner solver takes
+  bool rows_held;    // the rows are loaded into shared memory (all but plain RD)
+  int rows_length;   // padded length of each of the rows' 4 arrays (0 when not held)
+  int inner_length;  // padded length of each array of the inner solver's 2 buffers
 
   template <class T>
   TRIAX_HOST_DEVICE static SharedLayout of(int n, std::int64_t switch_rows, InnerSolver inner) {
