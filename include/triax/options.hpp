@@ -40,6 +40,19 @@ enum class Algorithm {
   // Later algorithms are appended, so that the values above (the C API's numbers) stay.
   cpu_thomas_partitioned,  ///< each system cut into chunks that different threads solve, joined
                            ///< by a small reduced system: few long systems (n >= 16384)
+  // The cyclic family (paper 001; docs/algorithms.md, "The cyclic family"): no pivoting, any n,
+  // checked mode reports zero pivots and RD's overflow per system.
+  cpu_cr,       ///< cyclic reduction, one system at a time (a clear reference, not tuned)
+  cpu_pcr,      ///< parallel cyclic reduction
+  cpu_rd,       ///< recursive doubling (a scan of 3 x 3 steps); overflows on diagonally
+                ///< dominant systems of more than a few dozen rows
+  cpu_cr_pcr,   ///< CR down to a reduced system, PCR on it, CR back substitution
+  cpu_cr_rd,    ///< CR down to a reduced system, RD on it, CR back substitution
+  cuda_cr,      ///< one thread block per system in shared memory; n <= 4096 float / 2048 double
+  cuda_pcr,     ///< as cuda_cr
+  cuda_rd,      ///< as cuda_cr
+  cuda_cr_pcr,  ///< as cuda_cr
+  cuda_cr_rd,   ///< as cuda_cr
 };
 
 /// The name of an algorithm, as written in this header (e.g. "cpu_thomas").

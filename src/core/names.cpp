@@ -17,6 +17,16 @@ std::string_view to_string(Algorithm algorithm) {
       return "cuda_thread_thomas_shuffle_transpose";
     case Algorithm::cuda_warp_thomas_pcr: return "cuda_warp_thomas_pcr";
     case Algorithm::cuda_block_thomas_pcr: return "cuda_block_thomas_pcr";
+    case Algorithm::cpu_cr: return "cpu_cr";
+    case Algorithm::cpu_pcr: return "cpu_pcr";
+    case Algorithm::cpu_rd: return "cpu_rd";
+    case Algorithm::cpu_cr_pcr: return "cpu_cr_pcr";
+    case Algorithm::cpu_cr_rd: return "cpu_cr_rd";
+    case Algorithm::cuda_cr: return "cuda_cr";
+    case Algorithm::cuda_pcr: return "cuda_pcr";
+    case Algorithm::cuda_rd: return "cuda_rd";
+    case Algorithm::cuda_cr_pcr: return "cuda_cr_pcr";
+    case Algorithm::cuda_cr_rd: return "cuda_cr_rd";
   }
   return "unknown";
 }

@@ -10,6 +10,7 @@
 #include "core/backend_plan.hpp"
 #include "core/omp_threads.hpp"
 #include "cpu/batch.hpp"
+#include "cpu/cyclic/cyclic_plan.hpp"
 #include "triax/errors.hpp"
 
 namespace triax::detail {
@@ -204,6 +205,7 @@ class CpuPlan final : public BackendPlan<T> {
 
 template <class T>
 std::unique_ptr<BackendPlan<T>> make_cpu_plan(const Problem& p, const Options& o) {
+  if (is_cpu_cyclic(o.algorithm)) return make_cpu_cyclic_plan<T>(p, o);
   return std::make_unique<CpuPlan<T>>(p, o);
 }
 template std::unique_ptr<BackendPlan<float>> make_cpu_plan(const Problem&, const Options&);

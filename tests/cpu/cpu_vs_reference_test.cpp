@@ -75,14 +75,9 @@ TYPED_TEST(CpuVsReference, LongSystems) {
 
 TYPED_TEST(CpuVsReference, PaddedOffsetAndPermutedLayouts) {
   using T = TypeParam;
-  // A ghost layer of 1-2 points around a 3-D grid, each operand padded differently.
-  const auto pa = Layout::padded({19, 10, 7}, {22, 12, 9}, {1, 1, 1});
-  const auto pd = Layout::padded({19, 10, 7}, {21, 13, 8}, {2, 0, 1});
-  const auto px = Layout::padded({19, 10, 7}, {20, 10, 10}, {0, 0, 2});
-  // z fastest in memory, then x, then y.
-  const auto perm = Layout::strided({19, 10, 7}, {7, 7 * 19, 1}, 5);
-  // Odd strides with gaps everywhere: x at stride 3, y at 61, z at 617.
-  const auto odd = Layout::strided({19, 10, 7}, {3, 61, 617}, 11);
+  const MixedGridLayouts grid;
+  const Layout &pa = grid.padded_a, &pd = grid.padded_d, &px = grid.padded_x,
+               &perm = grid.permuted, &odd = grid.odd;
   int k = 0;
   for (int axis = 0; axis < 3; ++axis) {
     for (Algorithm alg : cpu_algorithms) {
@@ -103,13 +98,9 @@ TYPED_TEST(CpuVsReference, BroadcastCoefficients) {
   const std::vector<std::int64_t> shape = {40, 12, 9};
   int k = 0;
   for (int axis = 0; axis < 3; ++axis) {
-    std::vector<std::int64_t> strides(3, 0);
-    strides[axis] = 1;
-    const auto coef = Layout::strided(shape, strides);
-    const auto dense = Layout::packed(shape);
     for (Algorithm alg : cpu_algorithms) {
       for (Mode mode : modes) {
-        expect_matches_reference<T>(OperandLayouts(coef, coef, coef, dense, dense), axis, mode,
+        expect_matches_reference<T>(one_matrix_for_every_system(shape, axis), axis, mode,
                                     test_seed(++k), cpu_solver<T>(alg));
       }
     }

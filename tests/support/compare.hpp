@@ -70,13 +70,21 @@ bool same_bits(const std::vector<T>& x, const std::vector<T>& y) {
 /// nothing outside the output layout was written. Input padding holds NaN (a read of the wrong
 /// element spoils the result); the output's padding holds a finite sentinel, which must come
 /// back bit for bit (a stray store of a computed NaN would hide among NaN poison).
+///
+/// `fill` replaces the random diagonally dominant systems (it must set batch.condition too).
 template <class T>
 void expect_matches_reference(const OperandLayouts& layouts, int axis, Mode mode,
-                              std::uint64_t seed, const Runner<T>& run) {
+                              std::uint64_t seed, const Runner<T>& run,
+                              const std::function<void(Batch<T>&, int axis, std::uint64_t seed)>&
+                                  fill = {}) {
   SCOPED_TRACE(std::string("mode ") + to_string(mode) + ", axis " + std::to_string(axis) +
                ", seed " + std::to_string(seed));
   Batch<T> batch(layouts);
-  batch.fill_random(seed);
+  if (fill) {
+    fill(batch, axis, seed);
+  } else {
+    batch.fill_random(seed);
+  }
   const Layout& out = mode == Mode::in_place ? layouts.d : layouts.x;
   std::vector<T>& out_buf = mode == Mode::in_place ? batch.d : batch.x;
   constexpr T sentinel = T(-1234.5);

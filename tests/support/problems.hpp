@@ -67,6 +67,27 @@ inline Layout one_value_per_system(const std::vector<std::int64_t>& shape, int a
   return Layout::strided(shape, strides);
 }
 
+/// One matrix for every system: a, b, c vary only along `axis` (stride 0 across the batch), d and
+/// x packed over the whole shape.
+inline OperandLayouts one_matrix_for_every_system(const std::vector<std::int64_t>& shape, int axis) {
+  std::vector<std::int64_t> strides(shape.size(), 0);
+  strides[axis] = 1;
+  const auto coef = Layout::strided(shape, strides);
+  const auto dense = Layout::packed(shape);
+  return OperandLayouts(coef, coef, coef, dense, dense);
+}
+
+/// Layouts of one 19 x 10 x 7 grid that the backends' tests mix per operand: ghost layers of 1-2
+/// points, each padded differently (padded_a, padded_d, padded_x); z fastest in memory, then x,
+/// then y (permuted); odd strides with gaps everywhere, x at stride 3, y at 61, z at 617 (odd).
+struct MixedGridLayouts {
+  Layout padded_a = Layout::padded({19, 10, 7}, {22, 12, 9}, {1, 1, 1});
+  Layout padded_d = Layout::padded({19, 10, 7}, {21, 13, 8}, {2, 0, 1});
+  Layout padded_x = Layout::padded({19, 10, 7}, {20, 10, 10}, {0, 0, 2});
+  Layout permuted = Layout::strided({19, 10, 7}, {7, 7 * 19, 1}, 5);
+  Layout odd = Layout::strided({19, 10, 7}, {3, 61, 617}, 11);
+};
+
 /// A seed for the running test, different for every test (typed and parameterised instances
 /// included) and for every k within it; tests print it with SCOPED_TRACE.
 inline std::uint64_t test_seed(std::uint64_t k = 0) {

@@ -34,6 +34,13 @@ TRIAX_DECLARE_CUDA_ALGORITHM(thread_thomas_shuffle_transpose)
 // chunk threads per system (n <= 512 float, 256 double) or up to 256 and a multi-kernel long path (any n).
 TRIAX_DECLARE_CUDA_ALGORITHM(warp_thomas_pcr)
 TRIAX_DECLARE_CUDA_ALGORITHM(block_thomas_pcr)
+// cyclic/: the CR / PCR / RD family of paper 001, one thread block per system in shared memory
+// (cyclic/block_cyclic.cuh); n <= 4096 float, 2048 double.
+TRIAX_DECLARE_CUDA_ALGORITHM(block_cr)
+TRIAX_DECLARE_CUDA_ALGORITHM(block_pcr)
+TRIAX_DECLARE_CUDA_ALGORITHM(block_rd)
+TRIAX_DECLARE_CUDA_ALGORITHM(block_cr_pcr)
+TRIAX_DECLARE_CUDA_ALGORITHM(block_cr_rd)
 
 #undef TRIAX_DECLARE_CUDA_ALGORITHM
 

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "cuda/cyclic/shared_layout.hpp"
 #include "cuda/launch/kernels.hpp"
 #include "triax/errors.hpp"
 
@@ -27,6 +28,13 @@ bool never(const Problem&) { return false; }
 
 #define TRIAX_CUDA_ENTRY(algo, checks) \
   CudaAlgorithm<T> { Algorithm::cuda_##algo, checks, algo##_supports<T>, algo##_workspace<T>, algo<T> }
+// The cyclic family: Algorithm::cuda_<name> runs block_<name>, a block per system in shared
+// memory, up to cyclic::max_rows<T> rows.
+#define TRIAX_CUDA_CYCLIC_ENTRY(name)                                                          \
+  CudaAlgorithm<T> {                                                                          \
+    Algorithm::cuda_##name, true, block_##name##_supports<T>, block_##name##_workspace<T>,    \
+        block_##name<T>, cyclic::max_rows<T>                                                  \
+  }
 
 // The algorithms built into this version, in the order `automatic` prefers them.
 template <class T>
@@ -42,9 +50,16 @@ const Entry<T> table[] = {
     {TRIAX_CUDA_ENTRY(thread_thomas_shared_transpose, true), never},
     // Anything: one thread per system at the row stride.
     {TRIAX_CUDA_ENTRY(thread_thomas, true), nullptr},
+    // The cyclic family (paper 001): forced only until measurements say where it wins.
+    {TRIAX_CUDA_CYCLIC_ENTRY(cr), never},
+    {TRIAX_CUDA_CYCLIC_ENTRY(pcr), never},
+    {TRIAX_CUDA_CYCLIC_ENTRY(rd), never},
+    {TRIAX_CUDA_CYCLIC_ENTRY(cr_pcr), never},
+    {TRIAX_CUDA_CYCLIC_ENTRY(cr_rd), never},
 };
 
 #undef TRIAX_CUDA_ENTRY
+#undef TRIAX_CUDA_CYCLIC_ENTRY
 
 }  // namespace
 
@@ -57,6 +72,12 @@ CudaAlgorithm<T> choose_cuda_algorithm(const Problem& p, const Options& o) {
     built |= candidate.name == o.algorithm;
     if (!automatic && candidate.name != o.algorithm) continue;
     if (automatic && e.automatic_when != nullptr && !e.automatic_when(p)) continue;
+    if (!automatic && candidate.max_rows > 0 && p.n > candidate.max_rows) {
+      throw invalid_argument("triax::Solver: algorithm " + std::string(to_string(o.algorithm)) +
+                             " solves systems of at most " + std::to_string(candidate.max_rows) +
+                             " rows in " + (sizeof(T) == 4 ? "float" : "double") + ", but n = " +
+                             std::to_string(p.n));
+    }
     if (candidate.supports(p) && (candidate.checks || !o.checked)) return candidate;
   }
   throw invalid_argument(

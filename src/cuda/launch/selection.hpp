@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstdint>
 
 #include "core/problem.hpp"
 #include "triax/options.hpp"
@@ -18,6 +19,7 @@ struct CudaAlgorithm {
   bool (*supports)(const Problem&);
   std::size_t (*workspace)(const Problem&);
   void (*run)(const Problem&, const Operands<T>&, void*, cudaStream_t);
+  std::int64_t max_rows = 0;  // the longest system it solves (0: any), named when n exceeds it
 };
 
 /// The algorithm for a plan: the forced one if options name one (invalid_argument, naming it,

@@ -1,0 +1,102 @@
+// The CUDA cyclic family (cuda_cr, cuda_pcr, cuda_rd, cuda_cr_pcr, cuda_cr_rd: a block per
+// system in shared memory) against the reference backend: every n from 1 to 300 and sampled n up
+// to the limit (4096 float, 2048 double), every axis of 2-D and 3-D arrays, padded and permuted
+// layouts, the three output modes, poisoned outputs, float and double; longer systems rejected
+// by name. CR, PCR and CR+PCR get diagonally dominant systems, RD and CR+RD close-value ones
+// (cyclic_problems.hpp). TRIAX_TEST_QUICK=1 (compute-sanitizer) takes fewer lengths.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "support/cyclic_checks.hpp"
+#include "support/device_runner.hpp"
+
+namespace triax::test {
+namespace {
+
+template <class T>
+class CudaCyclicVsReference : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
+  }
+};
+using ValueTypes = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(CudaCyclicVsReference, ValueTypes);
+
+bool quick() {
+  const char* v = std::getenv("TRIAX_TEST_QUICK");
+  return v != nullptr && std::string(v) == "1";
+}
+
+/// The longest system of the family in T.
+template <class T>
+constexpr std::int64_t limit = 16384 / sizeof(T);
+
+// Every length up to 300 (quick: the boundaries of warps, levels and switch sizes): odd counts at
+// every level, reduced systems of one row, the hybrids below, at and past their switch sizes.
+TYPED_TEST(CudaCyclicVsReference, EveryLengthUpTo300) {
+  using T = TypeParam;
+  std::vector<std::int64_t> lengths;
+  if (quick()) {
+    lengths = {1, 2, 3, 4, 5, 7, 31, 32, 33, 63, 65, 127, 128, 129, 255, 256, 257, 300};
+  } else {
+    for (std::int64_t n = 1; n <= 300; ++n) lengths.push_back(n);
+  }
+  expect_lengths_match<T>(Backend::cuda, cuda_runner<T>, lengths, 3);
+}
+
+TYPED_TEST(CudaCyclicVsReference, SampledLengthsUpToTheLimit) {
+  using T = TypeParam;
+  std::vector<std::int64_t> lengths = {383, 511, 512, 513, 1000, 1023, 1024, 1025, 2047, 2048};
+  if (sizeof(T) == 4) lengths.insert(lengths.end(), {2049, 3001, 4095, 4096});
+  if (quick()) lengths = {513, 1025, limit<T>};
+  expect_lengths_match<T>(Backend::cuda, cuda_runner<T>, lengths, 5);
+}
+
+TYPED_TEST(CudaCyclicVsReference, EveryAxisAndMode) {
+  expect_every_axis_and_mode_match<TypeParam>(Backend::cuda, cuda_runner<TypeParam>);
+}
+
+TYPED_TEST(CudaCyclicVsReference, PaddedAndPermutedLayouts) {
+  expect_padded_layouts_match<TypeParam>(Backend::cuda, cuda_runner<TypeParam>);
+}
+
+TYPED_TEST(CudaCyclicVsReference, SwitchSizeOverride) {
+  expect_switch_overrides_match<TypeParam>(Backend::cuda, cuda_runner<TypeParam>);
+}
+
+TYPED_TEST(CudaCyclicVsReference, BroadcastCoefficients) {
+  expect_broadcast_coefficients_match<TypeParam>(Backend::cuda, cuda_runner<TypeParam>);
+}
+
+// Many blocks at once: thousands of short systems, one block each.
+TYPED_TEST(CudaCyclicVsReference, ManySystems) {
+  using T = TypeParam;
+  const std::int64_t systems = quick() ? 300 : 5000;
+  expect_lengths_match<T>(Backend::cuda, cuda_runner<T>, {37}, systems);
+}
+
+TYPED_TEST(CudaCyclicVsReference, LongerSystemsAreRejectedByName) {
+  using T = TypeParam;
+  const std::int64_t n = limit<T> + 1;
+  for (const CyclicCase<T>& c : cyclic_cases<T>(Backend::cuda)) {
+    try {
+      Solver<T>(Backend::cuda, Layout::packed({n, 2}), 0, {.algorithm = c.algorithm});
+      ADD_FAILURE() << to_string(c.algorithm) << " took n = " << n;
+    } catch (const invalid_argument& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("n = " + std::to_string(n)), std::string::npos) << what;
+      EXPECT_NE(what.find(std::to_string(limit<T>)), std::string::npos) << what;
+      EXPECT_NE(what.find(to_string(c.algorithm)), std::string::npos) << what;
+    }
+    // The CPU backend does not take the CUDA family.
+    EXPECT_THROW(Solver<T>(Backend::cpu, Layout::packed({8, 2}), 0, {.algorithm = c.algorithm}),
+                 invalid_argument);
+  }
+}
+
+}  // namespace
+}  // namespace triax::test
