@@ -23,13 +23,13 @@ struct Outcome {
 
 template <class T>
 Outcome solve_distributed(const GlobalProblem<T>& p, const std::vector<bool>& splittable,
-                          mpi::Method method, Mode mode, std::int64_t ghost) {
+                          mpi::Method method, Mode mode, std::int64_t ghost, int threads) {
   const MPI_Comm cart = make_grid(splittable);
   const Block block = block_of(cart, p.extents);
   LocalBuffers<T> buf(p, block, ghost);
   mpi::Options options;
   options.method = method;
-  options.num_threads = 1;
+  options.num_threads = threads;
   mpi::Solver<T> solver(mpi::Decomposition::cartesian(cart, p.axis), buf.layout, p.axis, options);
   EXPECT_EQ(solver.first_global_row(), block.begin[p.axis]);
   EXPECT_EQ(solver.global_system_length(), p.extents[p.axis]);
@@ -74,13 +74,13 @@ std::string label(mpi::Method method, int axis, Mode mode) {
 
 template <class T>
 void expect_exact(const std::vector<std::int64_t>& global, const std::vector<bool>& splittable,
-                  std::int64_t ghost, std::initializer_list<Mode> modes) {
+                  std::int64_t ghost, std::initializer_list<Mode> modes, int threads = 1) {
   for (int axis = 0; axis < static_cast<int>(global.size()); ++axis) {
     const GlobalProblem<T> p(global, axis, 1234 + axis);
     for (mpi::Method method : exact_methods) {
       for (Mode mode : modes) {
         SCOPED_TRACE(label(method, axis, mode));
-        const Outcome got = solve_distributed(p, splittable, method, mode, ghost);
+        const Outcome got = solve_distributed(p, splittable, method, mode, ghost, threads);
         EXPECT_LE(got.error, p.allowed_error()) << "single-rank error " << p.single_rank_error;
         EXPECT_TRUE(got.ghosts_clean);
       }
@@ -103,8 +103,8 @@ TEST(DistExact, TwoDimensionalSplitAlongOneDimensionOnly) {
   expect_exact<double>({19, 6}, {true, false}, 0, {Mode::in_place});
 }
 
-TEST(DistExact, ThreeDimensional) {
-  expect_exact<double>({10, 11, 12}, {true, true, true}, 1, {Mode::separate});
+TEST(DistExact, ThreeDimensionalTwoThreadsPerRank) {
+  expect_exact<double>({10, 11, 12}, {true, true, true}, 1, {Mode::separate}, 2);
 }
 
 TEST(DistExact, ThreeDimensionalFloatInPlace) {
