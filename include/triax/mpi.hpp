@@ -37,7 +37,8 @@ namespace triax::mpi {
 enum class Method {
   automatic,       ///< allgather for up to 8 ranks along the axis, pcr beyond (not measured yet)
   allgather,       ///< every rank gathers every reduced row and solves all of them (Thomas)
-  gather_scatter,  ///< the first rank of the line gathers, solves (Thomas) and scatters
+  gather_scatter,  ///< each rank of the line gathers a share of the systems' reduced rows,
+                   ///< solves them (Thomas) and scatters the results back
   pcr,             ///< parallel cyclic reduction across ranks: 1 + ceil(log2 P) neighbour steps
   jacobi,          ///< block Jacobi iterations with the neighbouring ranks (approximate)
 };

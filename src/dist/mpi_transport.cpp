@@ -40,6 +40,9 @@ constexpr int tag_downwards = 2;
 MpiTransport::MpiTransport(MPI_Comm line) : line_(line) {
   TRIAX_MPI_CHECK(MPI_Comm_size(line_, &size_));
   TRIAX_MPI_CHECK(MPI_Comm_rank(line_, &position_));
+  for (auto* v : {&send_counts_, &send_offsets_, &receive_counts_, &receive_offsets_}) {
+    v->resize(static_cast<std::size_t>(size_));
+  }
 }
 
 MpiTransport::~MpiTransport() { TRIAX_MPI_CHECK_NOTHROW(MPI_Comm_free(&line_)); }
@@ -49,18 +52,19 @@ void MpiTransport::allgather(const void* sent, void* received, std::int64_t coun
   TRIAX_MPI_CHECK(MPI_Allgather(sent, n, datatype_of(type), received, n, datatype_of(type), line_));
 }
 
-void MpiTransport::gather(const void* sent, void* received, std::int64_t count, Scalar type,
-                          int root) {
-  const int n = message_count(count);
-  TRIAX_MPI_CHECK(
-      MPI_Gather(sent, n, datatype_of(type), received, n, datatype_of(type), root, line_));
-}
-
-void MpiTransport::scatter(const void* sent, void* received, std::int64_t count, Scalar type,
-                           int root) {
-  const int n = message_count(count);
-  TRIAX_MPI_CHECK(
-      MPI_Scatter(sent, n, datatype_of(type), received, n, datatype_of(type), root, line_));
+void MpiTransport::all_to_all(const void* sent, const std::int64_t* send_counts,
+                              const std::int64_t* send_offsets, void* received,
+                              const std::int64_t* receive_counts,
+                              const std::int64_t* receive_offsets, Scalar type) {
+  for (int p = 0; p < size_; ++p) {
+    send_counts_[p] = message_count(send_counts[p]);
+    send_offsets_[p] = message_count(send_offsets[p]);
+    receive_counts_[p] = message_count(receive_counts[p]);
+    receive_offsets_[p] = message_count(receive_offsets[p]);
+  }
+  TRIAX_MPI_CHECK(MPI_Alltoallv(sent, send_counts_.data(), send_offsets_.data(), datatype_of(type),
+                                received, receive_counts_.data(), receive_offsets_.data(),
+                                datatype_of(type), line_));
 }
 
 void MpiTransport::exchange(int distance, const void* send_lower, void* receive_lower,

@@ -4,6 +4,8 @@
 
 #include <mpi.h>
 
+#include <vector>
+
 #include "dist/transport.hpp"
 
 namespace triax::detail {
@@ -21,9 +23,10 @@ class MpiTransport final : public Transport {
   MPI_Comm communicator() const { return line_; }
 
   void allgather(const void* sent, void* received, std::int64_t count, Scalar type) override;
-  void gather(const void* sent, void* received, std::int64_t count, Scalar type, int root) override;
-  void scatter(const void* sent, void* received, std::int64_t count, Scalar type,
-               int root) override;
+  void all_to_all(const void* sent, const std::int64_t* send_counts,
+                  const std::int64_t* send_offsets, void* received,
+                  const std::int64_t* receive_counts, const std::int64_t* receive_offsets,
+                  Scalar type) override;
   void exchange(int distance, const void* send_lower, void* receive_lower, const void* send_upper,
                 void* receive_upper, std::int64_t count, Scalar type) override;
   void max_in_place(double* values, int count) override;
@@ -33,6 +36,8 @@ class MpiTransport final : public Transport {
   MPI_Comm line_;
   int size_ = 0;
   int position_ = 0;
+  // all_to_all's counts and offsets as MPI takes them (int), sized once here.
+  std::vector<int> send_counts_, send_offsets_, receive_counts_, receive_offsets_;
 };
 
 }  // namespace triax::detail

@@ -17,11 +17,25 @@
 
 namespace triax::detail {
 
+/// Gather-scatter's share of the systems: P groups of consecutive systems, group q gathered,
+/// solved and scattered by position q, so that the reduced work is spread over the line.
+struct SystemGroups {
+  int ranks;
+  std::int64_t count;
+  std::int64_t start(int q) const { return count * q / ranks; }
+  std::int64_t size(int q) const { return start(q + 1) - start(q); }
+};
+
 /// The reduced-system buffers of a plan, sized for its method when it is made.
 template <class T>
 struct ReducedBuffers {
-  std::vector<ReducedPair<T>> gathered;  // allgather: all; gather-scatter: the root's
-  std::vector<T> scattered;              // gather-scatter: the root's ends of every position
+  // allgather: every piece's rows of every system; gather-scatter: every piece's rows of this
+  // position's group, and the ends solved for them.
+  std::vector<ReducedPair<T>> gathered;
+  std::vector<T> scattered;
+  // gather-scatter's all-to-all counts and offsets, in values: rows out and in, ends out and in.
+  std::vector<std::int64_t> rows_out_counts, rows_out_offsets, rows_in_counts, rows_in_offsets;
+  std::vector<std::int64_t> ends_out_counts, ends_out_offsets, ends_in_counts, ends_in_offsets;
   std::vector<ReducedPair<T>> pcr_rows, receive_lower, receive_upper;
   std::vector<T> jacobi_lower, jacobi_upper, jacobi_from_lower, jacobi_from_upper;
 
@@ -33,15 +47,10 @@ struct ReducedBuffers {
         gathered.resize(all);
         break;
       case triax::mpi::Method::gather_scatter:
-        if (position == 0) {
-          gathered.resize(all);
-          scattered.resize(2 * all);
-        }
+        size_gather_scatter(ranks, position, count);
         break;
       case triax::mpi::Method::pcr:
-        for (auto* v : {&pcr_rows, &receive_lower, &receive_upper}) {
-          v->resize(own);
-        }
+        for (auto* v : {&pcr_rows, &receive_lower, &receive_upper}) v->resize(own);
         break;
       case triax::mpi::Method::jacobi:
         for (auto* v : {&jacobi_lower, &jacobi_upper, &jacobi_from_lower, &jacobi_from_upper}) {
@@ -53,12 +62,23 @@ struct ReducedBuffers {
     }
   }
 
-  std::size_t bytes() const {
-    std::size_t pairs =
-        gathered.size() + pcr_rows.size() + receive_lower.size() + receive_upper.size();
-    std::size_t values = scattered.size() + jacobi_lower.size() + jacobi_upper.size() +
-                         jacobi_from_lower.size() + jacobi_from_upper.size();
-    return pairs * sizeof(ReducedPair<T>) + values * sizeof(T);
+  void size_gather_scatter(int ranks, int position, std::int64_t count) {
+    const SystemGroups groups{ranks, count};
+    const std::int64_t mine = groups.size(position);
+    gathered.resize(static_cast<std::size_t>(ranks * mine));
+    scattered.resize(static_cast<std::size_t>(2 * ranks * mine));
+    for (int q = 0; q < ranks; ++q) {
+      // Rows of group q go to position q; this group's rows come from every position.
+      rows_out_counts.push_back(8 * groups.size(q));
+      rows_out_offsets.push_back(8 * groups.start(q));
+      rows_in_counts.push_back(8 * mine);
+      rows_in_offsets.push_back(8 * q * mine);
+      // The ends travel back the other way.
+      ends_out_counts.push_back(2 * mine);
+      ends_out_offsets.push_back(2 * q * mine);
+      ends_in_counts.push_back(2 * groups.size(q));
+      ends_in_offsets.push_back(2 * groups.start(q));
+    }
   }
 };
 
@@ -98,23 +118,25 @@ void solve_reduced_allgather(Transport& t, const ReducedPair<T>* rows, T* ends, 
   });
 }
 
-/// Gather-scatter: position 0 gathers, solves every system and sends each piece its ends.
+/// Gather-scatter: each position gathers every piece's rows of its group of systems, solves
+/// them and sends each piece its ends back (two all-to-all exchanges).
 template <class T>
 void solve_reduced_gather_scatter(Transport& t, const ReducedPair<T>* rows, T* ends,
                                   std::int64_t count, ReducedBuffers<T>& buf, int threads) {
-  constexpr int root = 0;
-  t.gather(rows, buf.gathered.data(), 8 * count, scalar_of<T>(), root);
-  if (t.position() == root) {
-    for_each_item(count, threads, [&](std::int64_t s, int) {
-      thomas_over_gathered(buf.gathered.data(), t.size(), count, s);
-      for (int q = 0; q < t.size(); ++q) {
-        const ReducedPair<T>& pair = buf.gathered[q * count + s];
-        buf.scattered[2 * (q * count + s)] = pair.first.d;
-        buf.scattered[2 * (q * count + s) + 1] = pair.last.d;
-      }
-    });
-  }
-  t.scatter(buf.scattered.data(), ends, 2 * count, scalar_of<T>(), root);
+  t.all_to_all(rows, buf.rows_out_counts.data(), buf.rows_out_offsets.data(), buf.gathered.data(),
+               buf.rows_in_counts.data(), buf.rows_in_offsets.data(), scalar_of<T>());
+  const int ranks = t.size();
+  const std::int64_t mine = SystemGroups{ranks, count}.size(t.position());
+  for_each_item(mine, threads, [&](std::int64_t s, int) {
+    thomas_over_gathered(buf.gathered.data(), ranks, mine, s);
+    for (int q = 0; q < ranks; ++q) {
+      const ReducedPair<T>& pair = buf.gathered[q * mine + s];
+      buf.scattered[2 * (q * mine + s)] = pair.first.d;
+      buf.scattered[2 * (q * mine + s) + 1] = pair.last.d;
+    }
+  });
+  t.all_to_all(buf.scattered.data(), buf.ends_out_counts.data(), buf.ends_out_offsets.data(), ends,
+               buf.ends_in_counts.data(), buf.ends_in_offsets.data(), scalar_of<T>());
 }
 
 /// One PCR step on row `self`: its couplings to `lower` and `upper` (the rows a stride away)

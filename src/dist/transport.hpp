@@ -35,12 +35,13 @@ class Transport {
 
   /// Every rank's `count` values, in position order, into `received` (size() * count values).
   virtual void allgather(const void* sent, void* received, std::int64_t count, Scalar type) = 0;
-  /// The same onto position `root` only (`received` is ignored elsewhere).
-  virtual void gather(const void* sent, void* received, std::int64_t count, Scalar type,
-                      int root) = 0;
-  /// Position `root` sends values [p * count, (p + 1) * count) of `sent` to each position p.
-  virtual void scatter(const void* sent, void* received, std::int64_t count, Scalar type,
-                       int root) = 0;
+  /// Personalised all-to-all: sends values [send_offsets[p], + send_counts[p]) of `sent` to
+  /// each position p and puts what position p sent here at receive_offsets[p] of `received`.
+  /// Each array has size() entries.
+  virtual void all_to_all(const void* sent, const std::int64_t* send_counts,
+                          const std::int64_t* send_offsets, void* received,
+                          const std::int64_t* receive_counts, const std::int64_t* receive_offsets,
+                          Scalar type) = 0;
   /// Sends `count` values to the positions `position() - distance` and `position() + distance`
   /// and receives as many from each; a side beyond the line is skipped (its buffer is left as
   /// it was). Both sides travel at once.

@@ -1,7 +1,8 @@
-// 10^4 solves on one plan and thousands of plans made and destroyed: every request triax starts
-// completes inside its call, every communicator a plan makes is freed with it, and the answer
-// stays right. The counts come from MPI's profiling interface: this executable defines the MPI
-// calls triax makes communicators and requests with, counts them, and forwards to PMPI.
+// 10^4 solves on one plan (10^3 for the other methods) and hundreds of plans made and destroyed:
+// every request triax starts completes inside its call, every communicator a plan makes is freed
+// with it, and the answer stays right. The counts come from MPI's profiling interface: this
+// executable defines the MPI calls triax makes communicators and requests with, counts them, and
+// forwards to PMPI.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -72,7 +73,7 @@ TEST(DistMany, TenThousandSolvesOnOnePlan) {
     mpi::Solver<double> solver(mpi::Decomposition::line(MPI_COMM_WORLD), buf.layout, 0, options);
     const long started_before = requests_started;
     const Alive before = Alive::now();
-    const int solves = method == mpi::Method::pcr ? 10000 : 2500;
+    const int solves = method == mpi::Method::pcr ? 10000 : 1000;
     for (int i = 0; i < solves; ++i) {
       solver.solve(buf.a.data(), buf.b.data(), buf.c.data(), buf.d.data(), buf.x.data());
     }
@@ -97,7 +98,7 @@ TEST(DistMany, PlansMadeAndFreed) {
   const Layout l = Layout::packed({2, 2});
   const long made_before = communicators_made;
   const Alive before = Alive::now();
-  for (int i = 0; i < 1000; ++i) {
+  for (int i = 0; i < 500; ++i) {
     mpi::Options options;
     options.method = methods[i % 4];
     mpi::Solver<double> solver(mpi::Decomposition::line(MPI_COMM_WORLD), l, 0, options);
@@ -107,7 +108,7 @@ TEST(DistMany, PlansMadeAndFreed) {
     EXPECT_THROW(mpi::Solver<double>(mpi::Decomposition::line(MPI_COMM_WORLD), l, 0, options),
                  invalid_argument);
   }
-  EXPECT_GE(communicators_made - made_before, 2000);  // the counters see the plans' calls
+  EXPECT_GE(communicators_made - made_before, 1000);  // the counters see the plans' calls
   EXPECT_EQ(Alive::now().communicators, before.communicators);
   EXPECT_EQ(Alive::now().requests, before.requests);
 }
