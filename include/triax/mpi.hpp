@@ -77,6 +77,10 @@ struct Options : triax::Options {
   /// Jacobi: false runs exactly jacobi_iterations iterations with neighbour exchanges only (no
   /// global reduction per iteration); the last iteration's change is still reported.
   bool jacobi_check_convergence = true;
+  /// The systems of a rank are solved in this many batches of consecutive systems (the first
+  /// ones one system larger where they do not divide evenly), each batch with its own messages:
+  /// more batches, smaller messages. >= 1; more batches than systems give one system each.
+  int batches = 1;
 };
 
 /// checked mode's info value for every system of a Jacobi solve that did not converge.

@@ -113,12 +113,19 @@ void check_own_arguments(const Decomposition& dec, MPI_Comm comm, const OperandL
                                 " (its local extent(" + std::to_string(axis) +
                                 ") = 0); every rank must own at least one row of its systems"));
   }
-  // All systems of a rank travel in one message, whose count MPI takes as an int.
+  if (options.batches < 1) {
+    throw invalid_argument(
+        said("options.batches = " + std::to_string(options.batches) + " must be >= 1"));
+  }
+  // The systems of a batch travel in one message, whose count MPI takes as an int.
   const std::int64_t systems = layouts.d.size() / layouts.d.extent(axis);
-  if (systems > INT_MAX / 8) {
-    throw invalid_argument(said(std::to_string(systems) + " systems on one rank exceed the " +
-                                std::to_string(INT_MAX / 8) +
-                                " that one message of reduced rows can carry"));
+  const std::int64_t largest_batch = (systems + options.batches - 1) / options.batches;
+  if (largest_batch > INT_MAX / 8) {
+    throw invalid_argument(said(std::to_string(largest_batch) + " systems in one batch (" +
+                                std::to_string(systems) +
+                                " systems, options.batches = " + std::to_string(options.batches) +
+                                ") exceed the " + std::to_string(INT_MAX / 8) +
+                                " that one message of reduced rows can carry; raise batches"));
   }
 }
 
@@ -137,7 +144,8 @@ std::vector<std::int64_t> shared_values(const Decomposition& dec, const OperandL
           options.jacobi_iterations,
           tolerance_bits,
           options.jacobi_check_convergence,
-          options.checked};
+          options.checked,
+          options.batches};
 }
 
 const std::vector<std::string>& shared_names() {
@@ -149,7 +157,8 @@ const std::vector<std::string>& shared_names() {
                                                  "options.jacobi_iterations",
                                                  "options.jacobi_tolerance (bits)",
                                                  "options.jacobi_check_convergence",
-                                                 "options.checked"};
+                                                 "options.checked",
+                                                 "options.batches"};
   return names;
 }
 
@@ -226,17 +235,28 @@ class Solver<T>::Impl {
                                   transport_->communicator()));
     method_ = detail::choose_method(options.method, ranks);
 
-    detail::agree(all.get(), detail::verdict_of([&] { allocate(ranks, position); }), who);
+    detail::agree(all.get(), detail::verdict_of([&] { allocate(ranks); }), who);
   }
 
-  void allocate(int ranks, int position) {
+  void allocate(int ranks) {
     const auto count = static_cast<std::size_t>(problem_.count);
     piece_work_.resize(3 * count * static_cast<std::size_t>(problem_.n));
     rows_.resize(count);
     ends_.resize(2 * count);
     if (options_.checked) first_bad_row_.resize(count);
-    buffers_ =
-        std::make_unique<detail::ReducedBuffers<T>>(method_, ranks, position, problem_.count);
+    buffers_ = std::make_unique<detail::ReducedBuffers<T>>(method_, ranks,
+                                                           batch_start(1) - batch_start(0));
+  }
+
+  // Batch b of the systems: [batch_start(b), batch_start(b + 1)). Where there are fewer systems
+  // than options.batches, each batch holds one system.
+  std::int64_t batch_count() const {
+    return std::max<std::int64_t>(1, std::min<std::int64_t>(options_.batches, problem_.count));
+  }
+  std::int64_t batch_start(std::int64_t b) const {
+    // The first batch is the largest: ceil(count / batches) systems.
+    const std::int64_t batches = batch_count();
+    return b == 0 ? 0 : problem_.count - (problem_.count * (batches - b)) / batches;
   }
 
   detail::PieceWork<T> work_of(std::int64_t s) {
@@ -268,41 +288,52 @@ class Solver<T>::Impl {
     if (mode == detail::SolveMode::in_place) p.map[detail::op_x] = p.map[detail::op_d];
     const detail::Operands<T> ops{a, b, c, d, x, mode == detail::SolveMode::increment, nullptr};
 
-    detail::for_each_item(count, threads_, [&](std::int64_t s, int) {
-      rows_[s] = detail::reduce_piece(p, ops, s, place_, work_of(s));
-    });
-    solve_reduced();
-    detail::for_each_item(count, threads_, [&](std::int64_t s, int) {
-      const std::int64_t bad =
-          detail::finish_piece(p, ops, s, work_of(s), ends_[2 * s], ends_[2 * s + 1]);
-      if (checked_info) {
-        first_bad_row_[s] = bad < 0 ? std::numeric_limits<std::int64_t>::max() : first_row_ + bad;
-      }
-    });
+    JacobiReport jacobi_over_batches;
+    for (std::int64_t batch = 0; batch < batch_count(); ++batch) {
+      const std::int64_t first = batch_start(batch), size = batch_start(batch + 1) - first;
+      detail::for_each_item(size, threads_, [&](std::int64_t i, int) {
+        const std::int64_t s = first + i;
+        rows_[s] = detail::reduce_piece(p, ops, s, place_, work_of(s));
+      });
+      const JacobiReport jacobi = solve_reduced(first, size);
+      jacobi_over_batches.iterations = std::max(jacobi_over_batches.iterations, jacobi.iterations);
+      jacobi_over_batches.relative_change =
+          std::max(jacobi_over_batches.relative_change, jacobi.relative_change);
+      jacobi_over_batches.converged = jacobi_over_batches.converged && jacobi.converged;
+      detail::for_each_item(size, threads_, [&](std::int64_t i, int) {
+        const std::int64_t s = first + i;
+        const std::int64_t bad =
+            detail::finish_piece(p, ops, s, work_of(s), ends_[2 * s], ends_[2 * s + 1]);
+        if (checked_info) {
+          first_bad_row_[s] = bad < 0 ? std::numeric_limits<std::int64_t>::max() : first_row_ + bad;
+        }
+      });
+    }
+    if (method_ == Method::jacobi) last_jacobi_ = jacobi_over_batches;
     if (checked_info) report_info(checked_info);
   }
 
-  void solve_reduced() {
-    const std::int64_t count = problem_.count;
+  // The reduced systems of systems [first, first + size): one batch, its own messages.
+  JacobiReport solve_reduced(std::int64_t first, std::int64_t size) {
     detail::Transport& t = *transport_;
+    const detail::ReducedPair<T>* rows = rows_.data() + first;
+    T* ends = ends_.data() + 2 * first;
     switch (method_) {
       case Method::allgather:
-        detail::solve_reduced_allgather(t, rows_.data(), ends_.data(), count, *buffers_, threads_);
+        detail::solve_reduced_allgather(t, rows, ends, size, *buffers_, threads_);
         break;
       case Method::gather_scatter:
-        detail::solve_reduced_gather_scatter(t, rows_.data(), ends_.data(), count, *buffers_,
-                                             threads_);
+        detail::solve_reduced_gather_scatter(t, rows, ends, size, *buffers_, threads_);
         break;
       case Method::pcr:
-        detail::solve_reduced_pcr(t, rows_.data(), ends_.data(), count, *buffers_, threads_);
+        detail::solve_reduced_pcr(t, rows, ends, size, *buffers_, threads_);
         break;
       case Method::jacobi:
-        last_jacobi_ =
-            detail::solve_reduced_jacobi(t, rows_.data(), ends_.data(), count, *buffers_, options_);
-        break;
+        return detail::solve_reduced_jacobi(t, rows, ends, size, *buffers_, options_);
       case Method::automatic:
         break;  // resolved when the plan was made
     }
+    return {};
   }
 
   // Every rank of the line reports the first bad row of the whole system.

@@ -39,7 +39,7 @@ struct ReducedBuffers {
   std::vector<ReducedPair<T>> pcr_rows, receive_lower, receive_upper;
   std::vector<T> jacobi_lower, jacobi_upper, jacobi_from_lower, jacobi_from_upper;
 
-  ReducedBuffers(triax::mpi::Method method, int ranks, int position, std::int64_t count) {
+  ReducedBuffers(triax::mpi::Method method, int ranks, std::int64_t count) {
     const auto all = static_cast<std::size_t>(ranks) * static_cast<std::size_t>(count);
     const auto own = static_cast<std::size_t>(count);
     switch (method) {
@@ -47,7 +47,7 @@ struct ReducedBuffers {
         gathered.resize(all);
         break;
       case triax::mpi::Method::gather_scatter:
-        size_gather_scatter(ranks, position, count);
+        size_gather_scatter(ranks, count);
         break;
       case triax::mpi::Method::pcr:
         for (auto* v : {&pcr_rows, &receive_lower, &receive_upper}) v->resize(own);
@@ -62,23 +62,36 @@ struct ReducedBuffers {
     }
   }
 
-  void size_gather_scatter(int ranks, int position, std::int64_t count) {
-    const SystemGroups groups{ranks, count};
-    const std::int64_t mine = groups.size(position);
+  // Sized for the largest batch (no group of it or of a smaller batch exceeds count / ranks
+  // rounded up); the counts are set per batch (set_gather_scatter_counts).
+  void size_gather_scatter(int ranks, std::int64_t count) {
+    const std::int64_t mine = (count + ranks - 1) / ranks;
     gathered.resize(static_cast<std::size_t>(ranks * mine));
     scattered.resize(static_cast<std::size_t>(2 * ranks * mine));
+    for (auto* v : {&rows_out_counts, &rows_out_offsets, &rows_in_counts, &rows_in_offsets,
+                    &ends_out_counts, &ends_out_offsets, &ends_in_counts, &ends_in_offsets}) {
+      v->resize(static_cast<std::size_t>(ranks));
+    }
+  }
+
+  /// The all-to-all counts and offsets for a batch of `count` systems; returns this position's
+  /// group size.
+  std::int64_t set_gather_scatter_counts(int ranks, int position, std::int64_t count) {
+    const SystemGroups groups{ranks, count};
+    const std::int64_t mine = groups.size(position);
     for (int q = 0; q < ranks; ++q) {
       // Rows of group q go to position q; this group's rows come from every position.
-      rows_out_counts.push_back(8 * groups.size(q));
-      rows_out_offsets.push_back(8 * groups.start(q));
-      rows_in_counts.push_back(8 * mine);
-      rows_in_offsets.push_back(8 * q * mine);
+      rows_out_counts[q] = 8 * groups.size(q);
+      rows_out_offsets[q] = 8 * groups.start(q);
+      rows_in_counts[q] = 8 * mine;
+      rows_in_offsets[q] = 8 * q * mine;
       // The ends travel back the other way.
-      ends_out_counts.push_back(2 * mine);
-      ends_out_offsets.push_back(2 * q * mine);
-      ends_in_counts.push_back(2 * groups.size(q));
-      ends_in_offsets.push_back(2 * groups.start(q));
+      ends_out_counts[q] = 2 * mine;
+      ends_out_offsets[q] = 2 * q * mine;
+      ends_in_counts[q] = 2 * groups.size(q);
+      ends_in_offsets[q] = 2 * groups.start(q);
     }
+    return mine;
   }
 };
 
@@ -123,10 +136,10 @@ void solve_reduced_allgather(Transport& t, const ReducedPair<T>* rows, T* ends, 
 template <class T>
 void solve_reduced_gather_scatter(Transport& t, const ReducedPair<T>* rows, T* ends,
                                   std::int64_t count, ReducedBuffers<T>& buf, int threads) {
+  const int ranks = t.size();
+  const std::int64_t mine = buf.set_gather_scatter_counts(ranks, t.position(), count);
   t.all_to_all(rows, buf.rows_out_counts.data(), buf.rows_out_offsets.data(), buf.gathered.data(),
                buf.rows_in_counts.data(), buf.rows_in_offsets.data(), scalar_of<T>());
-  const int ranks = t.size();
-  const std::int64_t mine = SystemGroups{ranks, count}.size(t.position());
   for_each_item(mine, threads, [&](std::int64_t s, int) {
     thomas_over_gathered(buf.gathered.data(), ranks, mine, s);
     for (int q = 0; q < ranks; ++q) {

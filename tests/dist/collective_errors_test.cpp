@@ -110,6 +110,17 @@ TEST(DistErrors, MethodDiffers) {
       "options.method");
 }
 
+TEST(DistErrors, BatchesDiffer) {
+  if (world_size() == 1) GTEST_SKIP() << "needs two ranks";
+  expect_same_error_everywhere<invalid_argument>(
+      [] {
+        mpi::Options options;
+        options.batches = world_rank() == last_rank() ? 2 : 1;
+        mpi::Solver<double>(world_line, line_layout(12, 4), 0, options);
+      },
+      "options.batches: 1 on some ranks, 2 on others");
+}
+
 TEST(DistErrors, RanksOfALineHoldDifferentSystems) {
   if (world_size() == 1) GTEST_SKIP() << "needs two ranks";
   expect_same_error_everywhere<invalid_argument>(

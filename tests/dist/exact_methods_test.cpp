@@ -23,13 +23,11 @@ struct Outcome {
 
 template <class T>
 Outcome solve_distributed(const GlobalProblem<T>& p, const std::vector<bool>& splittable,
-                          mpi::Method method, Mode mode, std::int64_t ghost, int threads) {
+                          mpi::Method method, Mode mode, std::int64_t ghost, mpi::Options options) {
   const MPI_Comm cart = make_grid(splittable);
   const Block block = block_of(cart, p.extents);
   LocalBuffers<T> buf(p, block, ghost);
-  mpi::Options options;
   options.method = method;
-  options.num_threads = threads;
   mpi::Solver<T> solver(mpi::Decomposition::cartesian(cart, p.axis), buf.layout, p.axis, options);
   EXPECT_EQ(solver.first_global_row(), block.begin[p.axis]);
   EXPECT_EQ(solver.global_system_length(), p.extents[p.axis]);
@@ -67,6 +65,12 @@ Outcome solve_distributed(const GlobalProblem<T>& p, const std::vector<bool>& sp
   return {world_max(error), world_max(clean ? 0 : 1) == 0};
 }
 
+mpi::Options one_thread() {
+  mpi::Options options;
+  options.num_threads = 1;
+  return options;
+}
+
 std::string label(mpi::Method method, int axis, Mode mode) {
   return std::string(mpi::to_string(method)) + ", axis " + std::to_string(axis) + ", mode " +
          std::to_string(static_cast<int>(mode));
@@ -74,13 +78,14 @@ std::string label(mpi::Method method, int axis, Mode mode) {
 
 template <class T>
 void expect_exact(const std::vector<std::int64_t>& global, const std::vector<bool>& splittable,
-                  std::int64_t ghost, std::initializer_list<Mode> modes, int threads = 1) {
+                  std::int64_t ghost, std::initializer_list<Mode> modes,
+                  const mpi::Options& options = one_thread()) {
   for (int axis = 0; axis < static_cast<int>(global.size()); ++axis) {
     const GlobalProblem<T> p(global, axis, 1234 + axis);
     for (mpi::Method method : exact_methods) {
       for (Mode mode : modes) {
         SCOPED_TRACE(label(method, axis, mode));
-        const Outcome got = solve_distributed(p, splittable, method, mode, ghost, threads);
+        const Outcome got = solve_distributed(p, splittable, method, mode, ghost, options);
         EXPECT_LE(got.error, p.allowed_error()) << "single-rank error " << p.single_rank_error;
         EXPECT_TRUE(got.ghosts_clean);
       }
@@ -104,11 +109,23 @@ TEST(DistExact, TwoDimensionalSplitAlongOneDimensionOnly) {
 }
 
 TEST(DistExact, ThreeDimensionalTwoThreadsPerRank) {
-  expect_exact<double>({10, 11, 12}, {true, true, true}, 1, {Mode::separate}, 2);
+  mpi::Options options;
+  options.num_threads = 2;
+  expect_exact<double>({10, 11, 12}, {true, true, true}, 1, {Mode::separate}, options);
 }
 
 TEST(DistExact, ThreeDimensionalFloatInPlace) {
   expect_exact<float>({12, 10, 11}, {true, true, true}, 1, {Mode::in_place});
+}
+
+TEST(DistExact, SystemsInBatches) {
+  // 3 batches of 13 or 17 systems (uneven), and more batches than systems (one system each).
+  for (int batches : {3, 1000}) {
+    SCOPED_TRACE("batches " + std::to_string(batches));
+    mpi::Options options = one_thread();
+    options.batches = batches;
+    expect_exact<double>({13, 17}, {true, true}, 1, {Mode::increment}, options);
+  }
 }
 
 TEST(DistExact, ShortestPieces) {

@@ -65,6 +65,16 @@ TEST(DistJacobi, ReachesItsToleranceOnDominantSystems) {
   }
 }
 
+TEST(DistJacobi, InBatches) {
+  const GlobalProblem<double> p({24, 7}, 0, 14);
+  mpi::Options options = jacobi_options(1e-10, 200, true);
+  options.batches = 3;
+  const JacobiRun run = run_jacobi(p, options);
+  EXPECT_TRUE(run.report.converged);
+  EXPECT_LE(run.error, std::max(1e-10, p.allowed_error()));
+  for (int i : run.info) EXPECT_EQ(i, 0);
+}
+
 TEST(DistJacobi, FixedIterationCountRunsThemAll) {
   const GlobalProblem<double> p({30, 5}, 0, 12);
   const JacobiRun run = run_jacobi(p, jacobi_options(0, 40, false));
