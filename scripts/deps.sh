@@ -17,10 +17,14 @@ triax_ensure_packages() {
 }
 
 # The packages every build needs; tests and benchmarks add LAPACKE (OpenBLAS) and GoogleTest,
-# and triax-bench's command line and JSON libraries (CLI11, nlohmann-json; header-only, so
-# scripts/vendor-bench-deps can copy them to .deps/ for a machine that cannot install them).
+# triax-bench's command line and JSON libraries (CLI11, nlohmann-json; header-only, so
+# scripts/vendor-bench-deps can copy them to .deps/ for a machine that cannot install them), and
+# OpenMPI, with which the build turns on the distributed layer triax::mpi and its tests run
+# under mpirun.
 TRIAX_BUILD_PACKAGES=(cmake g++ make pkg-config libgomp1)
 TRIAX_BENCH_PACKAGES=(libcli11-dev nlohmann-json3-dev)
-TRIAX_TEST_PACKAGES=(libgtest-dev liblapacke-dev libopenblas-dev "${TRIAX_BENCH_PACKAGES[@]}")
+TRIAX_MPI_PACKAGES=(libopenmpi-dev openmpi-bin)
+TRIAX_TEST_PACKAGES=(libgtest-dev liblapacke-dev libopenblas-dev "${TRIAX_BENCH_PACKAGES[@]}"
+                     "${TRIAX_MPI_PACKAGES[@]}")
 # scripts/fuzz: Clang with libFuzzer and the sanitizer runtimes, and LLVM's OpenMP for Clang.
 TRIAX_FUZZ_PACKAGES=(clang libclang-rt-dev libomp-dev)

@@ -1,0 +1,161 @@
+#pragma once
+/// @file mpi.hpp
+/// triax::mpi: batches of tridiagonal systems whose rows are split over MPI ranks (paper 003).
+///
+/// A global N-D array is split into blocks, one per rank. Systems run along `axis`; each rank
+/// owns a contiguous piece of rows of every system that crosses it, and describes its piece with
+/// ordinary triax::Layout objects (ghost layers, offsets, any axis, as for triax::Solver). Each
+/// rank reduces its piece to two rows per system (the local modified Thomas passes), the ranks
+/// that share the systems solve the reduced system of 2P rows together (Method), and each rank
+/// then back-substitutes its interior rows. docs/algorithms.md, "Distributed solves", has the
+/// details.
+///
+/// @code
+///   // 2-D grid of ranks over a 3-D array; systems along axis 0 (x) split over the Cartesian
+///   // dimension 1 of the process grid (MPI's fastest), which holds the pieces of x in order.
+///   MPI_Comm cart;  // from MPI_Cart_create
+///   auto local = triax::Layout::padded({nx_local, ny_local, nz}, {nx_local + 2, ny_local + 2, nz},
+///                                      {1, 1, 0});
+///   triax::mpi::Solver<double> solver(triax::mpi::Decomposition::cartesian(cart, 1), local, 0);
+///   solver.solve_in_place(a, b, c, d);  // collective over the ranks of each line along x
+/// @endcode
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <type_traits>
+
+#include "triax/errors.hpp"
+#include "triax/export.hpp"
+#include "triax/triax.hpp"
+
+namespace triax::mpi {
+
+/// How the reduced system (two rows per rank and system) is solved.
+enum class Method {
+  automatic,       ///< allgather for up to 8 ranks along the axis, pcr beyond (not measured yet)
+  allgather,       ///< every rank gathers every reduced row and solves all of them (Thomas)
+  gather_scatter,  ///< each rank of the line gathers a share of the systems' reduced rows,
+                   ///< solves them (Thomas) and scatters the results back
+  pcr,             ///< parallel cyclic reduction across ranks: 1 + ceil(log2 P) neighbour steps
+  jacobi,          ///< block Jacobi iterations with the neighbouring ranks (approximate)
+};
+
+/// The name of a method, as written above (e.g. "gather_scatter").
+TRIAX_API std::string_view to_string(Method method);
+
+/// Which ranks share the systems, and in which order they hold the pieces.
+///
+/// - cartesian(comm, dim): comm is a Cartesian communicator (MPI_Cart_create); the pieces of the
+///   systems follow the coordinate of dimension `dim`: ranks that differ only in that coordinate
+///   share systems, the coordinate orders their pieces. Periodicity is ignored (a tridiagonal
+///   system has no wrap-around row).
+/// - line(comm): the ranks of comm share every system, and rank r holds piece r. Any other
+///   decomposition is described by splitting a communicator into such lines (MPI_Comm_split).
+///
+/// Construction of a triax::mpi::Solver is collective over `comm`; its solves are collective
+/// over each line.
+struct Decomposition {
+  MPI_Comm comm = MPI_COMM_NULL;
+  int cartesian_dim = -1;  ///< -1 for line()
+
+  static Decomposition cartesian(MPI_Comm comm, int dim) { return {comm, dim}; }
+  static Decomposition line(MPI_Comm comm) { return {comm, -1}; }
+};
+
+/// Options of a distributed plan: the local ones of triax::Options (num_threads, checked; the
+/// algorithm must stay automatic and the stream is unused: CPU ranks only), and the method.
+struct Options : triax::Options {
+  Method method = Method::automatic;
+  /// Jacobi: the most iterations (>= 1).
+  int jacobi_iterations = 100;
+  /// Jacobi: stop when no reduced unknown changed by more than this times the largest reduced
+  /// unknown in one iteration; 0 = four times the epsilon of the value type. Must be >= 0.
+  double jacobi_tolerance = 0;
+  /// Jacobi: false runs exactly jacobi_iterations iterations with neighbour exchanges only (no
+  /// global reduction per iteration); the last iteration's change is still reported.
+  bool jacobi_check_convergence = true;
+  /// The systems of a rank are solved in this many batches of consecutive systems (the first
+  /// ones one system larger where they do not divide evenly), each batch with its own messages:
+  /// more batches, smaller messages. >= 1; more batches than systems give one system each.
+  int batches = 1;
+};
+
+/// checked mode's info value for every system of a Jacobi solve that did not converge.
+inline constexpr int info_not_converged = -1;
+
+/// What the last Jacobi solve reached.
+struct JacobiReport {
+  int iterations = 0;          ///< iterations run
+  double relative_change = 0;  ///< the last iteration's largest change / largest unknown
+  bool converged = true;       ///< relative_change <= the tolerance
+};
+
+/// A distributed plan for the local pieces of systems split along `axis`.
+///
+/// Made collectively on decomposition.comm. Checked on every rank, with the same
+/// triax::invalid_argument thrown on every rank when any rank's arguments are bad (the message
+/// names the first such rank): each rank's layouts (as triax::Solver checks them); every rank
+/// owns at least one row along the axis, and at least two where its line has several ranks
+/// (a piece is reduced to its first and last rows); axis, array rank, method, Jacobi settings,
+/// checked mode and the value type agree on every rank; the ranks of a line agree on the extents of
+/// the other dimensions (they hold the same systems). The plan duplicates no communicator per solve
+/// and allocates its buffers here: a line communicator (freed by the destructor), three values per
+/// local element for the local passes, and the reduced-system messages.
+///
+/// Solves are collective over the ranks of a line. Their pointer checks (as triax::Solver's) are
+/// agreed over the line too: a bad pointer on one rank throws invalid_argument on all of them.
+/// Checked mode fills `info` (system_count() entries) identically on the ranks of a line: 0, or
+/// the global row + 1 of the first non-finite solution value, or info_not_converged.
+template <class T>
+class TRIAX_API Solver {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
+                "triax::mpi::Solver supports float and double");
+
+ public:
+  Solver(const Decomposition& decomposition, const Layout& local_layout, int axis,
+         const Options& options = {});
+  Solver(const Decomposition& decomposition, const OperandLayouts& local_layouts, int axis,
+         const Options& options = {});
+  ~Solver();
+  Solver(Solver&&) noexcept;
+  Solver& operator=(Solver&&) noexcept;
+  Solver(const Solver&) = delete;
+  Solver& operator=(const Solver&) = delete;
+
+  /// Solves in place: d is overwritten by x (laid out as d).
+  void solve_in_place(const T* a, const T* b, const T* c, T* d, int* info = nullptr);
+  /// Solves into a separate output x (laid out as local_layouts.x); d is not modified.
+  void solve(const T* a, const T* b, const T* c, const T* d, T* x, int* info = nullptr);
+  /// Adds the solution to u (laid out as local_layouts.x): u += x.
+  void solve_increment(const T* a, const T* b, const T* c, const T* d, T* u, int* info = nullptr);
+
+  /// The method the plan runs (never automatic).
+  Method method() const;
+  /// Ranks sharing each system (P).
+  int ranks_along_axis() const;
+  /// This rank's position along the axis (0 .. P - 1).
+  int position_along_axis() const;
+  /// Rows of each system on this rank.
+  std::int64_t local_system_length() const;
+  /// Rows of each global system (the sum over the line).
+  std::int64_t global_system_length() const;
+  /// The global index of this rank's first row.
+  std::int64_t first_global_row() const;
+  /// Systems on this rank (the length of info).
+  std::int64_t system_count() const;
+  /// The last Jacobi solve's outcome (default-constructed for the other methods).
+  JacobiReport last_jacobi() const;
+
+  class Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+extern template class TRIAX_API Solver<float>;
+extern template class TRIAX_API Solver<double>;
+
+}  // namespace triax::mpi

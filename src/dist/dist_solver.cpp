@@ -1,0 +1,440 @@
+// triax::mpi::Solver: collective validation, the line of ranks, and each solve's three phases
+// (local reduction, reduced system, back substitution).
+#include <algorithm>
+#include <atomic>
+#include <climits>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/batch_loop.hpp"
+#include "core/normalize.hpp"
+#include "core/omp_threads.hpp"
+#include "core/plan_guards.hpp"
+#include "core/validate.hpp"
+#include "dist/collective_checks.hpp"
+#include "dist/local_passes.hpp"
+#include "dist/method_choice.hpp"
+#include "dist/mpi_check.hpp"
+#include "dist/mpi_transport.hpp"
+#include "dist/reduced_methods.hpp"
+#include "triax/mpi.hpp"
+
+namespace triax::mpi {
+namespace {
+
+constexpr const char* who = "triax::mpi::Solver";
+
+std::string said(const std::string& what) { return std::string(who) + ": " + what; }
+
+// A communicator the plan made; freed when the owner goes.
+class OwnedComm {
+ public:
+  OwnedComm() = default;
+  explicit OwnedComm(MPI_Comm comm) : comm_(comm) {
+    TRIAX_MPI_CHECK(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN));
+  }
+  ~OwnedComm() {
+    if (comm_ != MPI_COMM_NULL) TRIAX_MPI_CHECK_NOTHROW(MPI_Comm_free(&comm_));
+  }
+  OwnedComm(const OwnedComm&) = delete;
+  OwnedComm& operator=(const OwnedComm&) = delete;
+  MPI_Comm get() const { return comm_; }
+  MPI_Comm release() { return std::exchange(comm_, MPI_COMM_NULL); }
+
+ private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+};
+
+OwnedComm duplicate(MPI_Comm comm) {
+  MPI_Comm copy = MPI_COMM_NULL;
+  TRIAX_MPI_CHECK(MPI_Comm_dup(comm, &copy));
+  return OwnedComm(copy);
+}
+
+bool is_method(Method m) {
+  switch (m) {
+    case Method::automatic:
+    case Method::allgather:
+    case Method::gather_scatter:
+    case Method::pcr:
+    case Method::jacobi:
+      return true;
+  }
+  return false;
+}
+
+// What a rank can check alone: its decomposition handle, layouts, options, and its piece.
+void check_own_arguments(const Decomposition& dec, MPI_Comm comm, const OperandLayouts& layouts,
+                         int axis, const Options& options) {
+  if (dec.cartesian_dim != -1) {
+    int topology = MPI_UNDEFINED, dims = 0;
+    TRIAX_MPI_CHECK(MPI_Topo_test(comm, &topology));
+    if (topology != MPI_CART) {
+      throw invalid_argument(
+          said("decomposition: Decomposition::cartesian needs a communicator with a Cartesian "
+               "topology (MPI_Cart_create); for a plain one use Decomposition::line"));
+    }
+    TRIAX_MPI_CHECK(MPI_Cartdim_get(comm, &dims));
+    if (dec.cartesian_dim < 0 || dec.cartesian_dim >= dims) {
+      throw invalid_argument(
+          said("decomposition: cartesian dim = " + std::to_string(dec.cartesian_dim) +
+               " is outside 0.." + std::to_string(dims - 1) + " (the communicator's dimensions)"));
+    }
+  }
+  detail::validate_layouts(layouts, axis);
+  detail::check_thread_count(options, who);
+  if (options.algorithm != Algorithm::automatic) {
+    throw invalid_argument(said("options.algorithm = " + std::string(to_string(options.algorithm)) +
+                                ": the local passes of a distributed plan are its own; leave it "
+                                "automatic and pick options.method"));
+  }
+  if (!is_method(options.method)) {
+    throw invalid_argument(
+        said("options.method = " + std::to_string(static_cast<int>(options.method)) +
+             " is not a triax::mpi::Method"));
+  }
+  if (options.method == Method::jacobi) {
+    if (options.jacobi_iterations < 1) {
+      throw invalid_argument(said("options.jacobi_iterations = " +
+                                  std::to_string(options.jacobi_iterations) + " must be >= 1"));
+    }
+    if (!(options.jacobi_tolerance >= 0) || !std::isfinite(options.jacobi_tolerance)) {
+      throw invalid_argument(
+          said("options.jacobi_tolerance = " + std::to_string(options.jacobi_tolerance) +
+               " must be finite and >= 0"));
+    }
+  }
+  if (layouts.d.extent(axis) == 0) {
+    throw invalid_argument(said("this rank owns 0 rows along axis " + std::to_string(axis) +
+                                " (its local extent(" + std::to_string(axis) +
+                                ") = 0); every rank must own at least one row of its systems"));
+  }
+  if (options.batches < 1) {
+    throw invalid_argument(
+        said("options.batches = " + std::to_string(options.batches) + " must be >= 1"));
+  }
+  // The systems of a batch travel in one message, whose count MPI takes as an int.
+  const std::int64_t systems = layouts.d.size() / layouts.d.extent(axis);
+  const std::int64_t largest_batch = (systems + options.batches - 1) / options.batches;
+  if (largest_batch > INT_MAX / 8) {
+    throw invalid_argument(said(std::to_string(largest_batch) + " systems in one batch (" +
+                                std::to_string(systems) +
+                                " systems, options.batches = " + std::to_string(options.batches) +
+                                ") exceed the " + std::to_string(INT_MAX / 8) +
+                                " that one message of reduced rows can carry; raise batches"));
+  }
+}
+
+// The values every rank of the communicator must pass alike, with their names.
+template <class T>
+std::vector<std::int64_t> shared_values(const Decomposition& dec, const OperandLayouts& layouts,
+                                        int axis, const Options& options) {
+  std::int64_t tolerance_bits = 0;
+  static_assert(sizeof(tolerance_bits) == sizeof(options.jacobi_tolerance));
+  std::memcpy(&tolerance_bits, &options.jacobi_tolerance, sizeof(tolerance_bits));
+  return {axis,
+          layouts.d.rank(),
+          dec.cartesian_dim,
+          static_cast<std::int64_t>(sizeof(T)),
+          static_cast<std::int64_t>(options.method),
+          options.jacobi_iterations,
+          tolerance_bits,
+          options.jacobi_check_convergence,
+          options.checked,
+          options.batches};
+}
+
+const std::vector<std::string>& shared_names() {
+  static const std::vector<std::string> names = {"axis",
+                                                 "the layouts' rank",
+                                                 "decomposition's cartesian dim",
+                                                 "the value type's size in bytes",
+                                                 "options.method",
+                                                 "options.jacobi_iterations",
+                                                 "options.jacobi_tolerance (bits)",
+                                                 "options.jacobi_check_convergence",
+                                                 "options.checked",
+                                                 "options.batches"};
+  return names;
+}
+
+// The communicator of one line of ranks, numbered in piece order.
+OwnedComm make_line(const OwnedComm& all, const Decomposition& dec) {
+  if (dec.cartesian_dim == -1) return duplicate(all.get());
+  int dims = 0;
+  TRIAX_MPI_CHECK(MPI_Cartdim_get(all.get(), &dims));
+  std::vector<int> keep(static_cast<std::size_t>(dims), 0);
+  keep[static_cast<std::size_t>(dec.cartesian_dim)] = 1;
+  // MPI_Cart_sub numbers the ranks of the line by their coordinate along the kept dimension.
+  MPI_Comm line = MPI_COMM_NULL;
+  TRIAX_MPI_CHECK(MPI_Cart_sub(all.get(), keep.data(), &line));
+  return OwnedComm(line);
+}
+
+}  // namespace
+
+template <class T>
+class Solver<T>::Impl {
+ public:
+  Impl(const Decomposition& dec, const OperandLayouts& layouts, int axis, const Options& options)
+      : layouts_(layouts), options_(options), threads_(detail::host_threads(options.num_threads)) {
+    if (dec.comm == MPI_COMM_NULL) {
+      // No communicator, no agreement: this rank alone can say so.
+      throw invalid_argument(said("decomposition.comm is MPI_COMM_NULL"));
+    }
+    // The checks run on a duplicate that returns errors instead of aborting.
+    const OwnedComm all = duplicate(dec.comm);
+    detail::agree(all.get(), detail::verdict_of([&] {
+                    check_own_arguments(dec, all.get(), layouts, axis, options);
+                  }),
+                  who);
+    const std::string differing = detail::disagreements(
+        all.get(), shared_values<T>(dec, layouts, axis, options), shared_names());
+    if (!differing.empty()) throw invalid_argument(said("ranks disagree: " + differing));
+
+    OwnedComm line = make_line(all, dec);
+    // The ranks of a line solve the same systems: the extents besides the axis agree.
+    std::vector<std::int64_t> extents;
+    std::vector<std::string> extent_names;
+    for (int k = 0; k < layouts.d.rank(); ++k) {
+      if (k == axis) continue;
+      extents.push_back(layouts.d.extent(k));
+      extent_names.push_back("extent(" + std::to_string(k) + ")");
+    }
+    const std::string line_differs = detail::disagreements(line.get(), extents, extent_names);
+    int ranks_in_line = 0;
+    TRIAX_MPI_CHECK(MPI_Comm_size(line.get(), &ranks_in_line));
+    detail::Verdict line_verdict;
+    if (!line_differs.empty()) {
+      line_verdict = {
+          detail::Verdict::Kind::invalid_argument,
+          said("the ranks of its line (which share systems) disagree: " + line_differs)};
+    } else if (ranks_in_line > 1 && layouts.d.extent(axis) < 2) {
+      // A piece is reduced to its first and last rows, which must be two different rows for
+      // the reduced system to stay tridiagonal.
+      line_verdict = {detail::Verdict::Kind::invalid_argument,
+                      said("this rank owns 1 row along axis " + std::to_string(axis) +
+                           "; where a system is split over several ranks, each must own at "
+                           "least 2 of its rows")};
+    }
+    detail::agree(all.get(), line_verdict, who);
+
+    problem_ = detail::normalize(layouts, axis);
+    d_self_overlaps_ = detail::layout_self_overlaps(layouts.d);
+    transport_ = std::make_unique<detail::MpiTransport>(line.release());
+    const int ranks = transport_->size(), position = transport_->position();
+    place_ = {position == 0, position == ranks - 1};
+    TRIAX_MPI_CHECK(
+        MPI_Exscan(&problem_.n, &first_row_, 1, MPI_INT64_T, MPI_SUM, transport_->communicator()));
+    if (position == 0) first_row_ = 0;  // MPI_Exscan leaves rank 0's result undefined
+    TRIAX_MPI_CHECK(MPI_Allreduce(&problem_.n, &global_n_, 1, MPI_INT64_T, MPI_SUM,
+                                  transport_->communicator()));
+    method_ = detail::choose_method(options.method, ranks);
+
+    detail::agree(all.get(), detail::verdict_of([&] { allocate(ranks); }), who);
+  }
+
+  void allocate(int ranks) {
+    const auto count = static_cast<std::size_t>(problem_.count);
+    piece_work_.resize(3 * count * static_cast<std::size_t>(problem_.n));
+    rows_.resize(count);
+    ends_.resize(2 * count);
+    if (options_.checked) first_bad_row_.resize(count);
+    buffers_ = std::make_unique<detail::ReducedBuffers<T>>(method_, ranks,
+                                                           batch_start(1) - batch_start(0));
+  }
+
+  // Batch b of the systems: [batch_start(b), batch_start(b + 1)). Where there are fewer systems
+  // than options.batches, each batch holds one system.
+  std::int64_t batch_count() const {
+    return std::max<std::int64_t>(1, std::min<std::int64_t>(options_.batches, problem_.count));
+  }
+  std::int64_t batch_start(std::int64_t b) const {
+    // The first batch is the largest: ceil(count / batches) systems.
+    const std::int64_t batches = batch_count();
+    return b == 0 ? 0 : problem_.count - (problem_.count * (batches - b)) / batches;
+  }
+
+  detail::PieceWork<T> work_of(std::int64_t s) {
+    const std::int64_t n = problem_.n, all = problem_.count * n;
+    T* base = piece_work_.data() + s * n;
+    return {base, base + all, base + 2 * all};
+  }
+
+  void run(const T* a, const T* b, const T* c, const T* d, T* x, detail::SolveMode mode,
+           int* info) {
+    const detail::OneSolveAtATime one_solve(busy_, who);
+    if (mode == detail::SolveMode::separate && x == d && layouts_.x == layouts_.d) {
+      mode = detail::SolveMode::in_place;
+    }
+    const std::int64_t count = problem_.count;
+    int* checked_info = options_.checked ? info : nullptr;
+    // Agreed over the line, so that a bad pointer on one rank stops all of them.
+    detail::agree(
+        transport_->communicator(), detail::verdict_of([&] {
+          detail::validate_pointers({a, b, c, d, x, checked_info, mode, count == 0, count},
+                                    layouts_, sizeof(T), alignof(T), d_self_overlaps_, who);
+          if (options_.checked && info == nullptr && count > 0) {
+            throw invalid_argument(said("checked mode needs an info array, but info is null"));
+          }
+        }),
+        who);
+    if (count == 0) return;  // the same on every rank of the line: their extents agree
+    detail::Problem p = problem_;
+    if (mode == detail::SolveMode::in_place) p.map[detail::op_x] = p.map[detail::op_d];
+    const detail::Operands<T> ops{a, b, c, d, x, mode == detail::SolveMode::increment, nullptr};
+
+    JacobiReport jacobi_over_batches;
+    for (std::int64_t batch = 0; batch < batch_count(); ++batch) {
+      const std::int64_t first = batch_start(batch), size = batch_start(batch + 1) - first;
+      detail::for_each_item(size, threads_, [&](std::int64_t i, int) {
+        const std::int64_t s = first + i;
+        rows_[s] = detail::reduce_piece(p, ops, s, place_, work_of(s));
+      });
+      const JacobiReport jacobi = solve_reduced(first, size);
+      jacobi_over_batches.iterations = std::max(jacobi_over_batches.iterations, jacobi.iterations);
+      jacobi_over_batches.relative_change =
+          std::max(jacobi_over_batches.relative_change, jacobi.relative_change);
+      jacobi_over_batches.converged = jacobi_over_batches.converged && jacobi.converged;
+      detail::for_each_item(size, threads_, [&](std::int64_t i, int) {
+        const std::int64_t s = first + i;
+        const std::int64_t bad =
+            detail::finish_piece(p, ops, s, work_of(s), ends_[2 * s], ends_[2 * s + 1]);
+        if (checked_info) {
+          first_bad_row_[s] = bad < 0 ? std::numeric_limits<std::int64_t>::max() : first_row_ + bad;
+        }
+      });
+    }
+    if (method_ == Method::jacobi) last_jacobi_ = jacobi_over_batches;
+    if (checked_info) report_info(checked_info);
+  }
+
+  // The reduced systems of systems [first, first + size): one batch, its own messages.
+  JacobiReport solve_reduced(std::int64_t first, std::int64_t size) {
+    detail::Transport& t = *transport_;
+    const detail::ReducedPair<T>* rows = rows_.data() + first;
+    T* ends = ends_.data() + 2 * first;
+    switch (method_) {
+      case Method::allgather:
+        detail::solve_reduced_allgather(t, rows, ends, size, *buffers_, threads_);
+        break;
+      case Method::gather_scatter:
+        detail::solve_reduced_gather_scatter(t, rows, ends, size, *buffers_, threads_);
+        break;
+      case Method::pcr:
+        detail::solve_reduced_pcr(t, rows, ends, size, *buffers_, threads_);
+        break;
+      case Method::jacobi:
+        return detail::solve_reduced_jacobi(t, rows, ends, size, *buffers_, options_);
+      case Method::automatic:
+        break;  // resolved when the plan was made
+    }
+    return {};
+  }
+
+  // Every rank of the line reports the first bad row of the whole system.
+  void report_info(int* info) {
+    const std::int64_t count = problem_.count;
+    transport_->min_in_place(first_bad_row_.data(), count);
+    const bool unconverged = method_ == Method::jacobi && !last_jacobi_.converged;
+    for (std::int64_t s = 0; s < count; ++s) {
+      const std::int64_t row = first_bad_row_[s];
+      if (row != std::numeric_limits<std::int64_t>::max()) {
+        info[s] = static_cast<int>(std::min<std::int64_t>(row + 1, INT_MAX));
+      } else {
+        info[s] = unconverged ? info_not_converged : 0;
+      }
+    }
+  }
+
+  OperandLayouts layouts_;
+  Options options_;
+  int threads_;
+  Method method_ = Method::allgather;
+  detail::Problem problem_;
+  detail::Overlap d_self_overlaps_ = detail::Overlap::no;
+  std::unique_ptr<detail::MpiTransport> transport_;
+  detail::PiecePlace place_{};
+  std::int64_t first_row_ = 0;
+  std::int64_t global_n_ = 0;
+  std::vector<T> piece_work_;
+  std::vector<detail::ReducedPair<T>> rows_;
+  std::vector<T> ends_;
+  std::vector<std::int64_t> first_bad_row_;
+  std::unique_ptr<detail::ReducedBuffers<T>> buffers_;
+  JacobiReport last_jacobi_;
+  std::atomic<bool> busy_{false};
+};
+
+template <class T>
+Solver<T>::Solver(const Decomposition& decomposition, const Layout& local_layout, int axis,
+                  const Options& options)
+    : Solver(decomposition, OperandLayouts(local_layout), axis, options) {}
+
+template <class T>
+Solver<T>::Solver(const Decomposition& decomposition, const OperandLayouts& local_layouts, int axis,
+                  const Options& options)
+    : impl_(std::make_unique<Impl>(decomposition, local_layouts, axis, options)) {}
+
+template <class T>
+Solver<T>::~Solver() = default;
+template <class T>
+Solver<T>::Solver(Solver&&) noexcept = default;
+template <class T>
+Solver<T>& Solver<T>::operator=(Solver&&) noexcept = default;
+
+template <class T>
+void Solver<T>::solve_in_place(const T* a, const T* b, const T* c, T* d, int* info) {
+  detail::live(impl_, who).run(a, b, c, d, d, detail::SolveMode::in_place, info);
+}
+template <class T>
+void Solver<T>::solve(const T* a, const T* b, const T* c, const T* d, T* x, int* info) {
+  detail::live(impl_, who).run(a, b, c, d, x, detail::SolveMode::separate, info);
+}
+template <class T>
+void Solver<T>::solve_increment(const T* a, const T* b, const T* c, const T* d, T* u, int* info) {
+  detail::live(impl_, who).run(a, b, c, d, u, detail::SolveMode::increment, info);
+}
+
+template <class T>
+Method Solver<T>::method() const {
+  return detail::live(impl_, who).method_;
+}
+template <class T>
+int Solver<T>::ranks_along_axis() const {
+  return detail::live(impl_, who).transport_->size();
+}
+template <class T>
+int Solver<T>::position_along_axis() const {
+  return detail::live(impl_, who).transport_->position();
+}
+template <class T>
+std::int64_t Solver<T>::local_system_length() const {
+  return detail::live(impl_, who).problem_.n;
+}
+template <class T>
+std::int64_t Solver<T>::global_system_length() const {
+  return detail::live(impl_, who).global_n_;
+}
+template <class T>
+std::int64_t Solver<T>::first_global_row() const {
+  return detail::live(impl_, who).first_row_;
+}
+template <class T>
+std::int64_t Solver<T>::system_count() const {
+  return detail::live(impl_, who).problem_.count;
+}
+template <class T>
+JacobiReport Solver<T>::last_jacobi() const {
+  return detail::live(impl_, who).last_jacobi_;
+}
+
+template class Solver<float>;
+template class Solver<double>;
+
+}  // namespace triax::mpi

@@ -1,0 +1,122 @@
+#pragma once
+// The local modified Thomas passes of one rank's piece of a system (paper 003, the hybrid
+// forward and backward passes of Algorithms 3 and 4, in one forward sweep that reads every input
+// once and a backward sweep over the workspace).
+//
+// A piece holds rows 0 .. M-1 of a global system; row 0 also couples to the previous piece's
+// last unknown (through a[0]) and row M-1 to the next piece's first (through c[M-1]). The
+// forward sweep writes each row i >= 1 as
+//     as[i] x[0] + x[i] + cs[i] x[i+1] = ds[i],
+// the backward sweep rewrites rows 1 .. M-2 as
+//     x[i] = ds[i] - as[i] x[0] - cs[i] x[M-1],
+// and row 0 is then eliminated against row 1. What remains are two rows per piece that couple
+// only the first and last unknowns of the pieces: the reduced system, tridiagonal over the
+// sequence (first of piece 0, last of piece 0, first of piece 1, ...), 2P rows in all.
+//
+// A piece needs two rows when the system has other pieces: a one-row piece's single unknown is
+// coupled to both neighbours in its one equation, which no pair of tridiagonal reduced rows can
+// hold (the plan rejects such pieces). A whole system of one row on a single rank is its own
+// reduced system: its equation, and the identity row "y = 0" for the unused second unknown.
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "core/problem.hpp"
+
+namespace triax::detail {
+
+/// One reduced row: a couples to the unknown before it in the reduced sequence, c to the one
+/// after it.
+template <class T>
+struct ReducedRow {
+  T a, b, c, d;
+};
+
+/// The two reduced rows of one piece of one system.
+template <class T>
+struct ReducedPair {
+  ReducedRow<T> first, last;
+};
+
+/// Where a piece lies in its global system: the first piece ignores a[0], the last c[M-1].
+struct PiecePlace {
+  bool first_piece;
+  bool last_piece;
+};
+
+/// The workspace of one system's piece: three arrays of M values.
+template <class T>
+struct PieceWork {
+  T* as;
+  T* cs;
+  T* ds;
+};
+
+/// Forward and backward passes over system s of a piece; returns its reduced rows.
+template <class T>
+ReducedPair<T> reduce_piece(const Problem& p, const Operands<T>& ops, std::int64_t s,
+                            PiecePlace place, PieceWork<T> w) {
+  const std::int64_t m = p.n;
+  const T* a = ops.a + p.system_offset(op_a, s);
+  const T* b = ops.b + p.system_offset(op_b, s);
+  const T* c = ops.c + p.system_offset(op_c, s);
+  const T* d = ops.d + p.system_offset(op_d, s);
+  const std::int64_t sa = p.map[op_a].row_stride, sb = p.map[op_b].row_stride;
+  const std::int64_t sc = p.map[op_c].row_stride, sd = p.map[op_d].row_stride;
+  // The global system's a[0] and c[n-1] are never read.
+  const T a0 = place.first_piece ? T(0) : a[0];
+  const auto c_of = [&](std::int64_t i) {
+    return place.last_piece && i == m - 1 ? T(0) : c[i * sc];
+  };
+  if (m == 1) {
+    return {{a0, b[0], T(0), d[0]}, {T(0), T(1), T(0), T(0)}};
+  }
+  // Forward: row 1 normalised, then each row i >= 2 loses x[i-1] to row i-1.
+  T r = T(1) / b[sb];
+  w.as[1] = a[sa] * r;
+  w.cs[1] = c_of(1) * r;
+  w.ds[1] = d[sd] * r;
+  for (std::int64_t i = 2; i < m; ++i) {
+    const T ai = a[i * sa];
+    r = T(1) / (b[i * sb] - ai * w.cs[i - 1]);
+    w.ds[i] = r * (d[i * sd] - ai * w.ds[i - 1]);
+    w.as[i] = -r * ai * w.as[i - 1];
+    w.cs[i] = r * c_of(i);
+  }
+  const ReducedRow<T> last{w.as[m - 1], T(1), w.cs[m - 1], w.ds[m - 1]};
+  if (m == 2) return {{a0, b[0], c[0], d[0]}, last};
+  // Backward: rows M-3 .. 1 lose x[i+1] to row i+1, leaving x[0] and x[M-1].
+  for (std::int64_t i = m - 3; i >= 1; --i) {
+    w.ds[i] -= w.cs[i] * w.ds[i + 1];
+    w.as[i] -= w.cs[i] * w.as[i + 1];
+    w.cs[i] = -w.cs[i] * w.cs[i + 1];
+  }
+  // Row 0 loses x[1] to row 1.
+  const T c0 = c[0];
+  return {{a0, b[0] - c0 * w.as[1], -c0 * w.cs[1], d[0] - c0 * w.ds[1]}, last};
+}
+
+/// Writes (or, with ops.accumulate, adds) the piece's solution from its end values and returns
+/// the first local row whose value is not finite, or -1.
+template <class T>
+std::int64_t finish_piece(const Problem& p, const Operands<T>& ops, std::int64_t s, PieceWork<T> w,
+                          T first, T last) {
+  const std::int64_t m = p.n;
+  T* x = ops.x + p.system_offset(op_x, s);
+  const std::int64_t sx = p.map[op_x].row_stride;
+  std::int64_t bad = -1;
+  const auto put = [&](std::int64_t i, T value) {
+    if (bad < 0 && !std::isfinite(value)) bad = i;
+    if (ops.accumulate)
+      x[i * sx] += value;
+    else
+      x[i * sx] = value;
+  };
+  put(0, first);
+  for (std::int64_t i = 1; i < m - 1; ++i) put(i, w.ds[i] - w.as[i] * first - w.cs[i] * last);
+  if (m > 1) put(m - 1, last);
+  return bad;
+}
+
+}  // namespace triax::detail

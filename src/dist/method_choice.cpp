@@ -1,0 +1,37 @@
+// The methods' names and the automatic choice.
+#include "dist/method_choice.hpp"
+
+namespace triax {
+namespace mpi {
+
+std::string_view to_string(Method method) {
+  switch (method) {
+    case Method::automatic:
+      return "automatic";
+    case Method::allgather:
+      return "allgather";
+    case Method::gather_scatter:
+      return "gather_scatter";
+    case Method::pcr:
+      return "pcr";
+    case Method::jacobi:
+      return "jacobi";
+  }
+  return "unknown";
+}
+
+}  // namespace mpi
+
+namespace detail {
+
+triax::mpi::Method choose_method(triax::mpi::Method requested, int ranks) {
+  if (requested != triax::mpi::Method::automatic) return requested;
+  // Up to 8 ranks one collective moves 16 or fewer reduced rows per system and every rank solves
+  // them at once; beyond, PCR's log P neighbour steps avoid the collective (paper 003's
+  // argument). Not measured on our machines yet: docs/algorithms.md says so.
+  constexpr int allgather_up_to = 8;
+  return ranks <= allgather_up_to ? triax::mpi::Method::allgather : triax::mpi::Method::pcr;
+}
+
+}  // namespace detail
+}  // namespace triax
