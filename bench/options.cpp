@@ -306,8 +306,8 @@ Config parse_command_line(int argc, char** argv) {
       ->option_text("256x256x256");
   app.add_option("--axis", axis, "(default all)")->option_text("k|all");
   app.add_option("--algorithm", c.algorithm,
-                 "all = every algorithm of the backend the plan accepts (the cyclic family only by\n"
-                 "name); cyclic = the backend's cyclic family and automatic")
+                 "all = every algorithm of the backend the plan accepts (the cyclic\n"
+                 "family only by name); cyclic = the backend's cyclic family and automatic")
       ->check(CLI::Validator(
           [](std::string& name) {
             if (name == "automatic" || name == "all" || name == "cyclic" || algorithm_named(name)) {

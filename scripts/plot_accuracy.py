@@ -130,8 +130,8 @@ def plot(rows, path):
                         ax.plot(*zip(*above), marker="^", markersize=7, linestyle="none",
                                 color=style["color"])
                 if failed:
-                    ax.plot(failed, [1.0] * len(failed), marker="x", linestyle="none", clip_on=False,
-                            transform=ax.get_xaxis_transform(), color=style["color"],
+                    ax.plot(failed, [1.0] * len(failed), marker="x", linestyle="none",
+                            clip_on=False, transform=ax.get_xaxis_transform(), color=style["color"],
                             label=None if finite else s + " (non-finite)")
             ax.set_xscale("log", base=2)
             ax.set_yscale("log")

@@ -71,8 +71,7 @@ TYPED_TEST(CpuCyclicAccuracy, TwoMatrixSetsOfPaper001) {
                     errors_of(p.batch, gtsv_all(p), p.truth, p.n, p.systems), p.bound});
   }
 #endif
-  run_study<T>(rows, problems, Backend::reference, {Algorithm::reference_thomas},
-               host_solve<T>);
+  run_study<T>(rows, problems, Backend::reference, {Algorithm::reference_thomas}, host_solve<T>);
   run_study<T>(rows, problems, Backend::cpu,
                {Algorithm::cpu_thomas, Algorithm::cpu_thomas_transpose,
                 Algorithm::cpu_thomas_partitioned, Algorithm::cpu_cr, Algorithm::cpu_pcr,

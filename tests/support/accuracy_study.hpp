@@ -154,9 +154,9 @@ inline void write_study_json(const std::string& name, const char* precision,
       std::snprintf(residual, sizeof residual, "%.6e", r.errors.residual);
     }
     std::fprintf(f,
-                 "%s\n    {\"backend\": \"%s\", \"algorithm\": \"%s\", \"set\": \"%s\", \"n\": %lld, "
-                 "\"systems\": %lld, \"forward\": %s, \"residual\": %s, \"non_finite\": %d, "
-                 "\"bound\": %.6e}",
+                 "%s\n    {\"backend\": \"%s\", \"algorithm\": \"%s\", \"set\": \"%s\", "
+                 "\"n\": %lld, \"systems\": %lld, \"forward\": %s, \"residual\": %s, "
+                 "\"non_finite\": %d, \"bound\": %.6e}",
                  i ? "," : "", r.backend.c_str(), r.algorithm.c_str(), r.set.c_str(),
                  static_cast<long long>(r.n), static_cast<long long>(r.systems), forward, residual,
                  r.errors.non_finite, r.bound);
