@@ -22,7 +22,7 @@ struct Case {
   Precision precision = Precision::f64;
   std::vector<std::int64_t> extents;
   std::vector<int> axes;
-  std::string algorithm = "automatic";  ///< automatic | all | a name from triax::to_string
+  std::string algorithm = "automatic";  ///< automatic | all | cyclic | a name (triax::to_string)
   Mode mode = Mode::in_place;
   int reps = 20;
   bool baselines = true;        ///< run LAPACK (cpu) or cuSPARSE (cuda) where they apply

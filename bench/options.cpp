@@ -62,7 +62,28 @@ std::vector<Case> gpu_suite(const Case& base) {
   return cases;
 }
 
-constexpr Suite suites[] = {{"cpu", cpu_suite}, {"gpu", gpu_suite}};
+/// Paper 001's grid on the backend of --backend: 64 .. 512 systems of 64 .. 512 rows, each system
+/// contiguous (axis 0), and 4096 systems of 4096 rows in float (the cuda family's shared-memory
+/// limit in double is 2048 rows); the five cyclic algorithms of the backend and `automatic`.
+std::vector<Case> cyclic_suite(const Case& base) {
+  std::vector<Case> cases;
+  Case c = base;
+  c.algorithm = "cyclic";
+  c.axes = {0};
+  for (std::int64_t systems = 64; systems <= 512; systems *= 2) {
+    for (std::int64_t n = 64; n <= 512; n *= 2) {
+      c.extents = {n, systems};
+      cases.push_back(c);
+    }
+  }
+  if (c.precision == Precision::f32) {
+    c.extents = {4096, 4096};
+    cases.push_back(c);
+  }
+  return cases;
+}
+
+constexpr Suite suites[] = {{"cpu", cpu_suite}, {"gpu", gpu_suite}, {"cyclic", cyclic_suite}};
 
 std::vector<std::string> suite_names() {
   std::vector<std::string> names;
@@ -213,24 +234,33 @@ bool in_all(Algorithm a) {
   }
 }
 
-std::vector<Algorithm> algorithms_of(Backend backend) {
+/// The named algorithms of a backend that "all" takes (in_all) or that it leaves out.
+std::vector<Algorithm> backend_algorithms(Backend backend, bool taken_by_all) {
   const std::string prefix = std::string(triax::to_string(backend)) + "_";
   std::vector<Algorithm> out;
   for (Algorithm a : every_algorithm()) {
-    if (triax::to_string(a).starts_with(prefix) && in_all(a)) out.push_back(a);
+    if (triax::to_string(a).starts_with(prefix) && in_all(a) == taken_by_all) out.push_back(a);
   }
   return out;
 }
+
+std::vector<Algorithm> algorithms_of(Backend backend) { return backend_algorithms(backend, true); }
 
 std::vector<Algorithm> requested_algorithms(const Case& c) {
   if (c.baselines_only) return {};
   if (c.algorithm == "automatic") return {Algorithm::automatic};
   if (c.algorithm == "all") return algorithms_of(c.backend);
+  if (c.algorithm == "cyclic") {
+    std::vector<Algorithm> out = backend_algorithms(c.backend, false);
+    out.push_back(Algorithm::automatic);
+    return out;
+  }
   if (const auto a = algorithm_named(c.algorithm)) return {*a};
   throw std::invalid_argument("unknown algorithm '" + c.algorithm + "'");
 }
 
-std::vector<Case> suite_cases(const std::string& suite, int reps, bool baselines_only) {
+std::vector<Case> suite_cases(const std::string& suite, Backend backend, int reps,
+                              bool baselines_only) {
   const auto s = std::find_if(std::begin(suites), std::end(suites),
                               [&](const Suite& x) { return suite == x.name; });
   if (s == std::end(suites)) {
@@ -239,6 +269,7 @@ std::vector<Case> suite_cases(const std::string& suite, int reps, bool baselines
   }
   std::vector<Case> cases;
   Case base;
+  base.backend = backend;
   base.algorithm = "all";
   base.reps = reps;
   base.baselines_only = baselines_only;
@@ -275,14 +306,17 @@ Config parse_command_line(int argc, char** argv) {
       ->option_text("256x256x256");
   app.add_option("--axis", axis, "(default all)")->option_text("k|all");
   app.add_option("--algorithm", c.algorithm,
-                 "all = every algorithm of the backend the plan accepts (the cyclic family only by name)")
+                 "all = every algorithm of the backend the plan accepts (the cyclic\n"
+                 "family only by name); cyclic = the backend's cyclic family and automatic")
       ->check(CLI::Validator(
           [](std::string& name) {
-            if (name == "automatic" || name == "all" || algorithm_named(name)) return std::string();
+            if (name == "automatic" || name == "all" || name == "cyclic" || algorithm_named(name)) {
+              return std::string();
+            }
             return "unknown algorithm '" + name + "'";
           },
           ""))
-      ->option_text("automatic|all|NAME");
+      ->option_text("automatic|all|cyclic|NAME");
   add_choice(app, "--mode", c.mode, {Mode::in_place, Mode::separate, Mode::increment},
              "(default inplace: d is overwritten by x)");
   app.add_option("--reps", c.reps, "timed solves per row, median reported (default 20, >= 10)")
@@ -391,7 +425,7 @@ Config parse_command_line(int argc, char** argv) {
     return cfg;
   }
   if (!cfg.suite.empty()) {
-    cfg.cases = suite_cases(cfg.suite, c.reps, baselines_only);
+    cfg.cases = suite_cases(cfg.suite, c.backend, c.reps, baselines_only);
     for (auto& s : cfg.cases) s.mode = c.mode;
     return cfg;
   }

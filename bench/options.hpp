@@ -11,7 +11,7 @@ namespace triax::bench {
 
 struct Config {
   std::vector<Case> cases;
-  std::string suite;      ///< "", "cpu", "gpu" or "shapes"
+  std::string suite;      ///< "", "cpu", "gpu", "cyclic" or "shapes"
   std::string json_path;  ///< "" = no JSON
   bool check_targets = false;
   double copy_gib = 0;  ///< size of each copy-reference buffer (0 = the backend's default)
@@ -28,15 +28,18 @@ struct Config {
 /// Parses argv; prints usage and exits on --help or on a bad argument.
 Config parse_command_line(int argc, char** argv);
 
-/// The cases of a predefined suite ("cpu" or "gpu"), `reps` repetitions each; throws
-/// std::invalid_argument for an unknown name.
-std::vector<Case> suite_cases(const std::string& suite, int reps, bool baselines_only);
+/// The cases of a predefined suite ("cpu", "gpu" or "cyclic"), `reps` repetitions each; "cyclic"
+/// runs on `backend` (the others have their own); throws std::invalid_argument for an unknown
+/// name.
+std::vector<Case> suite_cases(const std::string& suite, Backend backend, int reps,
+                              bool baselines_only);
 
 /// Every named algorithm of a backend (enum values whose name starts with "<backend>_").
 std::vector<Algorithm> algorithms_of(Backend backend);
 
-/// The algorithms a case asks for: automatic, every one of the backend, or one by name (an
-/// unknown name throws std::invalid_argument; the command line refuses it first).
+/// The algorithms a case asks for: automatic, every one of the backend, the backend's cyclic
+/// family and automatic ("cyclic"), or one by name (an unknown name throws
+/// std::invalid_argument; the command line refuses it first).
 std::vector<Algorithm> requested_algorithms(const Case& c);
 
 }  // namespace triax::bench

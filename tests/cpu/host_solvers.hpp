@@ -32,13 +32,6 @@ inline constexpr HostSolver host_solvers[] = {reference_thomas,
                                               {Backend::cpu, Algorithm::cpu_thomas_transpose},
                                               partitioned};
 
-/// The offsets of system s's rows along `axis`.
-inline std::vector<std::int64_t> system_rows(const Layout& l, int axis, std::int64_t s) {
-  std::vector<std::int64_t> rows(l.extent(axis));
-  for (std::int64_t i = 0; i < l.extent(axis); ++i) rows[i] = system_row_offset(l, axis, s, i);
-  return rows;
-}
-
 /// The packed 2-D layout whose `axis` holds systems of n rows, `systems` of them.
 inline Layout systems_along(int axis, std::int64_t n, std::int64_t systems) {
   return axis == 0 ? Layout::packed({n, systems}) : Layout::packed({systems, n});

@@ -54,6 +54,13 @@ inline std::int64_t system_row_offset(const Layout& l, int axis, std::int64_t s,
   return l.offset_of(idx);
 }
 
+/// The offsets of system s's rows along `axis`.
+inline std::vector<std::int64_t> system_rows(const Layout& l, int axis, std::int64_t s) {
+  std::vector<std::int64_t> rows(l.extent(axis));
+  for (std::int64_t i = 0; i < l.extent(axis); ++i) rows[i] = system_row_offset(l, axis, s, i);
+  return rows;
+}
+
 /// Coefficients constant along the system, one value per system: row stride 0 along `axis`,
 /// packed over the other dimensions.
 inline Layout one_value_per_system(const std::vector<std::int64_t>& shape, int axis) {
