@@ -22,6 +22,7 @@ struct BlockCase {
   int axis = 0;
   int reps = 20;
   bool baselines = true;
+  bool bound = false;  ///< cuda: also time each kernel's arithmetic-free bound (--block-bound)
 };
 
 /// Paper 000, Tables III-IV (CPU): N = 128 block rows and P = 65536 systems for M <= 6, N = 96
@@ -48,7 +49,8 @@ void with_block_precision(const BlockCase& c, Run&& run) {
 }
 
 void run_block_case(const BlockCase& c, const CopyReference& copy, std::vector<Row>& rows);
-void print_block_header();
+/// `bound`: with the columns of --block-bound.
+void print_block_header(bool bound);
 void print_block_row(const Row& row);
 
 }  // namespace triax::bench

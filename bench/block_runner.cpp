@@ -276,21 +276,25 @@ void run_block_case(const BlockCase& c, const CopyReference& copy, std::vector<R
   with_block_precision(c, [&](auto zero) { run_typed<decltype(zero)>(c, copy, rows); });
 }
 
-void print_block_header() {
+void print_block_header(bool bound) {
   std::printf(
       "\nblock tridiagonal rows (in place; effective bytes = (3M^2 + 2M) values per block "
       "row; GFLOP/s from Algorithm 12's flops, FMA = 2; cpu: array of blocks, baseline ?gbsv; "
       "cuda: interleaved at the paper's sizes, array of blocks on the 64^3 grid, baseline "
       "cuda_block_thread_thomas):\n");
-  std::printf("%-8s %-30s %-6s %2s %-12s %4s %5s %7s %9s %8s %6s %8s %9s %7s %8s\n", "backend",
+  std::printf("%-8s %-30s %-6s %2s %-12s %4s %5s %7s %9s %8s %6s %8s %9s %7s %8s", "backend",
               "algorithm", "prec", "M", "grid", "axis", "n", "systems", "median_ms", "GB/s",
               "%copy", "GFLOP/s", "base_ms", "speedup", "resid");
+  if (bound) std::printf(" %9s %10s %6s", "bound_ms", "bound_GB/s", "%bound");
+  std::printf("\n");
 }
 
 void print_block_row(const Row& r) {
   std::string grid;
-  for (std::size_t i = 0; i < r.extents.size(); ++i)
-    grid += (i ? "x" : "") + std::to_string(r.extents[i]);
+  for (std::size_t i = 0; i < r.extents.size(); ++i) {
+    if (i) grid += 'x';
+    grid += std::to_string(r.extents[i]);
+  }
   std::printf("%-8s %-30s %-6s %2d %-12s %4d %5lld %7lld %9.3f %8.2f %6.1f %8.2f ",
               r.backend.c_str(), r.algorithm.c_str(), r.precision.c_str(), r.block_m, grid.c_str(),
               r.axis, static_cast<long long>(r.n), static_cast<long long>(r.systems), r.median_ms,
@@ -300,7 +304,9 @@ void print_block_row(const Row& r) {
   } else {
     std::printf("%9.3f %6.2fx ", r.baseline_ms, r.speedup);
   }
-  std::printf("%8.1e\n", r.residual);
+  std::printf("%8.1e", r.residual);
+  if (r.bound_ms > 0) std::printf(" %9.3f %10.2f %6.1f", r.bound_ms, r.bound_gbps, r.pct_bound);
+  std::printf("\n");
   std::fflush(stdout);
 }
 

@@ -50,6 +50,9 @@ struct Row {
   int block_m = 0;           ///< block rows (block_case.hpp): M; 0 for scalar rows
   double gflops = 0;         ///< block rows: Algorithm 12's flops per second
   std::string block_layout;  ///< block rows: array_of_blocks or interleaved
+  /// cuda block rows with --block-bound: the median of the kernel's bound (gpu_block_bound.cu),
+  /// its GB/s counting `bytes`, and the row's time as a % of it (100 x bound_ms / median_ms).
+  double bound_ms = 0, bound_gbps = 0, pct_bound = 0;
 };
 
 /// The in-run copy reference (GB/s counts bytes read + bytes written).

@@ -1,11 +1,15 @@
 // GPU block tridiagonal rows: the inputs generated once on the host and uploaded; then, in the
 // same run and on the same buffers, the one-thread-per-system kernel (the baseline) and the
 // coop kernel (the automatic choice), each in place, timed with events on one stream after the
-// caches are flushed and d restored outside the timing.
+// caches are flushed and d restored outside the timing; with --block-bound, each kernel's bound
+// (gpu_block_bound.cu) after it, timed alike.
 #include <cstdio>
 #include <string>
 
 #include "block_inputs.hpp"
+#include "core/block_validate.hpp"
+#include "cuda/block_tridiag/block_launchers.hpp"
+#include "gpu_block_bound.hpp"
 #include "gpu_context.hpp"
 #include "gpu_runner.hpp"
 
@@ -29,6 +33,19 @@ void run_typed(const BlockCase& c, const CopyReference& copy, std::vector<Row>& 
   const T* d = upload(in.d.get(), vector_bytes);
   T* u = static_cast<T*>(ctx.allocate(vector_bytes));
   HostArray<T> solution = host_array<T>(static_cast<std::size_t>(in.points) * c.m);
+  auto restore = [&] {
+    ctx.copy(u, d, vector_bytes);
+    ctx.flush();
+  };
+  auto time_one = [&](auto& f) { return ctx.time_one(f); };
+
+  // The bound kernels take the in-place problem the solver hands its kernels, and a workspace
+  // of the plan's size.
+  detail::BlockProblem problem = detail::normalize_block(c.m, in.layouts, c.axis);
+  problem.grid.map[detail::op_x] = problem.grid.map[detail::op_d];
+  problem.entry_row[detail::op_x] = problem.entry_row[detail::op_d];
+  void* bound_work =
+      c.bound ? ctx.allocate(detail::cuda::cuda_block_workspace_bytes<T>(problem)) : nullptr;
 
   Row baseline;
   for (BlockAlgorithm algorithm :
@@ -39,13 +56,7 @@ void run_typed(const BlockCase& c, const CopyReference& copy, std::vector<Row>& 
     Row r = block_row(c, in.systems, sizeof(T), "cuda", std::string(to_string(algorithm)));
     r.automatic = algorithm == BlockAlgorithm::cuda_block_coop_thomas;  // the plan's pick
     auto once = [&] { solver.solve_in_place(a, b, cc, u); };
-    const Timing t = measure(
-        c.reps,
-        [&] {
-          ctx.copy(u, d, vector_bytes);
-          ctx.flush();
-        },
-        once, [&](auto& f) { return ctx.time_one(f); });
+    const Timing t = measure(c.reps, restore, once, time_one);
     TRIAX_CUDA_CHECK(cudaMemcpy(solution.get(), u, vector_bytes, cudaMemcpyDeviceToHost));
     r.residual = block_residual<T>(in.systems, in.a.get(), in.b.get(), in.c.get(), in.d.get(),
                                    solution.get());
@@ -54,6 +65,14 @@ void run_typed(const BlockCase& c, const CopyReference& copy, std::vector<Row>& 
       r.baseline_ms = baseline.median_ms;
     }
     finish_block_row(r, t, in.flops, copy);
+    if (c.bound) {
+      auto bound = [&] {
+        launch_block_bound<T>(algorithm, problem, u, a, b, cc, bound_work, ctx.stream());
+      };
+      r.bound_ms = measure(c.reps, restore, bound, time_one).median_ms;
+      r.bound_gbps = r.bound_ms > 0 ? r.bytes / (r.bound_ms * 1e-3) / 1e9 : 0;
+      r.pct_bound = r.median_ms > 0 ? 100.0 * r.bound_ms / r.median_ms : 0;
+    }
     rows.push_back(r);
     if (baseline.algorithm.empty()) baseline = r;
   }

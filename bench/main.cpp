@@ -1,4 +1,5 @@
 // triax-bench: the single benchmark entry (docs/performance.md describes the method).
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 
@@ -124,7 +125,10 @@ int main(int argc, char** argv) {
 #endif
     if (!cfg.cases.empty()) print_header();
     run_cases(cfg.cases, info, rows, run_host_case, gpu_case, print_row);
-    if (!cfg.block_cases.empty()) print_block_header();
+    if (!cfg.block_cases.empty()) {
+      print_block_header(std::any_of(cfg.block_cases.begin(), cfg.block_cases.end(),
+                                     [](const BlockCase& c) { return c.bound; }));
+    }
     run_cases(cfg.block_cases, info, rows, run_block_case, gpu_block_case, print_block_row);
 
     std::vector<TargetResult> targets;

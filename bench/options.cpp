@@ -288,7 +288,7 @@ Config parse_command_line(int argc, char** argv) {
   std::string axis = "all";
   bool no_baseline = false, baselines_only = false, small_pages = false;
   std::vector<int> block_ms;
-  bool block_grid = false;
+  bool block_grid = false, block_bound = false;
   std::int64_t block_p_divisor = 1;
 
   CLI::App app("triax-bench: batched tridiagonal solves against baselines and a device copy.",
@@ -359,6 +359,9 @@ Config parse_command_line(int argc, char** argv) {
                  "interleaved layout, the one-thread kernel as baseline"))
       ->option_text("2,4,8");
   app.add_flag("--block-grid", block_grid, "block rows on a 64^3 grid, M = 5, along each axis");
+  app.add_flag("--block-bound", block_bound,
+               "cuda block rows: also time each kernel's arithmetic-free\n"
+               "bound (the same bytes in the same order; bound_ms, % of bound)");
   app.add_option("--block-p-divisor", block_p_divisor,
                  "divide the paper's P by K (default 1; the grid case keeps 64^3)")
       ->check(at_least<std::int64_t>(1))
@@ -403,6 +406,7 @@ Config parse_command_line(int argc, char** argv) {
         b.backend = c.backend;
         b.interleaved = c.backend == Backend::cuda;  // the paper's GPU layout
         b.baselines = c.baselines;
+        b.bound = block_bound && c.backend == Backend::cuda;
         cfg.block_cases.push_back(b);
       }
       for (int axis = 0; block_grid && axis < 3; ++axis) {
@@ -414,6 +418,7 @@ Config parse_command_line(int argc, char** argv) {
         b.axis = axis;
         b.reps = c.reps;
         b.baselines = c.baselines;
+        b.bound = block_bound && c.backend == Backend::cuda;
         cfg.block_cases.push_back(b);
       }
     }

@@ -198,6 +198,11 @@ void to_json(Json& j, const Row& r) {
        {"block_m", r.block_m},
        {"gflops", number(r.gflops)},
        {"block_layout", r.block_layout}};
+  if (r.bound_ms > 0) {
+    j["bound_ms"] = number(r.bound_ms);
+    j["bound_gbps"] = number(r.bound_gbps);
+    j["pct_bound"] = number(r.pct_bound);
+  }
 }
 
 void to_json(Json& j, const TargetResult& t) {

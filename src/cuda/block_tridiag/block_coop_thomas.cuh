@@ -40,6 +40,41 @@ inline constexpr int group_lanes = M <= 1   ? 1
                                    : M <= 4 ? 4
                                             : 8;
 
+/// Where a thread stands: its group of G lanes in its warp and the block row it holds; the
+/// grid-stride loop runs over the first system of each warp, so that every lane of a warp runs
+/// the same iterations (the shuffles need the whole warp). bench/gpu_block_bound.cu maps its
+/// threads alike.
+template <int M>
+struct GroupLanes {
+  static constexpr int G = group_lanes<M>;
+  int lane;  // the block row this thread holds
+  int warp_lane;
+  int group_in_warp;
+  bool row_lane;
+
+  __device__ GroupLanes()
+      : lane(static_cast<int>(threadIdx.x % G)),
+        warp_lane(static_cast<int>(threadIdx.x % 32)),
+        group_in_warp(warp_lane / G),
+        row_lane(lane < M) {}
+
+  /// The warp's first system in the first iteration, and the step between iterations.
+  __device__ std::int64_t first_system() const {
+    return (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x - warp_lane) / G;
+  }
+  __device__ static std::int64_t system_step() {
+    return std::int64_t(gridDim.x) * blockDim.x / G;
+  }
+};
+
+/// Where entry e of lane `lane`'s row of block row i of system s (of `count`) lies in the
+/// workspace: e < M is C*[i](lane, e), e = M is d*[i](lane).
+template <int M>
+__device__ __forceinline__ std::int64_t work_index(std::int64_t i, int e, std::int64_t count,
+                                                   std::int64_t s, int lane) {
+  return ((i * (M + 1) + e) * count + s) * M + lane;
+}
+
 /// The value of v held by lane `source` of the caller's group of G lanes.
 template <int G, class T>
 __device__ __forceinline__ T from_lane(T v, int source) {
@@ -84,23 +119,18 @@ __global__ void __launch_bounds__(block_kernel_threads)
   constexpr int G = group_lanes<M>;
   const std::int64_t count = p.grid.count;
   const std::int64_t n = p.grid.n;
-  const int lane = static_cast<int>(threadIdx.x % G);  // the block row this thread holds
-  const int warp_lane = static_cast<int>(threadIdx.x % 32);
-  const int group_in_warp = warp_lane / G;
-  const bool row_lane = lane < M;
-  // Every lane of a warp runs the same iterations (the shuffles need the whole warp): the loop
-  // runs over the warp's first system; groups past the last system solve a copy of it and store
-  // nothing.
-  const std::int64_t step = std::int64_t(gridDim.x) * blockDim.x / G;
-  for (std::int64_t warp_first =
-           (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x - warp_lane) / G;
-       warp_first < count; warp_first += step) {
+  const GroupLanes<M> g;
+  const int lane = g.lane, group_in_warp = g.group_in_warp;
+  const bool row_lane = g.row_lane;
+  // Groups past the last system solve a copy of it and store nothing.
+  for (std::int64_t warp_first = g.first_system(); warp_first < count;
+       warp_first += g.system_step()) {
     const std::int64_t s = warp_first + group_in_warp;
     const bool active = s < count;
     const bool owner = active && row_lane;  // loads nothing twice, stores nothing it should not
     const BlockSystem<T> sys(p, active ? s : count - 1);
     auto stash = [&](std::int64_t i, int e) -> T& {
-      return work[((i * (M + 1) + e) * count + s) * M + lane];
+      return work[work_index<M>(i, e, count, s, lane)];
     };
 
     T cprev[M];   // row `lane` of C*[i-1]

@@ -23,21 +23,33 @@
 namespace triax::detail::cuda {
 namespace block_thread {
 
+/// Where C*[i](r, c) and d*[i](r) of system s (of `count`) lie in the workspace: C*[i] row-major,
+/// then d*[i]. bench/gpu_block_bound.cu reads and writes it alike.
+template <int M>
+__device__ __forceinline__ std::int64_t cstar_index(std::int64_t i, int r, int c,
+                                                    std::int64_t count, std::int64_t s) {
+  return (i * (M * M + M) + r * M + c) * count + s;
+}
+template <int M>
+__device__ __forceinline__ std::int64_t dstar_index(std::int64_t i, int r, std::int64_t count,
+                                                    std::int64_t s) {
+  return (i * (M * M + M) + M * M + r) * count + s;
+}
+
 template <class T, int M, bool Accumulate, bool Checked>
 __global__ void __launch_bounds__(block_kernel_threads)
     block_thread_thomas_kernel(const __grid_constant__ BlockProblem p, Operands<T> ops,
                                T* __restrict__ work) {
-  constexpr int per_row = M * M + M;  // C*[i] row-major, then d*[i]
   const std::int64_t count = p.grid.count;
   const std::int64_t n = p.grid.n;
   for (std::int64_t s = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; s < count;
        s += std::int64_t(gridDim.x) * blockDim.x) {
     const BlockSystem<T> sys(p, s);
     auto cstar = [&](std::int64_t i, int r, int c) -> T& {
-      return work[(i * per_row + r * M + c) * count + s];
+      return work[cstar_index<M>(i, r, c, count, s)];
     };
     auto dstar = [&](std::int64_t i, int r) -> T& {
-      return work[(i * per_row + M * M + r) * count + s];
+      return work[dstar_index<M>(i, r, count, s)];
     };
     int breakdown = 0;
     for (std::int64_t i = 0; i < n; ++i) {
