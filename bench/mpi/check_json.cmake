@@ -1,5 +1,6 @@
 # bench_mpi_np2: runs triax-bench-mpi under mpirun -np 2 on 16^3 (split along x) and checks that
 # it exits 0 and that its JSON names every method, each compared with the single-rank solve.
+cmake_minimum_required(VERSION 3.25)  # IN_LIST and string(JSON) in script mode
 execute_process(
   COMMAND ${MPIEXEC} ${NP_FLAG} 2 ${OVERSUBSCRIBE} ${BENCH} --extents 16x16x16 --axis 0
           --procs 2x1x1 --reps 2 --precision both --json ${JSON}
