@@ -2,6 +2,7 @@
 
 #include <mpi.h>
 
+#include <array>
 #include <stdexcept>
 #include <string>
 
@@ -53,9 +54,9 @@ double max_over_ranks(double v) {
 }  // namespace
 
 template <class T>
-Result run_distributed(const Settings& s, const std::array<int, 3>& procs) {
-  const Cart cart(procs);
-  const GridBlock block = block_of(cart.comm, s.n, procs);
+Result run_distributed(const Settings& s) {
+  const Cart cart(s.procs);
+  const GridBlock block = block_of(cart.comm, s.n, s.procs);
   const TimeStep step(s);
   Result r = step.result;
   DistFields<T> fields(cart.comm, block, step.matrix<T>());
@@ -86,7 +87,7 @@ Result run_distributed(const Settings& s, const std::array<int, 3>& procs) {
   return r;
 }
 
-template Result run_distributed<float>(const Settings&, const std::array<int, 3>&);
-template Result run_distributed<double>(const Settings&, const std::array<int, 3>&);
+template Result run_distributed<float>(const Settings&);
+template Result run_distributed<double>(const Settings&);
 
 }  // namespace adi

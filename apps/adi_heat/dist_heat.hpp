@@ -4,16 +4,14 @@
 // triax::mpi::Solver. Collective over MPI_COMM_WORLD; every rank returns the same Result (times
 // and error: the largest over the ranks).
 
-#include <array>
-
 #include "heat_problem.hpp"
 
 namespace adi {
 
-// Throws std::invalid_argument (on every rank alike) when procs' product is not the rank count;
+// Throws std::invalid_argument (on every rank alike) when s.procs' product is not the rank count;
 // triax::invalid_argument (the same on every rank) when a rank holds fewer than 2 points of a
 // split axis.
 template <class T>
-Result run_distributed(const Settings& s, const std::array<int, 3>& procs);
+Result run_distributed(const Settings& s);
 
 }  // namespace adi

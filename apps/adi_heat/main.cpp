@@ -89,8 +89,10 @@ int error_check(const adi::Result& r) {
 bool agrees_with_one_rank(const adi::Settings& s, const adi::Result& ranks, int rank) {
   int ok = 1;
   if (rank == 0) {
+    adi::Settings alone = s;
+    alone.over_ranks = false;
     const adi::Result single =
-        s.precision == "float" ? adi::run<float>(s) : adi::run<double>(s);
+        alone.precision == "float" ? adi::run<float>(alone) : adi::run<double>(alone);
     const double tolerance = s.precision == "float" ? 1e-4 : 1e-9;
     const double difference = std::abs(single.max_error - ranks.max_error);
     ok = difference <= tolerance * single.max_error;
@@ -102,20 +104,15 @@ bool agrees_with_one_rank(const adi::Settings& s, const adi::Result& ranks, int 
   return ok == 1;
 }
 
-int run_over_ranks(const adi::Settings& s, const std::array<int, 3>& procs,
-                   const std::string& json, bool check_single) {
+int run_over_ranks(const adi::Settings& s, const std::string& json, bool check_single) {
   MPI_Init(nullptr, nullptr);
-  int rank = 0, size = 0;
+  int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
   int code = 0;
   try {
-    const adi::Result r = s.precision == "float" ? adi::run_distributed<float>(s, procs)
-                                                 : adi::run_distributed<double>(s, procs);
+    const adi::Result r = s.precision == "float" ? adi::run_distributed<float>(s)
+                                                 : adi::run_distributed<double>(s);
     if (rank == 0) {
-      std::printf("adi_heat: %d MPI ranks as %dx%dx%d (x, y, z), triax::mpi along every axis; "
-                  "times: the slowest rank's\n",
-                  size, procs[0], procs[1], procs[2]);
       adi::print_result(s, r);
       if (!json.empty()) adi::write_json(json, s, r);
     }
@@ -224,7 +221,9 @@ int main(int argc, char** argv) {
     }
 #ifdef TRIAX_ADI_HAS_MPI
     s.backend = triax::Backend::cpu;
-    return run_over_ranks(s, *procs, json, check_single);
+    s.over_ranks = true;
+    s.procs = *procs;
+    return run_over_ranks(s, json, check_single);
 #else
     std::fputs("adi_heat: --procs needs a build with MPI (-DTRIAX_ENABLE_MPI=ON)\n", stderr);
     return 2;
