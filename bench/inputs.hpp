@@ -39,16 +39,27 @@ struct AxisGeometry {
 /// first row and c on the last row along every axis, so that baselines which read them
 /// (cuSPARSE) and triax (which ignores them) solve the same systems whichever axis is chosen.
 template <class T>
+struct Element {
+  T a, b, c, d;
+};
+
+/// The values of element i of the packed array, before the ends are zeroed: a function of the
+/// seed and i alone, so that a block of the array (triax-bench-mpi) draws the same values.
+template <class T>
+Element<T> element_at(std::uint64_t seed, std::int64_t i) {
+  const std::uint64_t k = (seed << 40) ^ (static_cast<std::uint64_t>(i) << 2);
+  return {static_cast<T>(2 * uniform01(k) - 1), static_cast<T>(2.5 + uniform01(k + 1)),
+          static_cast<T>(2 * uniform01(k + 2) - 1), static_cast<T>(2 * uniform01(k + 3) - 1)};
+}
+
+template <class T>
 void generate(std::span<const std::int64_t> extents, T* a, T* b, T* c, T* d,
               std::uint64_t seed = 2026) {
   const std::int64_t total = product(extents);
 #pragma omp parallel for schedule(static)
   for (std::int64_t i = 0; i < total; ++i) {
-    const std::uint64_t k = (seed << 40) ^ (static_cast<std::uint64_t>(i) << 2);
-    a[i] = static_cast<T>(2 * uniform01(k) - 1);
-    b[i] = static_cast<T>(2.5 + uniform01(k + 1));
-    c[i] = static_cast<T>(2 * uniform01(k + 2) - 1);
-    d[i] = static_cast<T>(2 * uniform01(k + 3) - 1);
+    const Element<T> e = element_at<T>(seed, i);
+    a[i] = e.a, b[i] = e.b, c[i] = e.c, d[i] = e.d;
   }
   for (int axis = 0; axis < static_cast<int>(extents.size()); ++axis) {
     const AxisGeometry g(extents, axis);

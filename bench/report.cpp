@@ -9,17 +9,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "extents_text.hpp"
+
 namespace triax::bench {
 namespace {
-
-std::string extents_text(const std::vector<std::int64_t>& e) {
-  std::string s;
-  for (std::size_t i = 0; i < e.size(); ++i) {
-    if (i) s += 'x';
-    s += std::to_string(e[i]);
-  }
-  return s;
-}
 
 std::string where(const Row& r) {
   return r.precision + " " + extents_text(r.extents) + " axis " + std::to_string(r.axis) +

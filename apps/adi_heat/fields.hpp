@@ -4,6 +4,7 @@
 // around the three solves. heat_problem.cpp steps either kind through the same template.
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace adi {
@@ -17,28 +18,48 @@ struct Coefficients {
 // Timestamps 0..3 bracket the solves along x, y and z of one step.
 inline constexpr int step_marks = 4;
 
-template <class T>
-class HostFields {
+// The host's clock around the solves: they return when they are done, so a steady clock
+// brackets them exactly. Shared by the fields of one rank and of many.
+class HostStepClock {
  public:
-  HostFields(std::int64_t n, const std::vector<T>& u0, Coefficients<T> coefficients);
+  void mark(int index);
+  // Adds the time between consecutive marks of this step to seconds[0..2].
+  void add_elapsed(double* seconds);
+
+ private:
+  double marks_[step_marks] = {};
+};
+
+// The host arrays of a step: u (u_size values: on many ranks with ghost layers), the two
+// right-hand sides (rhs_size values) and the coefficients. Shared by the fields of one rank and
+// of many.
+template <class T>
+class HostArrays : public HostStepClock {
+ public:
+  HostArrays(std::vector<T> u, std::size_t rhs_size, Coefficients<T> k)
+      : u_(std::move(u)), d1_(rhs_size), d2_(rhs_size), coefficients_{k.a, k.b, k.c} {}
   T* u() { return u_.data(); }
   T* d1() { return d1_.data(); }
   T* d2() { return d2_.data(); }
   const T* a() const { return &coefficients_[0]; }
   const T* b() const { return &coefficients_[1]; }
   const T* c() const { return &coefficients_[2]; }
+
+ protected:
+  std::vector<T> u_, d1_, d2_;
+  T coefficients_[3];
+};
+
+template <class T>
+class HostFields : public HostArrays<T> {
+ public:
+  HostFields(std::int64_t n, const std::vector<T>& u0, Coefficients<T> coefficients);
   // d1 = dt (Lx + Ly + Lz) u, scale = dt / h^2.
   void explicit_rhs(T scale);
-  void mark(int index);
-  // Adds the time between consecutive marks of this step to seconds[0..2].
-  void add_elapsed(double* seconds);
-  std::vector<T> u_on_host() const { return u_; }
+  std::vector<T> u_on_host() const { return this->u_; }
 
  private:
   std::int64_t n_;
-  std::vector<T> u_, d1_, d2_;
-  T coefficients_[3];
-  double marks_[step_marks] = {};
 };
 
 }  // namespace adi

@@ -10,6 +10,7 @@
 // One batched triax solve per axis per step; the last one adds into u (increment mode). Every
 // system has the same constant matrix, so a, b and c are broadcast: one value each, stride 0.
 
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -23,6 +24,10 @@ struct Settings {
   double dt = 0;         // 0: dt = h, so the O(dt^2) and O(h^2) errors shrink together
   std::string precision = "double";
   triax::Backend backend = triax::Backend::cpu;
+  // --procs (under mpirun): the grid over procs[0] x procs[1] x procs[2] ranks, solved by
+  // triax::mpi (dist_heat.hpp); otherwise one rank and triax::Solver.
+  bool over_ranks = false;
+  std::array<int, 3> procs{1, 1, 1};
 };
 
 struct AxisTiming {

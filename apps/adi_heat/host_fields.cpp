@@ -7,13 +7,13 @@ namespace adi {
 
 template <class T>
 HostFields<T>::HostFields(std::int64_t n, const std::vector<T>& u0, Coefficients<T> k)
-    : n_(n), u_(u0), d1_(u0.size()), d2_(u0.size()), coefficients_{k.a, k.b, k.c} {}
+    : HostArrays<T>(u0, u0.size(), k), n_(n) {}
 
 template <class T>
 void HostFields<T>::explicit_rhs(T scale) {
   const std::int64_t n = n_;
-  const T* u = u_.data();
-  T* out = d1_.data();
+  const T* u = this->u_.data();
+  T* out = this->d1_.data();
 #pragma omp parallel for collapse(2) schedule(static)
   for (std::int64_t k = 0; k < n; ++k) {
     for (std::int64_t j = 0; j < n; ++j) {
@@ -22,15 +22,12 @@ void HostFields<T>::explicit_rhs(T scale) {
   }
 }
 
-template <class T>
-void HostFields<T>::mark(int index) {
-  // The CPU solves return when they are done, so a steady clock brackets them exactly.
+void HostStepClock::mark(int index) {
   marks_[index] = std::chrono::duration<double>(
                       std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-template <class T>
-void HostFields<T>::add_elapsed(double* seconds) {
+void HostStepClock::add_elapsed(double* seconds) {
   for (int axis = 0; axis < 3; ++axis) seconds[axis] += marks_[axis + 1] - marks_[axis];
 }
 

@@ -1,6 +1,8 @@
 // apps/adi_heat: the main job. Advances the 3-D heat equation with Douglas-Gunn ADI, one
 // batched triax solve per axis per step, and reports each axis's solve time and bandwidth and
-// the error against the exact decay of the sine mode.
+// the error against the exact decay of the sine mode. With --procs (a build with MPI, under
+// mpirun) the grid is split over a Cartesian grid of ranks and each axis solved by triax::mpi.
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -13,6 +15,11 @@
 #ifdef TRIAX_HAS_CUDA
 #include "cuda_fields.hpp"
 #endif
+#ifdef TRIAX_ADI_HAS_MPI
+#include <mpi.h>
+
+#include "dist_heat.hpp"
+#endif
 
 namespace {
 
@@ -23,6 +30,7 @@ void usage() {
   std::puts(
       "usage: adi_heat [--n N] [--steps S] [--dt DT] [--precision float|double]\n"
       "                [--backend cpu|cuda|reference] [--json FILE] [--check-order]\n"
+      "                [--procs AxBxC [--check-single]]\n"
       "  --n N          interior points per dimension (default 128)\n"
       "  --steps S      time steps (default 20)\n"
       "  --dt DT        time step (default h = 1/(N+1): dt ~ h keeps the second-order\n"
@@ -30,7 +38,11 @@ void usage() {
       "  --backend B    default: cuda when built with CUDA and a GPU is present, else cpu\n"
       "  --json FILE    also write the numbers as JSON\n"
       "  --check-order  runs N = 15 and 31 (h = 1/16, 1/32) in double to t = 0.05 with dt ~ h and\n"
-      "                 checks that the error falls by the scheme's second order; exits 1 if not");
+      "                 checks that the error falls by the scheme's second order; exits 1 if not\n"
+      "  --procs AxBxC  under mpirun -np A*B*C (a build with MPI): A, B, C ranks along x, y, z,\n"
+      "                 each axis solved by triax::mpi across them (cpu backend); rank 0 prints\n"
+      "  --check-single with --procs: rank 0 also runs the grid alone and checks that both errors\n"
+      "                 agree to rounding; exits 1 if not");
 }
 
 bool gpu_present() {
@@ -47,6 +59,74 @@ std::optional<triax::Backend> parse_backend(const std::string& b) {
   if (b == "reference") return triax::Backend::reference;
   return std::nullopt;
 }
+
+// "2x1x1" -> {2, 1, 1}; nullopt unless three positive integers.
+std::optional<std::array<int, 3>> parse_procs(const std::string& text) {
+  std::array<int, 3> p{};
+  char x1 = 0, x2 = 0;
+  int used = 0;
+  if (std::sscanf(text.c_str(), "%d%c%d%c%d%n", &p[0], &x1, &p[1], &x2, &p[2], &used) != 5 ||
+      x1 != 'x' || x2 != 'x' || used != int(text.size()) || p[0] < 1 || p[1] < 1 || p[2] < 1) {
+    return std::nullopt;
+  }
+  return p;
+}
+
+// The sine mode starts at amplitude 1 and only decays: an error that is not finite or not
+// below 1 means the run went wrong, whatever the step size.
+int error_check(const adi::Result& r) {
+  if (!(r.max_error < 1)) {
+    std::fprintf(stderr, "adi_heat: error %.3e: the solution is wrong\n", r.max_error);
+    return 1;
+  }
+  return 0;
+}
+
+#ifdef TRIAX_ADI_HAS_MPI
+// The run over MPI ranks: every rank steps its block, rank 0 prints and writes the JSON.
+// Rank 0's run of the whole grid alone: the distributed error must equal its error to
+// rounding (the scheme's error is far above it). The verdict reaches every rank.
+bool agrees_with_one_rank(const adi::Settings& s, const adi::Result& ranks, int rank) {
+  int ok = 1;
+  if (rank == 0) {
+    adi::Settings alone = s;
+    alone.over_ranks = false;
+    const adi::Result single =
+        alone.precision == "float" ? adi::run<float>(alone) : adi::run<double>(alone);
+    const double tolerance = s.precision == "float" ? 1e-4 : 1e-9;
+    const double difference = std::abs(single.max_error - ranks.max_error);
+    ok = difference <= tolerance * single.max_error;
+    std::printf("  one rank: max error %.6e; relative difference %.2e (tolerance %.0e): %s\n",
+                single.max_error, difference / single.max_error, tolerance,
+                ok ? "agrees" : "DISAGREES");
+  }
+  MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return ok == 1;
+}
+
+int run_over_ranks(const adi::Settings& s, const std::string& json, bool check_single) {
+  MPI_Init(nullptr, nullptr);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  int code = 0;
+  try {
+    const adi::Result r = s.precision == "float" ? adi::run_distributed<float>(s)
+                                                 : adi::run_distributed<double>(s);
+    if (rank == 0) {
+      adi::print_result(s, r);
+      if (!json.empty()) adi::write_json(json, s, r);
+    }
+    code = error_check(r);  // the same on every rank: the error is the largest over them
+    if (check_single && !agrees_with_one_rank(s, r, rank)) code = 1;
+  } catch (const std::exception& e) {
+    // triax::mpi and the --procs check throw on every rank alike; anything else ends the job.
+    std::fprintf(stderr, "adi_heat: rank %d: %s\n", rank, e.what());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  MPI_Finalize();
+  return code;
+}
+#endif
 
 adi::Result run(const adi::Settings& s) {
   const adi::Result r = s.precision == "float" ? adi::run<float>(s) : adi::run<double>(s);
@@ -78,7 +158,8 @@ int check_order(adi::Settings s) {
 int main(int argc, char** argv) {
   adi::Settings s;
   std::string json;
-  bool order = false, backend_given = false;
+  std::optional<std::array<int, 3>> procs;
+  bool order = false, backend_given = false, check_single = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     auto value = [&]() -> std::string {
@@ -107,6 +188,16 @@ int main(int argc, char** argv) {
       backend_given = true;
     } else if (arg == "--json") {
       json = value();
+    } else if (arg == "--procs") {
+      const std::string p = value();
+      procs = parse_procs(p);
+      if (!procs) {
+        std::fprintf(stderr, "adi_heat: --procs %s: expected AxBxC, three positive integers\n",
+                     p.c_str());
+        return 2;
+      }
+    } else if (arg == "--check-single") {
+      check_single = true;
     } else if (arg == "--check-order") {
       order = true;
     } else {
@@ -117,6 +208,26 @@ int main(int argc, char** argv) {
   if (s.n < 1 || s.steps < 1 || s.dt < 0 || (s.precision != "float" && s.precision != "double")) {
     usage();
     return 2;
+  }
+  if (check_single && !procs) {
+    std::fputs("adi_heat: --check-single goes with --procs\n", stderr);
+    return 2;
+  }
+  if (procs) {
+    // Ranks are CPU ranks in this version; the order check runs on one rank.
+    if ((backend_given && s.backend != triax::Backend::cpu) || order) {
+      std::fputs("adi_heat: --procs runs the cpu backend and no --check-order\n", stderr);
+      return 2;
+    }
+#ifdef TRIAX_ADI_HAS_MPI
+    s.backend = triax::Backend::cpu;
+    s.over_ranks = true;
+    s.procs = *procs;
+    return run_over_ranks(s, json, check_single);
+#else
+    std::fputs("adi_heat: --procs needs a build with MPI (-DTRIAX_ENABLE_MPI=ON)\n", stderr);
+    return 2;
+#endif
   }
   const bool gpu = gpu_present();
   if (!backend_given) s.backend = gpu ? triax::Backend::cuda : triax::Backend::cpu;
@@ -131,13 +242,7 @@ int main(int argc, char** argv) {
     }
     const adi::Result r = run(s);
     if (!json.empty()) adi::write_json(json, s, r);
-    // The sine mode starts at amplitude 1 and only decays: an error that is not finite or not
-    // below 1 means the run went wrong, whatever the step size.
-    if (!(r.max_error < 1)) {
-      std::fprintf(stderr, "adi_heat: error %.3e: the solution is wrong\n", r.max_error);
-      return 1;
-    }
-    return 0;
+    return error_check(r);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "adi_heat: %s\n", e.what());
     return 1;

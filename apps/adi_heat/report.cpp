@@ -19,6 +19,11 @@ void print_result(const Settings& s, const Result& r) {
   std::printf("adi_heat: %lld^3 interior points, %d steps of dt = %.4g to t = %.4g, %s, %s\n",
               static_cast<long long>(s.n), s.steps, r.dt, r.t_end, s.precision.c_str(),
               std::string(triax::to_string(s.backend)).c_str());
+  if (s.over_ranks) {
+    std::printf("  over %dx%dx%d MPI ranks (x, y, z), triax::mpi along every axis; times and "
+                "error: the largest over the ranks\n",
+                s.procs[0], s.procs[1], s.procs[2]);
+  }
   std::printf("  bytes counted per solve: d read + x written (+ u read in increment mode);\n"
               "  a, b, c are broadcast (one value each) and not counted\n");
   for (int axis = 0; axis < 3; ++axis) {
@@ -43,7 +48,8 @@ void write_json(const std::string& path, const Settings& s, const Result& r) {
   out.precision(9);
   out << "{\n  \"n\": " << s.n << ",\n  \"steps\": " << s.steps << ",\n  \"dt\": " << r.dt
       << ",\n  \"t_end\": " << r.t_end << ",\n  \"precision\": \"" << s.precision
-      << "\",\n  \"backend\": \"" << triax::to_string(s.backend) << "\",\n  \"axes\": [\n";
+      << "\",\n  \"backend\": \"" << triax::to_string(s.backend) << "\",\n  \"procs\": ["
+      << s.procs[0] << ", " << s.procs[1] << ", " << s.procs[2] << "],\n  \"axes\": [\n";
   for (int axis = 0; axis < 3; ++axis) {
     const AxisTiming& t = r.axis[axis];
     out << "    {\"axis\": " << axis << ", \"mode\": \"" << axis_modes[axis]

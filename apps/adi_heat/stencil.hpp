@@ -30,3 +30,23 @@ TRIAX_APP_HOST_DEVICE inline T dt_laplacian_at(const T* u, std::int64_t n, std::
 }
 
 }  // namespace adi
+
+namespace adi {
+
+// The same at offset o of a block stored with one ghost layer on every side (row pitch px,
+// plane pitch pxy), whose ghosts hold the neighbouring ranks' values or 0 at the boundary: no
+// edge tests. The distributed fields (dist_fields.cpp).
+template <class T>
+inline T dt_laplacian_padded_at(const T* u, std::int64_t o, std::int64_t px, std::int64_t pxy,
+                                T scale) {
+  T s = T(-6) * u[o];
+  s += u[o - 1];
+  s += u[o + 1];
+  s += u[o - px];
+  s += u[o + px];
+  s += u[o - pxy];
+  s += u[o + pxy];
+  return scale * s;
+}
+
+}  // namespace adi

@@ -93,6 +93,16 @@ struct JacobiReport {
   bool converged = true;       ///< relative_change <= the tolerance
 };
 
+/// Seconds this rank spent in each phase of solves, added up over the solves made while a plan
+/// holds it (Solver::set_phase_times). For benchmarks: off by default, and then a solve reads no
+/// clock.
+struct PhaseTimes {
+  double local_passes = 0;   ///< the local reduction and the back substitution of the pieces
+  double reduced_solve = 0;  ///< the reduced system's arithmetic (communication excluded)
+  double communication = 0;  ///< inside the reduced system's messages, waiting for peers included
+  int solves = 0;            ///< solves counted
+};
+
 /// A distributed plan for the local pieces of systems split along `axis`.
 ///
 /// Made collectively on decomposition.comm. Checked on every rank, with the same
@@ -148,6 +158,9 @@ class TRIAX_API Solver {
   std::int64_t system_count() const;
   /// The last Jacobi solve's outcome (default-constructed for the other methods).
   JacobiReport last_jacobi() const;
+  /// Adds the phases of every later solve to *times (not reset here); nullptr turns it off.
+  /// This rank only, no communication; the caller keeps *times alive while it is set.
+  void set_phase_times(PhaseTimes* times);
 
   class Impl;
 

@@ -2,6 +2,7 @@
 // (local reduction, reduced system, back substitution).
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <climits>
 #include <cmath>
 #include <cstring>
@@ -22,6 +23,7 @@
 #include "dist/mpi_check.hpp"
 #include "dist/mpi_transport.hpp"
 #include "dist/reduced_methods.hpp"
+#include "dist/timed_transport.hpp"
 #include "triax/mpi.hpp"
 
 namespace triax::mpi {
@@ -30,6 +32,25 @@ namespace {
 constexpr const char* who = "triax::mpi::Solver";
 
 std::string said(const std::string& what) { return std::string(who) + ": " + what; }
+
+// Seconds since `start`, added to *total; nothing where no one asked (total null).
+class PhaseClock {
+ public:
+  explicit PhaseClock(double* total) : total_(total) {
+    if (total_) start_ = std::chrono::steady_clock::now();
+  }
+  ~PhaseClock() {
+    if (total_) {
+      *total_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    }
+  }
+  PhaseClock(const PhaseClock&) = delete;
+  PhaseClock& operator=(const PhaseClock&) = delete;
+
+ private:
+  double* total_;
+  std::chrono::steady_clock::time_point start_{};
+};
 
 // A communicator the plan made; freed when the owner goes.
 class OwnedComm {
@@ -289,18 +310,33 @@ class Solver<T>::Impl {
     if (mode == detail::SolveMode::in_place) p.map[detail::op_x] = p.map[detail::op_d];
     const detail::Operands<T> ops{a, b, c, d, x, mode == detail::SolveMode::increment, nullptr};
 
+    PhaseTimes* const times = phase_times_;
+    double* const local_seconds = times ? &times->local_passes : nullptr;
+    double reduced_seconds = 0, communication_seconds = 0;
     JacobiReport jacobi_over_batches;
     for (std::int64_t batch = 0; batch < batch_count(); ++batch) {
       const std::int64_t first = batch_start(batch), size = batch_start(batch + 1) - first;
-      detail::for_each_item(size, threads_, [&](std::int64_t i, int) {
-        const std::int64_t s = first + i;
-        rows_[s] = detail::reduce_piece(p, ops, s, place_, work_of(s));
-      });
-      const JacobiReport jacobi = solve_reduced(first, size);
+      {
+        const PhaseClock clock(local_seconds);
+        detail::for_each_item(size, threads_, [&](std::int64_t i, int) {
+          const std::int64_t s = first + i;
+          rows_[s] = detail::reduce_piece(p, ops, s, place_, work_of(s));
+        });
+      }
+      JacobiReport jacobi;
+      if (times) {
+        // The reduced phase through a transport that clocks its messages.
+        const PhaseClock clock(&reduced_seconds);
+        detail::TimedTransport timed(*transport_, communication_seconds);
+        jacobi = solve_reduced(timed, first, size);
+      } else {
+        jacobi = solve_reduced(*transport_, first, size);
+      }
       jacobi_over_batches.iterations = std::max(jacobi_over_batches.iterations, jacobi.iterations);
       jacobi_over_batches.relative_change =
           std::max(jacobi_over_batches.relative_change, jacobi.relative_change);
       jacobi_over_batches.converged = jacobi_over_batches.converged && jacobi.converged;
+      const PhaseClock clock(local_seconds);
       detail::for_each_item(size, threads_, [&](std::int64_t i, int) {
         const std::int64_t s = first + i;
         const std::int64_t bad =
@@ -312,11 +348,15 @@ class Solver<T>::Impl {
     }
     if (method_ == Method::jacobi) last_jacobi_ = jacobi_over_batches;
     if (checked_info) report_info(checked_info);
+    if (times) {
+      times->reduced_solve += reduced_seconds - communication_seconds;
+      times->communication += communication_seconds;
+      ++times->solves;
+    }
   }
 
   // The reduced systems of systems [first, first + size): one batch, its own messages.
-  JacobiReport solve_reduced(std::int64_t first, std::int64_t size) {
-    detail::Transport& t = *transport_;
+  JacobiReport solve_reduced(detail::Transport& t, std::int64_t first, std::int64_t size) {
     const detail::ReducedPair<T>* rows = rows_.data() + first;
     T* ends = ends_.data() + 2 * first;
     switch (method_) {
@@ -368,6 +408,7 @@ class Solver<T>::Impl {
   std::vector<std::int64_t> first_bad_row_;
   std::unique_ptr<detail::ReducedBuffers<T>> buffers_;
   JacobiReport last_jacobi_;
+  PhaseTimes* phase_times_ = nullptr;  // set_phase_times: off unless a caller asks
   std::atomic<bool> busy_{false};
 };
 
@@ -432,6 +473,11 @@ std::int64_t Solver<T>::system_count() const {
 template <class T>
 JacobiReport Solver<T>::last_jacobi() const {
   return detail::live(impl_, who).last_jacobi_;
+}
+
+template <class T>
+void Solver<T>::set_phase_times(PhaseTimes* times) {
+  detail::live(impl_, who).phase_times_ = times;
 }
 
 template class Solver<float>;

@@ -1,0 +1,147 @@
+// triax-bench-mpi: the triax::mpi methods on a global array split over the ranks of mpirun,
+// against the same global problem solved on one rank (docs/performance.md, "Distributed").
+#include <mpi.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <fstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "../extents_text.hpp"
+#include "options.hpp"
+#include "process_grid.hpp"
+#include "runner.hpp"
+
+namespace triax::bench::mpi {
+namespace {
+
+// Threads per rank: --threads, else OMP_NUM_THREADS (mpirun -x passes it), else the hardware's
+// share of one rank.
+int threads_per_rank(const MpiConfig& c, int ranks) {
+  if (c.threads > 0) return c.threads;
+  if (const char* env = std::getenv("OMP_NUM_THREADS"); env && std::atoi(env) > 0) {
+    return std::atoi(env);
+  }
+  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / ranks);
+}
+
+void print_table(const std::vector<PrecisionResult>& results) {
+  std::printf("%-7s %-15s %-15s %10s %10s %10s %9s %9s %9s %9s %10s\n", "prec", "method", "ran as",
+              "median ms", "min ms", "max ms", "local ms", "reduced", "comm ms", "x single",
+              "max diff");
+  for (const PrecisionResult& r : results) {
+    const double single = r.reference.threads ? r.reference.time.median_ms : 0;
+    if (single > 0) {
+      std::printf("%-7s %-15s %-15s %10.3f %10.3f %10.3f %9s %9s %9s %9s %10s\n",
+                  r.reference.precision.c_str(), "single-rank", "triax::Solver", single,
+                  r.reference.time.min_ms, r.reference.time.max_ms, "-", "-", "-", "1.00", "-");
+    }
+    for (const MethodRow& m : r.methods) {
+      char ratio[32] = "-", diff[32] = "-";
+      if (single > 0) std::snprintf(ratio, sizeof ratio, "%.2f", m.time.median_ms / single);
+      if (m.max_difference >= 0) std::snprintf(diff, sizeof diff, "%.2e", m.max_difference);
+      std::printf("%-7s %-15s %-15s %10.3f %10.3f %10.3f %9.3f %9.3f %9.3f %9s %10s\n",
+                  m.precision.c_str(), m.method.c_str(), m.method_run.c_str(), m.time.median_ms,
+                  m.time.min_ms, m.time.max_ms, m.local_passes_ms, m.reduced_solve_ms,
+                  m.communication_ms, ratio, diff);
+    }
+  }
+}
+
+nlohmann::json spread_json(const Spread& s) {
+  return {{"median_ms", s.median_ms}, {"min_ms", s.min_ms}, {"max_ms", s.max_ms}};
+}
+
+void write_json(const std::string& path, const MpiConfig& c, const ProcessGrid& grid, int ranks,
+                int threads, int reference_threads, const std::vector<PrecisionResult>& results) {
+  nlohmann::json j;
+  j["tool"] = "triax-bench-mpi";
+  j["ranks"] = ranks;
+  j["procs"] = grid.dims;
+  j["extents"] = c.extents;
+  j["axis"] = c.axis;
+  j["split_along_axis"] = grid.dims[c.axis] > 1;
+  j["threads_per_rank"] = threads;
+  j["reference_threads"] = c.reference ? reference_threads : 0;
+  j["reps"] = c.reps;
+  j["batches"] = c.batches;
+  j["jacobi_iterations"] = c.jacobi_iterations;
+  j["results"] = nlohmann::json::array();
+  j["single_rank"] = nlohmann::json::array();
+  for (const PrecisionResult& r : results) {
+    const double single = r.reference.threads ? r.reference.time.median_ms : 0;
+    if (single > 0) {
+      nlohmann::json s = spread_json(r.reference.time);
+      s["precision"] = r.reference.precision;
+      s["threads"] = r.reference.threads;
+      j["single_rank"].push_back(s);
+    }
+    for (const MethodRow& m : r.methods) {
+      nlohmann::json row = spread_json(m.time);
+      row["precision"] = m.precision;
+      row["method"] = m.method;
+      row["method_run"] = m.method_run;
+      row["local_passes_ms"] = m.local_passes_ms;
+      row["reduced_solve_ms"] = m.reduced_solve_ms;
+      row["communication_ms"] = m.communication_ms;
+      if (m.max_difference >= 0) row["max_difference"] = m.max_difference;
+      if (single > 0) row["ratio_to_single_rank"] = m.time.median_ms / single;
+      j["results"].push_back(row);
+    }
+  }
+  std::ofstream out(path);
+  out << j.dump(2) << "\n";
+  if (!out) throw std::runtime_error("--json: cannot write " + path);
+}
+
+int run(int argc, char** argv) {
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  const MpiConfig c = parse_mpi_command_line(argc, argv, rank);
+  const ProcessGrid grid(c.extents, c.axis, c.procs);
+  const int threads = threads_per_rank(c, ranks);
+  const int reference_threads = c.reference_threads > 0 ? c.reference_threads : threads * ranks;
+  if (rank == 0) {
+    std::printf("triax-bench-mpi: %s along axis %d, %d ranks as %s (%s), %d threads per rank, "
+                "%d reps; single rank: %d threads\n",
+                extents_text(c.extents).c_str(), c.axis, ranks, extents_text(grid.dims).c_str(),
+                grid.dims[c.axis] > 1 ? "axis split" : "axis not split", threads, c.reps,
+                c.reference ? reference_threads : 0);
+    std::printf("  time of a solve = the slowest rank's, barrier before each; phases per solve, "
+                "the slowest rank's (comm includes waiting for peers)\n");
+  }
+  std::vector<PrecisionResult> results;
+  for (const std::string& p : c.precisions) {
+    results.push_back(p == "float" ? run_precision<float>(c, grid, threads, reference_threads)
+                                   : run_precision<double>(c, grid, threads, reference_threads));
+  }
+  if (rank == 0) {
+    print_table(results);
+    if (!c.json_path.empty()) write_json(c.json_path, c, grid, ranks, threads, reference_threads,
+                                         results);
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace triax::bench::mpi
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int code = 0;
+  try {
+    code = triax::bench::mpi::run(argc, argv);
+  } catch (const std::exception& e) {
+    // triax::mpi's errors are thrown on every rank alike; others end the job.
+    std::fprintf(stderr, "triax-bench-mpi: %s\n", e.what());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  MPI_Finalize();
+  return code;
+}

@@ -1,0 +1,135 @@
+#include "options.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <stdexcept>
+
+namespace triax::bench::mpi {
+namespace {
+
+using triax::mpi::Method;
+
+const std::map<std::string, Method>& method_names() {
+  static const std::map<std::string, Method> names = {
+      {"allgather", Method::allgather}, {"gather_scatter", Method::gather_scatter},
+      {"pcr", Method::pcr},             {"jacobi", Method::jacobi},
+      {"automatic", Method::automatic}};
+  return names;
+}
+
+// "256x128x64" -> {256, 128, 64}; every part a positive integer, else `what` names the culprit.
+std::vector<std::int64_t> parse_by(const std::string& text, const std::string& option) {
+  std::vector<std::int64_t> out;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t end = text.find('x', start);
+    const std::string part = text.substr(start, end == std::string::npos ? end : end - start);
+    std::size_t used = 0;
+    long long v = 0;
+    try {
+      v = std::stoll(part, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != part.size() || part.empty() || v < 1) {
+      throw std::invalid_argument(option + ": bad value '" + part + "' in " + text);
+    }
+    out.push_back(v);
+    if (end == std::string::npos) return out;
+    start = end + 1;
+  }
+}
+
+}  // namespace
+
+MpiConfig parse_mpi_command_line(int argc, char** argv, int rank) {
+  MpiConfig c;
+  CLI::App app{"triax-bench-mpi: triax::mpi methods on a global array split over MPI ranks "
+               "(run under mpirun)"};
+  std::string extents = "256x256x256", procs = "auto", methods = "all", precision = "double";
+  app.add_option("--extents", extents, "the global array, x fastest (default 256x256x256)");
+  app.add_option("--axis", c.axis, "the solve axis (default 0)");
+  app.add_option("--procs", procs,
+                 "ranks per dimension, e.g. 2x1x1 (their product = the rank count); auto = all "
+                 "ranks along the solve axis (default)");
+  app.add_option("--methods", methods,
+                 "comma-separated: allgather, gather_scatter, pcr, jacobi, automatic, or all "
+                 "(default)");
+  app.add_option("--precision", precision, "float, double or both (default double)");
+  app.add_option("--reps", c.reps, "timed solves per method (default 10), after two warm-ups");
+  app.add_option("--threads", c.threads,
+                 "OpenMP threads per rank (default: OMP_NUM_THREADS, else hardware / ranks)");
+  app.add_option("--reference-threads", c.reference_threads,
+                 "threads of the single-rank solve on rank 0 (default: threads x ranks)");
+  app.add_flag("!--no-reference", c.reference, "skip the single-rank solve and its comparison");
+  app.add_option("--jacobi-iterations", c.jacobi_iterations,
+                 "Jacobi's fixed iteration count (default 10)");
+  app.add_option("--batches", c.batches, "triax::mpi::Options::batches (default 1)");
+  app.add_option("--json", c.json_path, "also write the results as JSON to this file (rank 0)");
+  try {
+    try {
+      app.parse(argc, argv);
+    } catch (const CLI::CallForHelp&) {
+      if (rank == 0) std::fputs(app.help().c_str(), stdout);
+      MPI_Finalize();
+      std::exit(0);
+    } catch (const CLI::ParseError& e) {
+      throw std::invalid_argument(e.what());
+    }
+    c.extents = parse_by(extents, "--extents");
+    const int dims = static_cast<int>(c.extents.size());
+    if (c.axis < 0 || c.axis >= dims) {
+      throw std::invalid_argument("--axis: " + std::to_string(c.axis) + " is not an axis of " +
+                                  extents);
+    }
+    if (procs != "auto") {
+      for (std::int64_t p : parse_by(procs, "--procs")) c.procs.push_back(static_cast<int>(p));
+      if (static_cast<int>(c.procs.size()) != dims) {
+        throw std::invalid_argument("--procs: " + procs + " has " +
+                                    std::to_string(c.procs.size()) + " dimensions, --extents " +
+                                    extents + " has " + std::to_string(dims));
+      }
+    }
+    std::size_t start = 0;
+    const std::string list = methods == "all" ? "allgather,gather_scatter,pcr,jacobi,automatic"
+                                              : methods;
+    while (start <= list.size()) {
+      const std::size_t end = std::min(list.find(',', start), list.size());
+      const std::string name = list.substr(start, end - start);
+      const auto found = method_names().find(name);
+      if (found == method_names().end()) {
+        throw std::invalid_argument("--methods: unknown method '" + name + "'");
+      }
+      c.methods.push_back(found->second);
+      start = end + 1;
+    }
+    if (precision == "both") {
+      c.precisions = {"float", "double"};
+    } else if (precision == "float" || precision == "double") {
+      c.precisions = {precision};
+    } else {
+      throw std::invalid_argument("--precision: unknown value '" + precision + "'");
+    }
+    if (c.reps < 1) throw std::invalid_argument("--reps: " + std::to_string(c.reps) + " < 1");
+    if (c.threads < 0 || c.reference_threads < 0) {
+      throw std::invalid_argument("--threads / --reference-threads: must be >= 0 (0 = default)");
+    }
+    if (c.jacobi_iterations < 1) {
+      throw std::invalid_argument("--jacobi-iterations: " + std::to_string(c.jacobi_iterations) +
+                                  " < 1");
+    }
+    if (c.batches < 1) {
+      throw std::invalid_argument("--batches: " + std::to_string(c.batches) + " < 1");
+    }
+  } catch (const std::invalid_argument& e) {
+    if (rank == 0) std::fprintf(stderr, "triax-bench-mpi: %s\n", e.what());
+    MPI_Finalize();  // every rank parsed the same argv and ends here alike
+    std::exit(2);
+  }
+  return c;
+}
+
+}  // namespace triax::bench::mpi

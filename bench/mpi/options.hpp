@@ -1,0 +1,33 @@
+#pragma once
+// The command line of triax-bench-mpi (CLI11): the global problem, the process grid, the methods
+// and the repetitions. Every rank parses the same argv, so every rank agrees on the result.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "triax/mpi.hpp"
+
+namespace triax::bench::mpi {
+
+struct MpiConfig {
+  std::vector<std::int64_t> extents{256, 256, 256};  ///< the global array (x fastest)
+  int axis = 0;
+  /// Ranks per array dimension; empty = all ranks along the solve axis (MPI_Dims_create over
+  /// that axis alone).
+  std::vector<int> procs;
+  std::vector<triax::mpi::Method> methods;
+  std::vector<std::string> precisions{"double"};
+  int reps = 10;
+  int threads = 0;            ///< per rank; 0 = OMP_NUM_THREADS, else hardware threads / ranks
+  int reference_threads = 0;  ///< the single-rank solve; 0 = threads x ranks
+  bool reference = true;
+  int jacobi_iterations = 10;  ///< Jacobi runs exactly this many (no convergence check)
+  int batches = 1;
+  std::string json_path;
+};
+
+/// Parses argv. On --help prints usage and exits 0 (rank 0 prints); on a bad argument rank 0
+/// prints "triax-bench-mpi: --option: why" and every rank exits 2.
+MpiConfig parse_mpi_command_line(int argc, char** argv, int rank);
+
+}  // namespace triax::bench::mpi

@@ -1,0 +1,42 @@
+#pragma once
+// One precision of triax-bench-mpi: this rank's block of the global problem, each method timed
+// with a barrier before every solve, and the single-rank solve of the whole problem on rank 0.
+#include <string>
+#include <vector>
+
+#include "options.hpp"
+#include "process_grid.hpp"
+
+namespace triax::bench::mpi {
+
+/// Milliseconds of one repeated measurement: the median, fastest and slowest repetition, each
+/// repetition's time being the slowest rank's.
+struct Spread {
+  double median_ms = 0, min_ms = 0, max_ms = 0;
+};
+
+struct MethodRow {
+  std::string precision, method, method_run;  ///< asked for, and what automatic resolved to
+  Spread time;
+  /// Per solve, the largest over the ranks (PhaseTimes).
+  double local_passes_ms = 0, reduced_solve_ms = 0, communication_ms = 0;
+  double max_difference = -1;  ///< max |x - x_single| / max |x_single|; -1 = not compared
+};
+
+struct ReferenceRow {
+  std::string precision;
+  Spread time;
+  int threads = 0;
+};
+
+struct PrecisionResult {
+  std::vector<MethodRow> methods;
+  ReferenceRow reference;  ///< threads 0 = not run
+};
+
+/// Collective over MPI_COMM_WORLD.
+template <class T>
+PrecisionResult run_precision(const MpiConfig& config, const ProcessGrid& grid, int threads,
+                              int reference_threads);
+
+}  // namespace triax::bench::mpi
