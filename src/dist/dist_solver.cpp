@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,6 +26,7 @@
 #include "dist/reduced_methods.hpp"
 #include "dist/timed_transport.hpp"
 #include "triax/mpi.hpp"
+#include "triax/triax.hpp"
 
 namespace triax::mpi {
 namespace {
@@ -257,7 +259,21 @@ class Solver<T>::Impl {
                                   transport_->communicator()));
     method_ = detail::choose_method(options.method, ranks);
 
-    detail::agree(all.get(), detail::verdict_of([&] { allocate(ranks); }), who);
+    // A line of one rank holds whole systems (an axis the decomposition does not split): the
+    // single-process solver takes them, vectorised across systems, where the local passes
+    // reduce one system at a time (16-core host, 256^3 along an unsplit axis: 4-13x the
+    // single-rank solve; docs/performance.md, "Distributed (CPU ranks)"). Checked mode and
+    // Jacobi keep the distributed path: its info rule and Jacobi's report are their own.
+    const bool whole = ranks == 1 && !options.checked && method_ != Method::jacobi;
+    detail::agree(all.get(), detail::verdict_of([&] {
+                    if (whole) {
+                      whole_.emplace(Backend::cpu, layouts, axis,
+                                     static_cast<const triax::Options&>(options));
+                    } else {
+                      allocate(ranks);
+                    }
+                  }),
+                  who);
   }
 
   void allocate(int ranks) {
@@ -306,6 +322,18 @@ class Solver<T>::Impl {
         }),
         who);
     if (count == 0) return;  // the same on every rank of the line: their extents agree
+    if (whole_) {
+      const PhaseClock clock(phase_times_ ? &phase_times_->local_passes : nullptr);
+      if (mode == detail::SolveMode::in_place) {
+        whole_->solve_in_place(a, b, c, x);
+      } else if (mode == detail::SolveMode::separate) {
+        whole_->solve(a, b, c, d, x);
+      } else {
+        whole_->solve_increment(a, b, c, d, x);
+      }
+      if (phase_times_) ++phase_times_->solves;
+      return;
+    }
     detail::Problem p = problem_;
     if (mode == detail::SolveMode::in_place) p.map[detail::op_x] = p.map[detail::op_d];
     const detail::Operands<T> ops{a, b, c, d, x, mode == detail::SolveMode::increment, nullptr};
@@ -409,6 +437,7 @@ class Solver<T>::Impl {
   std::unique_ptr<detail::ReducedBuffers<T>> buffers_;
   JacobiReport last_jacobi_;
   PhaseTimes* phase_times_ = nullptr;  // set_phase_times: off unless a caller asks
+  std::optional<triax::Solver<T>> whole_;  // a line of one rank without checked mode or Jacobi
   std::atomic<bool> busy_{false};
 };
 

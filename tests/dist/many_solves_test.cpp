@@ -83,8 +83,9 @@ TEST(DistMany, TenThousandSolvesOnOnePlan) {
     }
     EXPECT_EQ(Alive::now().communicators, before.communicators);
     EXPECT_EQ(Alive::now().requests, before.requests);
-    // The counters see triax's calls: PCR and Jacobi exchange with requests.
-    if (method == mpi::Method::pcr || method == mpi::Method::jacobi) {
+    // The counters see triax's calls: PCR and Jacobi exchange with requests (on one rank, PCR's
+    // plan hands the whole systems to triax::Solver and sends nothing).
+    if ((method == mpi::Method::pcr && world_size() > 1) || method == mpi::Method::jacobi) {
       EXPECT_GT(requests_started, started_before);
     }
     double error = 0;
