@@ -25,6 +25,10 @@ struct Case {
   std::string algorithm = "automatic";  ///< automatic | all | cyclic | a name (triax::to_string)
   Mode mode = Mode::in_place;
   int reps = 20;
+  /// Solves issued back to back inside each timed sample (the sample's time / launches is
+  /// reported): 1 times each solve alone; more show the steady state of a loop of solves, where
+  /// a caller's per-call host work (e.g. Python's) overlaps the previous solve.
+  int launches = 1;
   bool baselines = true;        ///< run LAPACK (cpu) or cuSPARSE (cuda) where they apply
   bool baselines_only = false;  ///< skip triax (records the baselines and copy alone)
 };
@@ -36,6 +40,7 @@ struct Row {
   bool automatic = false;  ///< the algorithm the plan's automatic choice picks for this case
   std::string precision;
   std::string mode;
+  int launches = 1;  ///< Case::launches (written to the JSON only when > 1)
   std::vector<std::int64_t> extents;
   int axis = 0;
   std::int64_t n = 0;        ///< rows per system

@@ -322,6 +322,11 @@ Config parse_command_line(int argc, char** argv) {
   app.add_option("--reps", c.reps, "timed solves per row, median reported (default 20, >= 10)")
       ->check(at_least(10))
       ->option_text("R");
+  app.add_option("--launches", c.launches,
+                 "solves back to back in each timed sample, the sample's time divided by them "
+                 "(default 1: each solve timed alone)")
+      ->check(CLI::Range(1, 1000))
+      ->option_text("K");
   app.add_flag("--no-baseline", no_baseline, "skip LAPACK / cuSPARSE");
   app.add_flag("--baselines-only", baselines_only,
                "time the copy and the baselines alone (no triax solves)");
@@ -431,7 +436,10 @@ Config parse_command_line(int argc, char** argv) {
   }
   if (!cfg.suite.empty()) {
     cfg.cases = suite_cases(cfg.suite, c.backend, c.reps, baselines_only);
-    for (auto& s : cfg.cases) s.mode = c.mode;
+    for (auto& s : cfg.cases) {
+      s.mode = c.mode;
+      s.launches = c.launches;
+    }
     return cfg;
   }
   c.baselines_only = baselines_only;

@@ -196,6 +196,7 @@ void to_json(Json& j, const Row& r) {
     j["bound_gbps"] = number(r.bound_gbps);
     j["pct_bound"] = number(r.pct_bound);
   }
+  if (r.launches > 1) j["launches"] = r.launches;
 }
 
 void to_json(Json& j, const TargetResult& t) {

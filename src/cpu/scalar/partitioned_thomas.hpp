@@ -18,8 +18,8 @@
 //  3. Interiors (parallel over chunks): Thomas on each interior with L and R known, and R_k
 //     stored at its row.
 //
-// Every division is taken as in thomas_lanes.hpp's forward_row (binade_scale, and (m - m) so that
-// an infinite pivot shows as NaN): a system scaled by a power of two is solved as the unscaled
+// Every division is taken as in thomas_lanes.hpp's forward_row (binade_scale, whose s = -inf for
+// a non-finite pivot makes every quotient NaN): a system scaled by a power of two is solved as the unscaled
 // one. Checked mode reports the first row, in row order, where one of the eliminations of the
 // three steps met a zero or non-finite pivot or a non-finite right-hand side, counting each only
 // where its inputs from the other steps were clean (so that the row reported is where the
@@ -74,13 +74,12 @@ SystemRows<T> system_rows(const Problem& p, const Operands<T>& ops, std::int64_t
 }
 
 /// q / m for the three right-hand sides of one elimination step, with m first brought into a
-/// binade near 1 (forward_row's rule: one reciprocal, always normal; an infinite m gives NaN).
+/// binade near 1 (forward_row's rule: one reciprocal, always normal; a non-finite m gives NaN).
 template <class T>
 struct PivotDivide {
-  T s, r, nan_if_inf;
-  explicit PivotDivide(T m) : s(binade_scale(m)), r(T(1) / (m * s)), nan_if_inf(m - m) {}
+  T s, r;
+  explicit PivotDivide(T m) : s(binade_scale(m)), r(T(1) / (m * s)) {}
   T operator()(T q) const { return (q * s) * r; }
-  T rhs(T q) const { return ((q + nan_if_inf) * s) * r; }
 };
 
 template <class T>
@@ -177,7 +176,7 @@ void group_relations(const SystemRows<T>& sys, const LaneGroup<G>& grp, ChunkRel
     }
     const PivotDivide<T> div(m);
     w.kap[g] = (!last || has_ahead) ? div(ahead[i]) : T(0);
-    w.del[g] = div.rhs(rhs);
+    w.del[g] = div(rhs);
     w.gam[g] = div(sp);
     if constexpr (Checked) {
       if (w.bad[g] == 0 && !pivot_ok(m, w.del[g], w.gam[g])) w.bad[g] = int(i + 1);
@@ -274,7 +273,7 @@ void group_interiors(const SystemRows<T>& sys, const LaneGroup<G>& grp, const T*
     }
     const PivotDivide<T> div(m);
     kap[j * G + g] = (!last || grp.has_right) ? div(sys.c[i]) : T(0);
-    del[j * G + g] = div.rhs(rhs);
+    del[j * G + g] = div(rhs);
     if constexpr (Checked) {
       if (bad[g] == 0 && !pivot_ok(m, del[j * G + g], T(0))) bad[g] = int(i + 1);
     }

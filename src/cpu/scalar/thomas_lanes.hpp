@@ -44,18 +44,22 @@ struct FloatBits<double> {
 
 /// A power of two s with |m s| in [1, 2) for normal m below the top binade, in [2^-p, 1) for
 /// subnormal m (p = T's mantissa bits) and in [2, 4) in the top binade (where 2^-e itself would
-/// be subnormal): 1 / (m s) is always normal, and m s is exact; inf and NaN get a finite s.
+/// be subnormal): 1 / (m s) is always normal, and m s is exact. For inf and NaN, s is -inf, so
+/// that c s / (m s) and d s / (m s) are NaN: a non-finite pivot shows in x without the (m - m)
+/// term an earlier version added to every right-hand side.
 /// Taken from m's exponent bits, which vectorises, where frexp/ldexp do not.
 template <class T>
 inline T binade_scale(T m) {
   // On the exponent field in place: no shifts (AVX2 has no 64-bit arithmetic shift, and the
-  // emulated one cost double along x about 10%), an and, a subtract and a compare.
+  // emulated one cost double along x about 10%), an and, a subtract and a compare. The field
+  // (2 bias - E) one is a multiple of `one`: 0 for the top binade (E = 2 bias), whose s is the
+  // smallest normal instead, and -one for inf and NaN (E all ones), whose bits are -inf.
   using B = FloatBits<T>;
   using Int = typename B::Int;
   constexpr Int one = Int(1) << B::mantissa;
   const Int e = std::bit_cast<Int>(m) & (B::exponent_mask << B::mantissa);
   const Int field = (2 * B::bias) * one - e;
-  return std::bit_cast<T>(field < one ? one : field);
+  return std::bit_cast<T>(field == 0 ? one : field);
 }
 
 /// Whether a system of n rows reads operand op at all: a and c from two rows on (a[0] and
@@ -95,13 +99,13 @@ inline void forward_row(int w, std::int64_t i, const T* __restrict a, const T* _
     // binade near 1 by an exact power of two s (binade_scale), and c' = (c s) (1/(m s)): as
     // accurate as c (1/m) was, identical bit for bit under scaling by 2^k, and one division
     // (two, c / m and rhs / m, cost double along x 9-25%: docs/algorithms.md, "Breakdowns and
-    // the floating-point range"). (m - m) is NaN exactly when m is not finite and 0 otherwise:
-    // an infinite pivot would make c' = d' = 0 and cut the system in two with finite x; this
-    // makes the breakdown show in x, as checked mode would report it.
+    // the floating-point range"). An infinite pivot would make c' = d' = 0 and cut the system
+    // in two with finite x; binade_scale's s = -inf for it makes d' NaN, so the breakdown shows
+    // in x, as checked mode would report it.
     const T s = binade_scale(m);
     const T r = T(1) / (m * s);
     cp[j] = HasC ? (c[j] * s) * r : T(0);
-    dp[j] = ((rhs + (m - m)) * s) * r;
+    dp[j] = (rhs * s) * r;
     if constexpr (Checked) {
       const bool ok = m != T(0) && is_finite(m) && is_finite(dp[j]);
       info.forward[j] = (!ok && info.forward[j] == 0) ? static_cast<int>(i + 1) : info.forward[j];
