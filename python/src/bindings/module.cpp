@@ -20,9 +20,9 @@ int* info_pointer(nb::handle info, const Signature& s, nb::ndarray<>& holder) {
 }
 
 void solve(nb::handle a, nb::handle b, nb::handle c, nb::handle d, nb::handle out, int axis,
-           bool increment, bool checked, nb::handle info, std::uintptr_t stream) {
+           bool increment, bool checked, nb::handle info, std::uintptr_t stream, bool block) {
   Operands ops;
-  const Signature s = describe(a, b, c, d, out, axis, checked, ops);
+  const Signature s = describe(a, b, c, d, out, axis, checked, ops, block);
   nb::ndarray<> info_holder;
   int* info_ptr = info_pointer(info, s, info_holder);
   solve_cached(s, ops, increment, info_ptr, stream);
@@ -32,7 +32,7 @@ void run_plan(Plan& plan, nb::handle a, nb::handle b, nb::handle c, nb::handle d
               bool increment, nb::handle info, std::uintptr_t stream) {
   const Signature& p = plan.signature();
   Operands ops;
-  const Signature s = describe(a, b, c, d, out, p.axis, p.checked, ops);
+  const Signature s = describe(a, b, c, d, out, p.axis, p.checked, ops, p.block_m > 0);
   if (!(s == p)) {
     throw nb::value_error(("triax.Solver: these arrays do not fit the plan: " + difference(p, s) +
                            " (make a new Solver, or use triax.solve)")
@@ -77,8 +77,9 @@ NB_MODULE(_core, m) {
   // None is accepted here so that describe() can say which argument it was.
   m.def("solve", &solve, nb::arg("a").none(), nb::arg("b").none(), nb::arg("c").none(),
         nb::arg("d").none(), nb::arg("out").none(), nb::arg("axis"), nb::arg("increment"),
-        nb::arg("checked"), nb::arg("info").none(), nb::arg("stream"),
-        "Solves with the cached plan of these arrays (out = x, or out += x).");
+        nb::arg("checked"), nb::arg("info").none(), nb::arg("stream"), nb::arg("block") = false,
+        "Solves with the cached plan of these arrays (out = x, or out += x); block: a, b, c are "
+        "M x M blocks of shape (*grid, M, M) and d, out of shape (*grid, M).");
   m.def("cache_size", &cache_size, "The number of plans in solve()'s cache.");
   m.def("clear_cache", &clear_cache, "Drops every cached plan (and its workspace).");
   m.def(
@@ -89,12 +90,13 @@ NB_MODULE(_core, m) {
       .def(
           "__init__",
           [](Plan* self, nb::handle a, nb::handle b, nb::handle c, nb::handle d, nb::handle out,
-             int axis, bool checked, std::uintptr_t stream) {
+             int axis, bool checked, std::uintptr_t stream, bool block) {
             Operands ops;
-            new (self) Plan(describe(a, b, c, d, out, axis, checked, ops), stream);
+            new (self) Plan(describe(a, b, c, d, out, axis, checked, ops, block), stream);
           },
           nb::arg("a").none(), nb::arg("b").none(), nb::arg("c").none(), nb::arg("d").none(),
-          nb::arg("out").none(), nb::arg("axis"), nb::arg("checked"), nb::arg("stream"))
+          nb::arg("out").none(), nb::arg("axis"), nb::arg("checked"), nb::arg("stream"),
+          nb::arg("block") = false)
       .def("run", &run_plan, nb::arg("a").none(), nb::arg("b").none(), nb::arg("c").none(),
            nb::arg("d").none(), nb::arg("out").none(), nb::arg("increment"), nb::arg("info").none(),
            nb::arg("stream"))
@@ -104,5 +106,6 @@ NB_MODULE(_core, m) {
       .def_prop_ro("system_count", &Plan::system_count)
       .def_prop_ro("workspace_bytes", &Plan::workspace_bytes)
       .def_prop_ro("axis", [](const Plan& p) { return p.signature().axis; })
+      .def_prop_ro("block_size", [](const Plan& p) { return p.signature().block_m; })
       .def_prop_ro("checked", [](const Plan& p) { return p.signature().checked; });
 }

@@ -1,6 +1,7 @@
 #include "operands.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <string_view>
 
 namespace triax::python {
@@ -116,19 +117,19 @@ void check_device(const Array& x, const char* name, const Signature& s) {
   }
 }
 
-// Fills s.strides[op] from an array broadcast to d's shape (NumPy's rule: align the last
-// dimensions; an extent of 1 stretches with stride 0). Returns true if the array has a
-// negative stride along a dimension of extent > 1.
+// Fills `strides` (`ndim` entries) from an array broadcast to `shape` (NumPy's rule: align the
+// last dimensions; an extent of 1 stretches with stride 0); `target` names the shape in the
+// error. Returns true if the array has a negative stride along a dimension of extent > 1.
 template <class Array>
-bool broadcast_strides(const Array& x, int op, Signature& s) {
+bool broadcast_to(const Array& x, const char* name, const std::int64_t* shape, int ndim,
+                  std::int64_t* strides, const std::string& target) {
   const int nd = static_cast<int>(x.ndim());
-  bool fits = nd <= s.ndim;
+  bool fits = nd <= ndim;
   bool negative = false;
-  auto& strides = s.strides[op];
-  for (int k = 0; fits && k < s.ndim; ++k) {
-    const int j = k - (s.ndim - nd);  // the array's own dimension, or < 0 if it has none here
+  for (int k = 0; fits && k < ndim; ++k) {
+    const int j = k - (ndim - nd);  // the array's own dimension, or < 0 if it has none here
     const std::int64_t e = j >= 0 ? static_cast<std::int64_t>(x.shape(j)) : 1;
-    if (e == s.shape[k] && e != 1) {
+    if (e == shape[k] && e != 1) {
       strides[k] = x.stride(j);
       negative |= strides[k] < 0;
     } else if (e == 1) {
@@ -138,12 +139,17 @@ bool broadcast_strides(const Array& x, int op, Signature& s) {
     }
   }
   if (!fits) {
-    throw nb::value_error((std::string("triax: ") + operand_names[op] + " has shape " +
-                           shape_of(x) + ", which does not broadcast to d's shape " +
-                           s.shape_text())
+    throw nb::value_error((std::string("triax: ") + name + " has shape " + shape_of(x) +
+                           ", which does not broadcast to " + target)
                               .c_str());
   }
   return negative;
+}
+
+// The number of stride entries operand `op` has in a signature: the grid's, and for block
+// systems the block row and column (a, b, c) or the component (d, out).
+int stride_count(const Signature& s, int op) {
+  return s.ndim + (s.block_m == 0 ? 0 : op < 3 ? 2 : 1);
 }
 
 }  // namespace
@@ -173,16 +179,17 @@ std::size_t SignatureHash::operator()(const Signature& s) const {
   mix(s.device_id);
   mix(s.ndim);
   mix(s.axis);
+  mix(s.block_m);
   mix(s.checked);
-  for (int k = 0; k < s.ndim; ++k) {
-    mix(s.shape[k]);
-    for (int op = 0; op < operand_count; ++op) mix(s.strides[op][k]);
+  for (int k = 0; k < s.ndim; ++k) mix(s.shape[k]);
+  for (int op = 0; op < operand_count; ++op) {
+    for (int k = 0; k < stride_count(s, op); ++k) mix(s.strides[op][k]);
   }
   return static_cast<std::size_t>(h);
 }
 
 Signature describe(nb::handle a, nb::handle b, nb::handle c, nb::handle d, nb::handle out, int axis,
-                   bool checked, Operands& ops) {
+                   bool checked, Operands& ops, bool block) {
   const nb::handle inputs[4] = {a, b, c, d};
   for (int op = 0; op < 4; ++op) {
     if (inputs[op].is_none() || !nb::try_cast(inputs[op], ops.inputs[op])) {
@@ -212,24 +219,53 @@ Signature describe(nb::handle a, nb::handle b, nb::handle c, nb::handle d, nb::h
                           "; triax runs on the cpu and on cuda devices")
                              .c_str());
   }
-  s.ndim = static_cast<std::int32_t>(dd.ndim());
-  if (s.ndim < 1 || s.ndim > max_rank) {
-    throw nb::value_error(("triax: d has " + std::to_string(s.ndim) +
-                           " dimensions; triax "
-                           "solves arrays of 1 to " +
-                           std::to_string(max_rank))
-                              .c_str());
+  // d's own shape (the vectors' shape), and the shape a, b, c broadcast to: d's for scalar
+  // systems, (*grid, M, M) for blocks.
+  const int d_ndim = static_cast<int>(dd.ndim());
+  std::int64_t vector_shape[max_rank] = {}, block_shape[max_rank] = {};
+  for (int k = 0; k < d_ndim && k < max_rank; ++k) {
+    vector_shape[k] = static_cast<std::int64_t>(dd.shape(k));
+  }
+  int block_ndim = d_ndim;
+  if (block) {
+    if (d_ndim < 2 || d_ndim > max_block_grid_rank + 1) {
+      throw nb::value_error(("triax: d has " + std::to_string(d_ndim) +
+                             " dimensions; solve_block takes d of shape (*grid, M) with a grid "
+                             "of 1 to " +
+                             std::to_string(max_block_grid_rank) + " dimensions")
+                                .c_str());
+    }
+    s.ndim = d_ndim - 1;
+    s.block_m = static_cast<std::int32_t>(
+        std::min<std::int64_t>(vector_shape[s.ndim], std::numeric_limits<std::int32_t>::max()));
+    if (vector_shape[s.ndim] < 1) {
+      throw nb::value_error(("triax: d has shape " + shape_of(dd) +
+                             "; its last extent is the block size M, which must be >= 1")
+                                .c_str());
+    }
+    std::copy(vector_shape, vector_shape + s.ndim + 1, block_shape);
+    block_shape[s.ndim + 1] = vector_shape[s.ndim];
+    block_ndim = s.ndim + 2;
+  } else {
+    s.ndim = d_ndim;
+    if (s.ndim < 1 || s.ndim > max_rank) {
+      throw nb::value_error(("triax: d has " + std::to_string(s.ndim) +
+                             " dimensions; triax "
+                             "solves arrays of 1 to " +
+                             std::to_string(max_rank))
+                                .c_str());
+    }
+    std::copy(vector_shape, vector_shape + d_ndim, block_shape);
   }
   if (axis < -s.ndim || axis >= s.ndim) {
-    throw nb::value_error(("triax: axis = " + std::to_string(axis) +
-                           " is out of range for d "
-                           "with " +
-                           std::to_string(s.ndim) + " dimensions")
+    throw nb::value_error(("triax: axis = " + std::to_string(axis) + " is out of range for " +
+                           (block ? "d's grid" : "d") + " with " + std::to_string(s.ndim) +
+                           " dimensions")
                               .c_str());
   }
   s.axis = axis < 0 ? axis + s.ndim : axis;
   s.checked = checked;
-  for (int k = 0; k < s.ndim; ++k) s.shape[k] = static_cast<std::int64_t>(dd.shape(k));
+  for (int k = 0; k < s.ndim; ++k) s.shape[k] = vector_shape[k];
 
   for (int op = 0; op < 3; ++op) {
     check_dtype(ops.inputs[op], operand_names[op], dtype);
@@ -238,22 +274,31 @@ Signature describe(nb::handle a, nb::handle b, nb::handle c, nb::handle d, nb::h
   check_dtype(ops.out, "out", dtype);
   check_device(ops.out, "out", s);
 
+  const std::string d_shape_text = "d's shape " + tuple_text(vector_shape, d_ndim);
+  const std::string block_shape_text =
+      block ? "the blocks' shape " + tuple_text(block_shape, block_ndim) + " (d's grid, M, M)"
+            : d_shape_text;
   int negative = 0;
   for (int op = 0; op < 4; ++op) {
-    if (broadcast_strides(ops.inputs[op], op, s)) negative |= 1 << op;
+    const bool vector = op == 3;
+    if (broadcast_to(ops.inputs[op], operand_names[op], vector ? vector_shape : block_shape,
+                     vector ? d_ndim : block_ndim, s.strides[op].data(),
+                     vector ? d_shape_text : block_shape_text)) {
+      negative |= 1 << op;
+    }
     ops.data[op] = ops.inputs[op].data();
   }
   // The output is never broadcast: it must have d's shape exactly.
-  bool same_shape = static_cast<int>(ops.out.ndim()) == s.ndim;
-  for (int k = 0; same_shape && k < s.ndim; ++k) {
-    same_shape = static_cast<std::int64_t>(ops.out.shape(k)) == s.shape[k];
+  bool same_shape = static_cast<int>(ops.out.ndim()) == d_ndim;
+  for (int k = 0; same_shape && k < d_ndim; ++k) {
+    same_shape = static_cast<std::int64_t>(ops.out.shape(k)) == vector_shape[k];
   }
   if (!same_shape) {
-    throw nb::value_error(
-        ("triax: out has shape " + shape_of(ops.out) + " but d has shape " + s.shape_text())
-            .c_str());
+    throw nb::value_error(("triax: out has shape " + shape_of(ops.out) + " but d has shape " +
+                           tuple_text(vector_shape, d_ndim))
+                              .c_str());
   }
-  if (broadcast_strides(ops.out, op_out, s)) {
+  if (broadcast_to(ops.out, "out", vector_shape, d_ndim, s.strides[op_out].data(), d_shape_text)) {
     throw nb::value_error(
         "triax: out has negative strides; triax writes only through "
         "non-negative strides (pass a view with positive strides or a copy)");
@@ -294,6 +339,33 @@ OperandLayouts layouts_of(const Signature& s) {
   return OperandLayouts(layout(0), layout(1), layout(2), layout(3), layout(4));
 }
 
+BlockLayouts block_layouts_of(const Signature& s) {
+  // Grid dimensions reversed as for scalars, after the block's own: the row (NumPy's
+  // second-to-last axis of a, b, c) is the library's dimension 0, the column its dimension 1;
+  // a vector's component (d's last axis) is its dimension 0.
+  const int r = s.ndim;
+  std::int64_t blocks[max_rank], vectors[max_rank], strides[operand_count][max_rank];
+  blocks[0] = blocks[1] = vectors[0] = s.block_m;
+  for (int k = 0; k < r; ++k) blocks[k + 2] = vectors[k + 1] = s.shape[r - 1 - k];
+  for (int op = 0; op < operand_count; ++op) {
+    const auto& from = s.strides[op];
+    if (op < 3) {
+      strides[op][0] = from[r];
+      strides[op][1] = from[r + 1];
+      for (int k = 0; k < r; ++k) strides[op][k + 2] = from[r - 1 - k];
+    } else {
+      strides[op][0] = from[r];
+      for (int k = 0; k < r; ++k) strides[op][k + 1] = from[r - 1 - k];
+    }
+  }
+  auto layout = [&](int op) {
+    const int rank = op < 3 ? r + 2 : r + 1;
+    return Layout::strided(std::span<const std::int64_t>(op < 3 ? blocks : vectors, rank),
+                           std::span<const std::int64_t>(strides[op], rank));
+  };
+  return BlockLayouts(layout(0), layout(1), layout(2), layout(3), layout(4));
+}
+
 std::string difference(const Signature& plan, const Signature& call) {
   auto bits_text = [](int bits) { return bits == 32 ? "float32" : "float64"; };
   if (call.bits != plan.bits) {
@@ -303,14 +375,20 @@ std::string difference(const Signature& plan, const Signature& call) {
     return "device " + device_text(call.device_type, call.device_id) + ", the plan " +
            device_text(plan.device_type, plan.device_id);
   }
+  if (call.block_m != plan.block_m) {
+    return "block size M = " + std::to_string(call.block_m) + ", the plan " +
+           std::to_string(plan.block_m);
+  }
   if (call.ndim != plan.ndim || call.shape != plan.shape) {
-    return "d's shape " + call.shape_text() + ", the plan " + plan.shape_text();
+    const char* what = plan.block_m ? "d's grid shape " : "d's shape ";
+    return what + call.shape_text() + ", the plan " + plan.shape_text();
   }
   for (int op = 0; op < operand_count; ++op) {
     if (call.strides[op] != plan.strides[op]) {
       return std::string(operand_names[op]) + "'s element strides " +
-             tuple_text(call.strides[op].data(), call.ndim) + " (0 = broadcast), the plan " +
-             tuple_text(plan.strides[op].data(), plan.ndim);
+             tuple_text(call.strides[op].data(), stride_count(call, op)) +
+             " (0 = broadcast), the plan " +
+             tuple_text(plan.strides[op].data(), stride_count(plan, op));
     }
   }
   return "the axis or the checked mode";

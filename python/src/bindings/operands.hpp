@@ -12,6 +12,7 @@
 #include <exception>
 #include <string>
 
+#include "triax/block.hpp"
 #include "triax/triax.hpp"
 
 namespace triax::python {
@@ -30,12 +31,17 @@ inline constexpr std::int32_t device_cuda = 2;
 /// Everything a plan depends on. Shapes and strides are in NumPy order (last dimension
 /// fastest), strides in elements; a dimension of extent 1 in d, or one an operand broadcasts
 /// over, has stride 0, so equal problems give equal keys whatever strides NumPy put there.
+///
+/// Block systems (block_m > 0): `ndim` and `shape` are the grid's (d without its last axis),
+/// and each operand's strides continue past the grid: a, b, c with the block row and column
+/// (entries ndim and ndim + 1), d and out with the component (entry ndim).
 struct Signature {
   std::int32_t bits = 0;         // 32 (float32) or 64 (float64)
   std::int32_t device_type = 0;  // device_cpu or device_cuda
   std::int32_t device_id = 0;
   std::int32_t ndim = 0;
-  std::int32_t axis = 0;  // NumPy's axis, in [0, ndim)
+  std::int32_t axis = 0;     // NumPy's axis, in [0, ndim)
+  std::int32_t block_m = 0;  // M of M x M blocks; 0 for scalar systems
   bool checked = false;
   std::array<std::int64_t, max_rank> shape{};
   std::array<std::array<std::int64_t, max_rank>, operand_count> strides{};
@@ -70,14 +76,20 @@ struct Operands {
 /// a non-array, a dtype other than float32/float64, mixed dtypes or mixed devices; ValueError for
 /// shapes that do not broadcast to d's, an axis out of range, a read-only or negatively strided
 /// out, byte strides that are not whole elements; NegativeStrides for negatively strided inputs.
+/// With `block`, a, b, c are blocks of shape (*grid, M, M) (entry [..., i, j]: block row i,
+/// column j; broadcast over the grid as NumPy does) and d, out vectors of shape (*grid, M); the
+/// grid has 1 to 6 dimensions and `axis` counts them.
 Signature describe(nb::handle a, nb::handle b, nb::handle c, nb::handle d, nb::handle out, int axis,
-                   bool checked, Operands& operands);
+                   bool checked, Operands& operands, bool block = false);
 
 /// Imports the checked mode's info array: int32, C-contiguous, `count` elements, on d's device.
 int* import_info(nb::handle info, const Signature& s, std::int64_t count, nb::ndarray<>& holder);
 
 /// The layouts of a signature in the library's order (dimension 0 fastest).
 OperandLayouts layouts_of(const Signature& s);
+/// The same for a block signature: blocks (row, column, grid...) and vectors (component,
+/// grid...), as triax::BlockSolver takes them.
+BlockLayouts block_layouts_of(const Signature& s);
 
 /// The library's axis for a signature (NumPy's axis counted from the other end).
 inline int library_axis(const Signature& s) { return s.ndim - 1 - s.axis; }

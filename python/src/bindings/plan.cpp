@@ -17,6 +17,10 @@ template <class T>
 struct SolverValue<triax::Solver<T>> {
   using type = T;
 };
+template <class T>
+struct SolverValue<triax::BlockSolver<T>> {
+  using type = T;
+};
 
 // Makes the array's GPU the current device for the guard's lifetime: the library runs on the
 // current device, and the caller's current device may be another one.
@@ -53,7 +57,6 @@ constexpr std::int64_t single_thread_elements = 4096;
 
 Plan::Plan(const Signature& signature, std::uintptr_t stream)
     : signature_(signature),
-      layouts_(layouts_of(signature)),
       backend_(signature.device_type == device_cuda ? Backend::cuda : Backend::cpu) {
   if (signature_.size() == 0) return;  // nothing will ever be solved
   DeviceGuard guard(signature_);
@@ -71,10 +74,21 @@ Plan::Solver Plan::make_solver(std::uintptr_t stream) const {
     options.num_threads = 1;
   }
   const int axis = library_axis(signature_);
-  if (signature_.bits == 32) {
-    return Solver(std::in_place_type<triax::Solver<float>>, backend_, layouts_, axis, options);
+  if (signature_.block_m > 0) {
+    const BlockLayouts blocks = block_layouts_of(signature_);
+    const int m = signature_.block_m;
+    if (signature_.bits == 32) {
+      return Solver(std::in_place_type<triax::BlockSolver<float>>, backend_, m, blocks, axis,
+                    options);
+    }
+    return Solver(std::in_place_type<triax::BlockSolver<double>>, backend_, m, blocks, axis,
+                  options);
   }
-  return Solver(std::in_place_type<triax::Solver<double>>, backend_, layouts_, axis, options);
+  const OperandLayouts layouts = layouts_of(signature_);
+  if (signature_.bits == 32) {
+    return Solver(std::in_place_type<triax::Solver<float>>, backend_, layouts, axis, options);
+  }
+  return Solver(std::in_place_type<triax::Solver<double>>, backend_, layouts, axis, options);
 }
 
 Plan::Solver& Plan::solver_for(std::uintptr_t stream) {

@@ -1,6 +1,7 @@
 #pragma once
-// A plan as Python uses it: one Signature, and one triax::Solver per CUDA stream it has run on
-// (a library plan is tied to the stream in its options; the CPU needs one).
+// A plan as Python uses it: one Signature, and one triax::Solver (triax::BlockSolver for block
+// systems) per CUDA stream it has run on (a library plan is tied to the stream in its options;
+// the CPU needs one).
 
 #include <cstdint>
 #include <memory>
@@ -35,7 +36,8 @@ class Plan {
   std::size_t workspace_bytes() const;
 
  private:
-  using Solver = std::variant<triax::Solver<float>, triax::Solver<double>>;
+  using Solver = std::variant<triax::Solver<float>, triax::Solver<double>,
+                              triax::BlockSolver<float>, triax::BlockSolver<double>>;
   struct PerStream {
     std::uintptr_t stream;
     Solver solver;
@@ -44,7 +46,6 @@ class Plan {
   Solver& solver_for(std::uintptr_t stream);
 
   Signature signature_;
-  OperandLayouts layouts_;
   Backend backend_;
   std::mutex mutex_;
   std::vector<PerStream> solvers_;

@@ -1,6 +1,7 @@
 """triax.solve and triax.Solver: the arrays of any DLPack library in, the library's solve out."""
 from __future__ import annotations
 
+import functools
 import sys
 from typing import Any, Literal, Union
 
@@ -31,16 +32,17 @@ def _output(fw, d, out, increment: bool):
     return fw.empty_like(d)
 
 
-def _info(fw, d, axis: int, mode: int):
-    """The checked mode's info array: one int32 per system, shaped like d without the axis."""
+def _info(fw, d, axis: int, mode: int, block: bool = False):
+    """The checked mode's info array: one int32 per system, shaped like d without the axis (for
+    block systems, like d's grid, d without its last axis, without the axis)."""
     if mode == _UNCHECKED:
         return None
-    shape = tuple(d.shape)
+    shape = tuple(d.shape)[:-1] if block else tuple(d.shape)
     if not -len(shape) <= axis < len(shape):
         return None  # the extension reports the axis
     axis %= len(shape)
     info = fw.empty_info(shape[:axis] + shape[axis + 1:], d)
-    if 0 in shape:
+    if 0 in shape or (block and 0 in tuple(d.shape)):
         info[...] = 0  # systems of no rows are solved; the extension has nothing to run
     return info
 
@@ -162,6 +164,60 @@ def solve(a, b, c, d, axis: int = -1, out=None, increment: bool = False, check: 
     return out if mode == _UNCHECKED else _finish(fw, out, info, mode)
 
 
+def solve_block(a, b, c, d, axis: int = -1, out=None, increment: bool = False,
+                check: Check = False):
+    """Solves a batch of block tridiagonal systems along one axis of an N-D grid.
+
+    Every line of the grid along ``axis`` is one system of M x M blocks::
+
+        A[i] u[i-1] + B[i] u[i] + C[i] u[i+1] = d[i],   i = 0 .. n-1
+
+    with ``A[0]`` and ``C[n-1]`` never read (M unknowns per grid point, as in the compressible
+    flow equations; paper 000's block Thomas algorithm).
+
+    Parameters
+    ----------
+    a, b, c : arrays
+        The blocks, of shape ``(*grid, M, M)``: ``a[..., i, j]`` is row ``i``, column ``j`` of a
+        block. They broadcast over the grid as NumPy does (one set of blocks for every system
+        along the last grid axis is ``(n, M, M)``); any strides, nothing is copied.
+    d : array
+        The right-hand sides, of shape ``(*grid, M)``: a grid of 1 to 6 dimensions, M >= 1
+        (M <= 8 on the GPU).
+    axis : int
+        The grid axis the systems run along; negative counts from the end of the grid (-1 is
+        the axis before d's last).
+    out, increment, check
+        As for :func:`triax.solve`; ``info`` has the grid's shape without the axis.
+
+    Returns
+    -------
+    The solution (``out`` when given), or ``(u, info)`` with ``check='return'``.
+
+    The CPU and CUDA backends do not pivot: they need block diagonally dominant systems (or any
+    whose pivot blocks have a stable LU without pivoting); a breakdown shows as inf/NaN, or in
+    ``info`` with ``check``. Not differentiable: tensors that require grad are refused.
+
+    Examples
+    --------
+    >>> import numpy as np, triax
+    >>> n, m = 6, 3
+    >>> a = np.tile(-np.eye(m), (n, 1, 1)); b = np.tile(4 * np.eye(m), (n, 1, 1)); c = a
+    >>> u = triax.solve_block(a, b, c, np.ones((n, m)), axis=0)
+    """
+    mode = _UNCHECKED if check is False else _check_mode(check)
+    if "torch" in sys.modules and _arrays.torch_grad_needed((a, b, c, d)):
+        raise TypeError("triax.solve_block is not differentiable; detach the tensors that "
+                        "require grad (triax.solve is, for scalar systems)")
+    fw = _arrays.framework_of(d)
+    if out is None:
+        out = _output(fw, d, out, increment)
+    info = None if mode == _UNCHECKED else _info(fw, d, axis, mode, block=True)
+    _call(fw, functools.partial(_core.solve, block=True), (a, b, c, d, out), axis,
+          bool(increment), mode != _UNCHECKED, info, fw.stream(d))
+    return out if mode == _UNCHECKED else _finish(fw, out, info, mode)
+
+
 class Solver:
     """A plan made once for arrays like these, used many times: ``plan(a, b, c, d, out)``.
 
@@ -175,6 +231,8 @@ class Solver:
     A Solver is not differentiable; for autograd call :func:`triax.solve`.
     """
 
+    _block = False
+
     def __init__(self, a, b, c, d, axis: int = -1, out=None, increment: bool = False,
                  check: Check = False):
         self._mode = _check_mode(check)
@@ -184,7 +242,7 @@ class Solver:
         plans = []
 
         def make(*args):
-            plans.append(_core.Plan(*args))
+            plans.append(_core.Plan(*args, block=self._block))
 
         _call(self._fw, make, (a, b, c, d, out), axis, self._mode != _UNCHECKED,
               self._fw.stream(d))
@@ -196,7 +254,7 @@ class Solver:
         if out is None:
             out = _output(fw, d, out, self._increment)
         mode = self._mode
-        info = None if mode == _UNCHECKED else _info(fw, d, self._plan.axis, mode)
+        info = None if mode == _UNCHECKED else _info(fw, d, self._plan.axis, mode, self._block)
         _call(fw, self._plan.run, (a, b, c, d, out), self._increment, info, fw.stream(d))
         return out if mode == _UNCHECKED else _finish(fw, out, info, mode)
 
@@ -231,8 +289,24 @@ class Solver:
         return self._plan.workspace_bytes
 
     def __repr__(self) -> str:
-        return (f"triax.Solver(backend={self.backend!r}, algorithm={self.algorithm!r}, "
-                f"axis={self.axis}, systems={self.system_count} x {self.system_length} rows)")
+        return (f"triax.{type(self).__name__}(backend={self.backend!r}, "
+                f"algorithm={self.algorithm!r}, axis={self.axis}, "
+                f"systems={self.system_count} x {self.system_length} rows)")
+
+
+class BlockSolver(Solver):
+    """A plan for block tridiagonal systems, as :class:`Solver` is for scalar ones:
+    ``BlockSolver(a, b, c, d, axis=-1, out=None, increment=False, check=False)`` takes the
+    arguments of :func:`triax.solve_block` (blocks of shape ``(*grid, M, M)``, vectors of shape
+    ``(*grid, M)``, ``axis`` counting the grid's axes) and is called as ``plan(a, b, c, d, out)``.
+    """
+
+    _block = True
+
+    @property
+    def block_size(self) -> int:
+        """M, the size of the blocks."""
+        return self._plan.block_size
 
 
 def clear_cache() -> None:
