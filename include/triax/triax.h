@@ -109,6 +109,67 @@ TRIAX_C_API triax_status triax_solve_increment_f(triax_plan* plan, const float* 
                                                  const float* b, const float* c, const float* d,
                                                  float* u, int* info);
 
+/* ---- Block tridiagonal systems (triax/block.hpp): M x M blocks A, B, C, vectors d, x. ---- */
+
+/** The layouts of a block solve: blocks a, b, c of rank r + 2 (dimension 0 the row within a
+ *  block, 1 the column, 2.. the grid) and vectors d, x of rank r + 1 (dimension 0 the component,
+ *  1.. the grid), for a grid of rank r (1..6). */
+typedef struct triax_block_layouts {
+  triax_layout a, b, c, d, x;
+} triax_block_layouts;
+
+/** Fills *layouts with triax::BlockLayouts' packed layouts of a grid of `grid_rank` extents:
+ *  each block contiguous and row-major, grid points in order (array of blocks); each block
+ *  entry a full grid (structure of arrays); or array of blocks with grid axis `axis` outermost
+ *  (interleaved: paper 000's GPU layout). */
+TRIAX_C_API triax_status triax_block_layouts_array_of_blocks(triax_block_layouts* layouts, int m,
+                                                             int grid_rank,
+                                                             const int64_t* extents);
+TRIAX_C_API triax_status triax_block_layouts_structure_of_arrays(triax_block_layouts* layouts,
+                                                                 int m, int grid_rank,
+                                                                 const int64_t* extents);
+TRIAX_C_API triax_status triax_block_layouts_interleaved(triax_block_layouts* layouts, int m,
+                                                         int grid_rank, const int64_t* extents,
+                                                         int axis);
+
+typedef struct triax_block_plan triax_block_plan;
+
+/** Creates a block plan (triax::BlockSolver) for M x M blocks along grid axis `axis`.
+ *  options->algorithm must be 0; `block_algorithm` is a value of triax::BlockAlgorithm
+ *  (0 = the backend's choice). */
+TRIAX_C_API triax_status triax_block_plan_create_d(triax_block_plan** plan, triax_backend backend,
+                                                   int m, const triax_block_layouts* layouts,
+                                                   int axis, const triax_options* options,
+                                                   int block_algorithm);
+TRIAX_C_API triax_status triax_block_plan_create_f(triax_block_plan** plan, triax_backend backend,
+                                                   int m, const triax_block_layouts* layouts,
+                                                   int axis, const triax_options* options,
+                                                   int block_algorithm);
+/** Destroys a block plan; NULL is ignored. */
+TRIAX_C_API void triax_block_plan_destroy(triax_block_plan* plan);
+/** Number of systems (the length of info in checked mode). */
+TRIAX_C_API int64_t triax_block_plan_system_count(const triax_block_plan* plan);
+
+/** The three solves of a block plan, as for scalar plans: d becomes u; u into x; u += x. */
+TRIAX_C_API triax_status triax_block_solve_in_place_d(triax_block_plan* plan, const double* a,
+                                                      const double* b, const double* c,
+                                                      double* d, int* info);
+TRIAX_C_API triax_status triax_block_solve_in_place_f(triax_block_plan* plan, const float* a,
+                                                      const float* b, const float* c, float* d,
+                                                      int* info);
+TRIAX_C_API triax_status triax_block_solve_d(triax_block_plan* plan, const double* a,
+                                             const double* b, const double* c, const double* d,
+                                             double* x, int* info);
+TRIAX_C_API triax_status triax_block_solve_f(triax_block_plan* plan, const float* a,
+                                             const float* b, const float* c, const float* d,
+                                             float* x, int* info);
+TRIAX_C_API triax_status triax_block_solve_increment_d(triax_block_plan* plan, const double* a,
+                                                       const double* b, const double* c,
+                                                       const double* d, double* u, int* info);
+TRIAX_C_API triax_status triax_block_solve_increment_f(triax_block_plan* plan, const float* a,
+                                                       const float* b, const float* c,
+                                                       const float* d, float* u, int* info);
+
 /** The message of the last failed call on this thread ("" if none). */
 TRIAX_C_API const char* triax_last_error(void);
 

@@ -4,6 +4,7 @@
 #include <string>
 #include <variant>
 
+#include "core/c_api_support.hpp"
 #include "triax/triax.h"
 #include "triax/triax.hpp"
 
@@ -11,80 +12,28 @@ struct triax_plan {
   std::variant<triax::Solver<float>, triax::Solver<double>> solver;
 };
 
+namespace triax::capi {
+std::string& last_error() {
+  thread_local std::string message;
+  return message;
+}
+}  // namespace triax::capi
+
 namespace {
 
-thread_local std::string last_error;
-
-template <class F>
-triax_status guarded(F&& f) {
-  try {
-    f();
-    last_error.clear();
-    return TRIAX_SUCCESS;
-  } catch (const triax::invalid_argument& e) {
-    last_error = e.what();
-    return TRIAX_INVALID_ARGUMENT;
-  } catch (const triax::not_compiled& e) {
-    last_error = e.what();
-    return TRIAX_NOT_COMPILED;
-  } catch (const triax::cuda_error& e) {
-    last_error = e.what();
-    return TRIAX_CUDA_ERROR;
-  } catch (const triax::mpi_error& e) {
-    last_error = e.what();
-    return TRIAX_MPI_ERROR;
-  } catch (const triax::out_of_memory& e) {
-    last_error = e.what();
-    return TRIAX_OUT_OF_MEMORY;
-  } catch (const std::bad_alloc&) {
-    last_error = "triax: out of memory";
-    return TRIAX_OUT_OF_MEMORY;
-  } catch (const std::exception& e) {
-    last_error = e.what();
-    return TRIAX_INTERNAL_ERROR;
-  } catch (...) {
-    last_error = "triax: unknown exception";
-    return TRIAX_INTERNAL_ERROR;
-  }
-}
-
-triax::Layout to_layout(const triax_layout* l) {
-  if (l == nullptr) throw triax::invalid_argument("triax_plan_create: layout is null");
-  if (l->rank < 1 || l->rank > triax::max_rank) {
-    throw triax::invalid_argument("triax_plan_create: layout->rank = " +
-                                  std::to_string(l->rank) + "; the rank must be 1..8");
-  }
-  return triax::Layout::strided(std::span<const int64_t>(l->extents, l->rank),
-                                std::span<const int64_t>(l->strides, l->rank), l->offset);
-}
-
-triax::Options to_options(const triax_options* o) {
-  triax::Options opt;
-  if (o == nullptr) return opt;
-  if (o->algorithm < 0 ||
-      triax::to_string(static_cast<triax::Algorithm>(o->algorithm)) == "unknown") {
-    throw triax::invalid_argument("triax_plan_create: options->algorithm = " +
-                                  std::to_string(o->algorithm) + " is not an algorithm");
-  }
-  opt.algorithm = static_cast<triax::Algorithm>(o->algorithm);
-  opt.checked = o->checked != 0;
-  opt.stream = o->stream;
-  opt.num_threads = o->num_threads;
-  return opt;
-}
+using triax::capi::guarded;
+using triax::capi::last_error;
+using triax::capi::to_backend;
+using triax::capi::to_layout;
+using triax::capi::to_options;
 
 template <class T>
-triax_status create(triax_plan** plan, triax_backend backend, const triax_layout* layout,
-                    int axis, const triax_options* options) {
+triax_status create(triax_plan** plan, triax_backend backend, const triax_layout* layout, int axis,
+                    const triax_options* options) {
   return guarded([&] {
     if (plan == nullptr) throw triax::invalid_argument("triax_plan_create: plan is null");
     *plan = nullptr;
-    if (backend < TRIAX_BACKEND_REFERENCE || backend > TRIAX_BACKEND_CUDA) {
-      throw triax::invalid_argument("triax_plan_create: backend = " +
-                                    std::to_string(static_cast<int>(backend)) +
-                                    " is not a backend");
-    }
-    *plan = new triax_plan{triax::Solver<T>(static_cast<triax::Backend>(backend),
+    *plan = new triax_plan{triax::Solver<T>(to_backend(backend, "triax_plan_create"),
                                             to_layout(layout), axis, to_options(options))};
   });
 }
@@ -166,6 +115,6 @@ triax_status triax_solve_increment_f(triax_plan* plan, const float* a, const flo
   return guarded([&] { solver_of<float>(plan).solve_increment(a, b, c, d, u, info); });
 }
 
-const char* triax_last_error(void) { return last_error.c_str(); }
+const char* triax_last_error(void) { return last_error().c_str(); }
 
 }  // extern "C"
