@@ -67,3 +67,21 @@ TRIAX_API OperandLayouts unified(std::span<const std::int64_t> extents,
                                  std::span<const int> storage_order, int where = 0);
 
 }  // namespace triax::layouts
+
+#include "triax/options.hpp"
+
+namespace triax::layouts {
+
+/// triax::convert on a backend: copies every logical element of `src` (laid out as `from`) to
+/// `dst` (laid out as `to`). reference and cpu: triax::convert on the host (OpenMP, cache-blocked
+/// tiles). cuda: device memory, enqueued on `stream` (a cudaStream_t; nullptr = the legacy
+/// default stream) without synchronising; where the two sides' fastest dimensions differ
+/// (Flat <-> Full-Interleaved, any axis of an N-D array) through 32 x 32 shared-memory tiles, so
+/// that reads and writes are both coalesced. The checks are triax::convert's (ranks, extents,
+/// null pointers, a `to` that writes an element twice, overlapping spans), plus the memory space
+/// on cuda; triax::invalid_argument names the argument and value, nothing is written.
+template <class T>
+TRIAX_API void convert(Backend backend, const Layout& from, const T* src, const Layout& to,
+                       T* dst, void* stream = nullptr);
+
+}  // namespace triax::layouts

@@ -210,3 +210,25 @@ TYPED_TEST(LayoutsSolve, ConvertBetweenPaperLayouts) {
 
 }  // namespace
 }  // namespace triax::test
+
+namespace triax::test {
+namespace {
+
+TEST(LayoutsConvertBackend, HostBackendsAreTriaxConvert) {
+  const Layout f = layouts::flat(50, 61), i = layouts::interleaved(50, 61);
+  std::vector<double> src(buffer_size(f)), a(buffer_size(i), -1), b(buffer_size(i), -1);
+  std::iota(src.begin(), src.end(), 0.0);
+  layouts::convert<double>(Backend::cpu, f, src.data(), i, a.data());
+  convert(f, src.data(), i, b.data());
+  EXPECT_TRUE(same_bits(a, b));
+  layouts::convert<double>(Backend::reference, f, src.data(), i, b.data());
+  EXPECT_TRUE(same_bits(a, b));
+  // Host memory on cuda: not compiled here, or not device memory there.
+  EXPECT_THROW(layouts::convert<double>(Backend::cuda, f, src.data(), i, a.data()), error);
+  EXPECT_THROW(layouts::convert<double>(Backend::cpu, f, src.data(), layouts::flat(50, 60),
+                                        a.data()),
+               invalid_argument);
+}
+
+}  // namespace
+}  // namespace triax::test

@@ -17,3 +17,18 @@ template std::unique_ptr<VarBackendPlan<double>> make_cuda_var_plan(const VarLay
                                                                     const Options&);
 
 }  // namespace triax::detail
+
+#include "core/device_convert.hpp"
+
+namespace triax::detail {
+
+template <class T>
+void device_convert(const Layout&, const T*, const Layout&, T*, void*) {
+  throw not_compiled(
+      "triax::layouts::convert: the cuda backend was not compiled into this build (configure "
+      "with -DTRIAX_ENABLE_CUDA=ON on a machine with nvcc)");
+}
+template void device_convert(const Layout&, const float*, const Layout&, float*, void*);
+template void device_convert(const Layout&, const double*, const Layout&, double*, void*);
+
+}  // namespace triax::detail
