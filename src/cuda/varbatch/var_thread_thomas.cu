@@ -27,6 +27,7 @@
 #include "cuda/device_workspace.hpp"
 #include "cuda/launch/launch_kernel.hpp"
 #include "cuda/scalar/thread/thomas_steps.cuh"
+#include "cuda/scalar/warp/hybrid_math.cuh"
 #include "cuda/solve_modes.cuh"
 
 namespace triax::detail {
@@ -77,6 +78,117 @@ __global__ void var_thread_thomas_kernel(Problem p, Operands<T> ops,
   if (Checked) ops.info[s] = cuda::thomas_info(forward, backward);
 }
 
+// The staged kernel: one warp per system of 1..staged_rows rows stored with unit row stride
+// (back to back, or padded Flat). The warp reads the system's rows in coalesced runs into shared
+// memory, each lane takes a chunk of them (32 chunks of n / 32 or n / 32 + 1 rows; for n < 64,
+// chunks of 2 or 3), and the Thomas-PCR hybrid's arithmetic (warp/hybrid_math.cuh: the modified
+// Thomas sweep per chunk, PCR over shuffles on the reduced pairs, the back substitution) solves
+// it there; x goes out in coalesced runs. Every value is read once and written once, against
+// the per-thread kernel's workspace round trip of c' and d' (4 accesses per row more).
+// Row k of chunk j sits at k * stage_pitch + j: lanes (chunks) reading their k-th row hit
+// distinct banks, and so do the loads, whose consecutive rows mostly share a chunk.
+constexpr int staged_rows = 512;
+constexpr int stage_chunk_rows = staged_rows / warp;  // the longest chunk when n >= 64
+constexpr int stage_pitch = warp + 1;
+constexpr int stage_size = stage_chunk_rows * stage_pitch;
+constexpr int staged_warps = 2;  // per block: 2 x 4 x 16.5 KiB of double in 48 KiB
+
+template <class T>
+struct StagedRows {
+  static constexpr int unroll = 1;
+  T *a, *b, *c, *d;  // this lane's column: row k of its chunk at k * stage_pitch
+  __device__ __forceinline__ static int bound(int length) { return length; }
+  __device__ __forceinline__ T& sub(int k) { return a[k * stage_pitch]; }
+  __device__ __forceinline__ T& diag(int k) { return b[k * stage_pitch]; }
+  __device__ __forceinline__ T& sup(int k) { return c[k * stage_pitch]; }
+  __device__ __forceinline__ T& rhs(int k) { return d[k * stage_pitch]; }
+};
+
+// How a system of n rows is cut into the warp's 32 chunks: chunk j starts at row start(j) and
+// has length(j) rows; chunk_of(i) gives the chunk of row i and its place in it.
+struct Chunks {
+  int n, q, rem, big, pairs;  // n >= 64: q or q + 1 rows; n < 64: pairs of 2, the last 2 or 3
+  __device__ __forceinline__ explicit Chunks(int rows) : n(rows) {
+    q = n / warp;
+    rem = n % warp;
+    big = rem * (q + 1);
+    pairs = n / 2 > 0 ? n / 2 : 1;
+  }
+  __device__ __forceinline__ int length(int j) const {
+    if (n >= 2 * warp) return q + (j < rem ? 1 : 0);
+    if (n == 1) return j == 0 ? 1 : 0;
+    if (j < pairs - 1) return 2;
+    return j == pairs - 1 ? n - 2 * (pairs - 1) : 0;
+  }
+  __device__ __forceinline__ void chunk_of(int i, int& j, int& k) const {
+    if (n >= 2 * warp) {
+      if (i < big) {
+        j = i / (q + 1);
+        k = i - j * (q + 1);
+      } else {
+        j = rem + (i - big) / q;
+        k = i - big - (j - rem) * q;
+      }
+    } else {
+      j = min(i / 2, pairs - 1);
+      k = i - 2 * j;
+    }
+  }
+};
+
+template <class T, bool Accumulate, bool Padded>
+__global__ void __launch_bounds__(staged_warps * warp)
+    var_staged_hybrid_kernel(Problem p, Operands<T> ops, const std::int64_t* __restrict__ order,
+                             const std::int64_t* __restrict__ lengths,
+                             const std::int64_t* __restrict__ offsets, std::int64_t systems) {
+  __shared__ T stage[staged_warps][4][stage_size];
+  const int lane = threadIdx.x % warp, w_in_block = threadIdx.x / warp;
+  T* sa = stage[w_in_block][0];
+  T* sb = stage[w_in_block][1];
+  T* sc = stage[w_in_block][2];
+  T* sd = stage[w_in_block][3];
+  for (std::int64_t w = std::int64_t(blockIdx.x) * staged_warps + w_in_block; w < systems;
+       w += std::int64_t(gridDim.x) * staged_warps) {
+    const std::int64_t s = order[w];
+    const int n = static_cast<int>(lengths[s]);
+    std::int64_t off[operand_count];
+    for (int op = 0; op < operand_count; ++op) off[op] = Padded ? p.system_offset(op, s) : offsets[s];
+    const T* a = ops.a + off[op_a];
+    const T* b = ops.b + off[op_b];
+    const T* c = ops.c + off[op_c];
+    const T* d = ops.d + off[op_d];
+    T* x = ops.x + off[op_x];
+    const Chunks chunks(n);
+#pragma unroll 4
+    for (int i = lane; i < n; i += warp) {
+      int j, k;
+      chunks.chunk_of(i, j, k);
+      const int e = k * stage_pitch + j;
+      sa[e] = i > 0 ? a[i] : T(0);      // a[0] is never read
+      sb[e] = b[i];
+      sc[e] = i + 1 < n ? c[i] : T(0);  // nor c[n-1]
+      sd[e] = d[i];
+    }
+    __syncwarp();
+    StagedRows<T> rows{sa + lane, sb + lane, sc + lane, sd + lane};
+    const int L = chunks.length(lane);
+    cuda::Row<T> first, last;
+    cuda::chunk_reduce<T>(rows, L, first, last);
+    T x_first, x_last;
+    cuda::pair_solve<T>(first, last, warp, x_first, x_last);
+    cuda::chunk_back<T>(rows, L, x_first, x_last);
+    __syncwarp();
+#pragma unroll 4
+    for (int i = lane; i < n; i += warp) {
+      int j, k;
+      chunks.chunk_of(i, j, k);
+      const T v = sd[k * stage_pitch + j];
+      x[i] = Accumulate ? x[i] + v : v;
+    }
+    __syncwarp();  // the next system overwrites the stage
+  }
+}
+
 using Buffer = std::unique_ptr<cuda::DeviceWorkspace>;
 
 template <class V>
@@ -95,14 +207,26 @@ class CudaVarPlan final : public VarBackendPlan<T> {
       : layout_(layout), stream_(static_cast<cudaStream_t>(options.stream)) {
     const auto count = static_cast<std::int64_t>(layout.lengths.size());
     const std::int64_t limit = VarSolver<T>::long_system_rows;
-    std::vector<std::int64_t> order;
+    // The staged kernel takes systems of unit row stride up to staged_rows rows; checked mode
+    // stays with the per-thread Thomas, whose info is the reference's row by row.
+    bool unit_rows = true;
+    for (int op = 0; op < operand_count; ++op) {
+      unit_rows = unit_rows && (!layout.padded() || layout.fixed.map[op].row_stride == 1);
+    }
+    const bool staged = unit_rows && !options.checked;
+    std::vector<std::int64_t> order, staged_order;
     for (std::int64_t s = 0; s < count; ++s) {
-      if (layout.lengths[s] > limit) {
+      const std::int64_t n = layout.lengths[s];
+      if (n > limit) {
         long_systems_.push_back(s);
+      } else if (staged && n >= 1 && n <= staged_rows) {
+        staged_order.push_back(s);
       } else {
         order.push_back(s);
       }
     }
+    staged_ = static_cast<std::int64_t>(staged_order.size());
+    staged_order_ = to_device(staged_order);
     if (!layout.padded()) {
       std::stable_sort(order.begin(), order.end(), [&](std::int64_t x, std::int64_t y) {
         return layout.lengths[x] > layout.lengths[y];
@@ -150,7 +274,7 @@ class CudaVarPlan final : public VarBackendPlan<T> {
 
   std::size_t workspace_bytes() const override {
     std::size_t bytes = work_->bytes() + order_->bytes() + lengths_->bytes() +
-                        offsets_->bytes() + warp_base_->bytes();
+                        offsets_->bytes() + warp_base_->bytes() + staged_order_->bytes();
     for (const auto& plan : long_plans_) bytes += plan->workspace_bytes();
     return bytes;
   }
@@ -169,6 +293,7 @@ class CudaVarPlan final : public VarBackendPlan<T> {
   }
 
   void launch(const Problem& p, const Operands<T>& ops) {
+    launch_staged(p, ops);
     if (threads_ == 0) return;
     T* cp = static_cast<T*>(work_->get());
     T* dp = cp + ws_values_;
@@ -189,8 +314,30 @@ class CudaVarPlan final : public VarBackendPlan<T> {
     });
   }
 
+  void launch_staged(const Problem& p, const Operands<T>& ops) {
+    if (staged_ == 0 || ops.info != nullptr) return;
+    const auto grid = static_cast<unsigned>(
+        std::min<std::int64_t>((staged_ + staged_warps - 1) / staged_warps, std::int64_t(1) << 30));
+    const auto* order = static_cast<const std::int64_t*>(staged_order_->get());
+    const auto* lengths = static_cast<const std::int64_t*>(lengths_->get());
+    const auto* offsets = static_cast<const std::int64_t*>(offsets_->get());
+    const auto go = [&](auto kernel) {
+      cuda::launch_kernel(kernel, grid, staged_warps * warp, 0, stream_, p, ops, order, lengths,
+                          offsets, staged_);
+    };
+    if (layout_.padded()) {
+      ops.accumulate ? go(var_staged_hybrid_kernel<T, true, true>)
+                     : go(var_staged_hybrid_kernel<T, false, true>);
+    } else {
+      ops.accumulate ? go(var_staged_hybrid_kernel<T, true, false>)
+                     : go(var_staged_hybrid_kernel<T, false, false>);
+    }
+  }
+
   const VarLayout::Data& layout_;  // owned by the VarSolver, which outlives this plan
   cudaStream_t stream_;
+  std::int64_t staged_ = 0;
+  Buffer staged_order_;
   std::int64_t threads_ = 0, ws_values_ = 0;
   std::vector<std::int64_t> long_systems_;
   std::vector<std::unique_ptr<BackendPlan<T>>> long_plans_;
