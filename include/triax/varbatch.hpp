@@ -22,9 +22,10 @@
 /// user, so triax never assumes them: VarSolver reads only real rows, and CP is what the user
 /// asks for by making a Solver (docs/algorithms.md, "Variable-size batches").
 ///
-/// Lengths and offsets are host arrays given when the layout is made: the plans order and
-/// partition the systems by length once (CPU threads get equal shares of rows, GPU warps
-/// systems of similar length), and the CUDA plan copies what its kernels need to the device.
+/// Lengths and offsets are given when the layout is made, in host or device memory (a device
+/// array is copied to the host then, once): the plans order and partition the systems by length
+/// once (CPU threads get equal shares of rows, GPU warps systems of similar length), and the
+/// CUDA plan copies what its kernels need to the device. Solves take no lengths.
 ///
 /// @code
 ///   #include <triax/varbatch.hpp>

@@ -31,8 +31,11 @@ void check_lengths(std::span<const std::int64_t> lengths, VarLayout::Data& d) {
 
 }  // namespace
 
-VarLayout VarLayout::back_to_back(std::span<const std::int64_t> lengths,
-                                  std::span<const std::int64_t> offsets) {
+VarLayout VarLayout::back_to_back(std::span<const std::int64_t> lengths_in,
+                                  std::span<const std::int64_t> offsets_in) {
+  const std::vector<std::int64_t> lengths_host = detail::host_values(lengths_in);
+  const std::vector<std::int64_t> offsets_host = detail::host_values(offsets_in);
+  const std::span<const std::int64_t> lengths(lengths_host), offsets(offsets_host);
   auto d = std::make_shared<Data>();
   check_lengths(lengths, *d);
   if (offsets.size() != lengths.size()) {
@@ -82,7 +85,8 @@ VarLayout VarLayout::back_to_back(std::span<const std::int64_t> lengths,
   return VarLayout(std::move(d));
 }
 
-VarLayout VarLayout::back_to_back(std::span<const std::int64_t> lengths) {
+VarLayout VarLayout::back_to_back(std::span<const std::int64_t> lengths_in) {
+  const std::vector<std::int64_t> lengths = detail::host_values(lengths_in);
   std::vector<std::int64_t> offsets(lengths.size());
   std::int64_t next = 0;
   for (std::size_t s = 0; s < lengths.size(); ++s) {
@@ -96,7 +100,9 @@ VarLayout VarLayout::back_to_back(std::span<const std::int64_t> lengths) {
 }
 
 VarLayout VarLayout::padded(const OperandLayouts& layouts, int axis,
-                            std::span<const std::int64_t> lengths) {
+                            std::span<const std::int64_t> lengths_in) {
+  const std::vector<std::int64_t> lengths_host = detail::host_values(lengths_in);
+  const std::span<const std::int64_t> lengths(lengths_host);
   auto d = std::make_shared<Data>();
   detail::validate_layouts(layouts, axis);
   check_lengths(lengths, *d);

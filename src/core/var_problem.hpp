@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "core/problem.hpp"
@@ -56,6 +57,10 @@ std::unique_ptr<VarBackendPlan<T>> make_cpu_var_plan(const VarLayout::Data& layo
 template <class T>
 std::unique_ptr<VarBackendPlan<T>> make_cuda_var_plan(const VarLayout::Data& layout,
                                                       const Options& options);
+
+/// The values of a lengths or offsets array, wherever it lives: host memory as is, device
+/// memory (cuda builds) copied to the host first (var_hooks).
+std::vector<std::int64_t> host_values(std::span<const std::int64_t> values);
 
 /// Splits systems [0, count) into `parts` contiguous ranges of about equal rows (each system
 /// weighted by its length + 1, so that runs of empty systems are shared too): bounds[t] ..

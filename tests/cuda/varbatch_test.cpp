@@ -119,6 +119,37 @@ TYPED_TEST(CudaVarBatch, CheckedModeReportsBreakdownPerSystem) {
   }
 }
 
+// Lengths and offsets in device memory: the layout copies them once; the solve matches the
+// layout made from host arrays.
+TYPED_TEST(CudaVarBatch, LengthsAndOffsetsInDeviceMemory) {
+  TRIAX_NEED_DEVICE();
+  using T = TypeParam;
+  const auto lengths = mixed_lengths(test_seed(), 90, 300);
+  std::vector<std::int64_t> offsets(lengths.size());
+  std::int64_t next = 0;
+  for (std::size_t k = 0; k < lengths.size(); ++k) {
+    offsets[k] = next;
+    next += lengths[k] + 2;  // gaps of 2
+  }
+  DeviceBuffer<std::int64_t> dl(lengths), doff(offsets);
+  ASSERT_TRUE(dl.get() && doff.get());
+  const VarLayout from_device = VarLayout::back_to_back(
+      std::span<const std::int64_t>(dl.get(), lengths.size()),
+      std::span<const std::int64_t>(doff.get(), offsets.size()));
+  ASSERT_EQ(from_device.count(), static_cast<std::int64_t>(lengths.size()));
+  for (std::size_t k = 0; k < lengths.size(); ++k) {
+    ASSERT_EQ(from_device.length(k), lengths[k]);
+    ASSERT_EQ(from_device.offset(k), offsets[k]);
+  }
+  VarBatch<T> v(from_device);
+  v.fill(test_seed(1));
+  expect_var_matches_reference(v, Mode::in_place, var_cuda_runner<T>());
+  const OperandLayouts il(layouts::interleaved(300, 90));
+  const VarLayout padded =
+      VarLayout::padded(il, 0, std::span<const std::int64_t>(dl.get(), lengths.size()));
+  EXPECT_EQ(padded.total_rows(), VarLayout::back_to_back(lengths).total_rows());
+}
+
 TEST(CudaVarBatchChecks, HostPointersRejected) {
   TRIAX_NEED_DEVICE();
   const std::vector<std::int64_t> lengths = {3, 4};

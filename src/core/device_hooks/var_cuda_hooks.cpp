@@ -5,6 +5,10 @@
 
 namespace triax::detail {
 
+std::vector<std::int64_t> host_values(std::span<const std::int64_t> values) {
+  return {values.begin(), values.end()};  // no device memory without CUDA
+}
+
 template <class T>
 std::unique_ptr<VarBackendPlan<T>> make_cuda_var_plan(const VarLayout::Data&, const Options&) {
   throw not_compiled(
