@@ -20,9 +20,9 @@
 ///
 /// @code
 ///   #include <triax/layouts.hpp>
-///   // 25600 systems of 256 rows, a, b, c, d interleaved in one buffer, solved in place.
-///   const auto l = triax::layouts::unified_vector(256, 25600);
-///   std::vector<double> abcd(4 * 256 * 25600);
+///   // 1000 systems of 256 rows, a, b, c, d interleaved in one buffer, solved in place.
+///   const auto l = triax::layouts::unified_vector(256, 1000);
+///   std::vector<double> abcd(4 * 256 * 1000);
 ///   triax::Solver<double> solver(triax::Backend::cpu, l, /*axis=*/0);
 ///   double* p = abcd.data();
 ///   solver.solve_in_place(p, p, p, p);  // every operand's layout carries its own offset 0..3
