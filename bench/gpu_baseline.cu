@@ -40,6 +40,23 @@ cusparseStatus_t interleaved_solve(cusparseHandle_t h, int m, double* dl, double
   return cusparseDgtsvInterleavedBatch(h, 0, m, dl, d, du, x, count, buffer);
 }
 
+cusparseStatus_t nopivot_buffer(cusparseHandle_t h, int m, const float* dl, const float* d,
+                                const float* du, const float* x, size_t* bytes) {
+  return cusparseSgtsv2_nopivot_bufferSizeExt(h, m, 1, dl, d, du, x, m, bytes);
+}
+cusparseStatus_t nopivot_buffer(cusparseHandle_t h, int m, const double* dl, const double* d,
+                                const double* du, const double* x, size_t* bytes) {
+  return cusparseDgtsv2_nopivot_bufferSizeExt(h, m, 1, dl, d, du, x, m, bytes);
+}
+cusparseStatus_t nopivot_solve(cusparseHandle_t h, int m, const float* dl, const float* d,
+                               const float* du, float* x, void* buffer) {
+  return cusparseSgtsv2_nopivot(h, m, 1, dl, d, du, x, m, buffer);
+}
+cusparseStatus_t nopivot_solve(cusparseHandle_t h, int m, const double* dl, const double* d,
+                               const double* du, double* x, void* buffer) {
+  return cusparseDgtsv2_nopivot(h, m, 1, dl, d, du, x, m, buffer);
+}
+
 int as_int(std::int64_t v, const char* what) {
   if (v > 0x7fffffff) throw invalid_argument(std::string("cuSPARSE takes int: ") + what);
   return static_cast<int>(v);
@@ -104,11 +121,33 @@ Timing cusparse_gtsv_interleaved_batch(GpuContext& ctx, const AxisGeometry& g, c
   });
 }
 
+template <class T>
+Timing cusparse_gtsv2_nopivot(GpuContext& ctx, const AxisGeometry& g, const T* a, const T* b,
+                              const T* c, const T* d, T* x, int reps) {
+  const Batch s = Batch::of<T>(ctx, g);
+  size_t buffer_bytes = 0;
+  TRIAX_CUSPARSE_CHECK(nopivot_buffer(s.handle, s.m, a, b, c, x, &buffer_bytes));
+  void* buffer = ctx.allocate(buffer_bytes > 0 ? buffer_bytes : 1);
+  const std::size_t n = static_cast<std::size_t>(s.m);
+  return time_calls(
+      ctx, reps, [&] { ctx.copy(x, d, s.bytes); },
+      [&] {
+        // One call per system: each has its own matrix (the routine's n right-hand sides share
+        // one), and the systems lie back to back (axis 0 of a packed array).
+        for (int k = 0; k < s.count; ++k) {
+          TRIAX_CUSPARSE_CHECK(
+              nopivot_solve(s.handle, s.m, a + k * n, b + k * n, c + k * n, x + k * n, buffer));
+        }
+      });
+}
+
 #define TRIAX_BENCH_INSTANTIATE(T)                                                               \
   template Timing cusparse_gtsv2_strided_batch<T>(GpuContext&, const AxisGeometry&, const T*,    \
                                                   const T*, const T*, const T*, T*, int);        \
   template Timing cusparse_gtsv_interleaved_batch<T>(GpuContext&, const AxisGeometry&, const T*, \
-                                                     const T*, const T*, const T*, T*, int);
+                                                     const T*, const T*, const T*, T*, int);   \
+  template Timing cusparse_gtsv2_nopivot<T>(GpuContext&, const AxisGeometry&, const T*, const T*, \
+                                            const T*, const T*, T*, int);
 TRIAX_BENCH_INSTANTIATE(float)
 TRIAX_BENCH_INSTANTIATE(double)
 #undef TRIAX_BENCH_INSTANTIATE

@@ -21,4 +21,11 @@ template <class T>
 Timing cusparse_gtsv_interleaved_batch(GpuContext& ctx, const AxisGeometry& g, const T* a,
                                        const T* b, const T* c, const T* d, T* x, int reps);
 
+/// cusparse{S,D}gtsv2_nopivot, one call per system (cuSPARSE's routine for one large system:
+/// its n right-hand sides share one matrix, so systems with their own matrices take a call
+/// each): systems contiguous (axis 0 of a packed array). x is restored from d before each call.
+template <class T>
+Timing cusparse_gtsv2_nopivot(GpuContext& ctx, const AxisGeometry& g, const T* a, const T* b,
+                              const T* c, const T* d, T* x, int reps);
+
 }  // namespace triax::bench

@@ -52,6 +52,9 @@ class GpuEnv {
     o.stream = ctx_.stream();
     return o;
   }
+  /// Batches of at most this many systems also time cuSPARSE's large-system routine.
+  static constexpr std::int64_t few_systems = 16;
+
   void baselines(const Case& c, int axis, const DeviceInputs<T>& in, std::vector<Row>& rows) {
     const AxisGeometry g(c.extents, axis);
     const bool last = axis + 1 == static_cast<int>(c.extents.size());
@@ -59,6 +62,11 @@ class GpuEnv {
     if (axis == 0) {
       add(c, axis, in, rows, std::string("cusparse") + p + "gtsv2StridedBatch", [&] {
         return cusparse_gtsv2_strided_batch<T>(ctx_, g, in.a, in.b, in.c, in.d, in.out, c.reps);
+      });
+    }
+    if (axis == 0 && g.systems <= few_systems) {
+      add(c, axis, in, rows, std::string("cusparse") + p + "gtsv2_nopivot", [&] {
+        return cusparse_gtsv2_nopivot<T>(ctx_, g, in.a, in.b, in.c, in.d, in.out, c.reps);
       });
     }
     if (last) {
