@@ -1,0 +1,97 @@
+// The CUDA backend of triax::FactoredSolver: copies the factor table to the device once, sizes
+// the workspace u += x needs for long systems, loads its kernels, and launches on the caller's
+// stream at every solve (no allocation, no synchronisation).
+#include <cuda_runtime.h>
+
+#include <memory>
+
+#include "core/factored/factored_plan.hpp"
+#include "cuda/cuda_check.hpp"
+#include "cuda/device_workspace.hpp"
+#include "cuda/factored/factored_kernels.cuh"
+#include "cuda/launch/launch_kernel.hpp"
+
+namespace triax::detail {
+namespace {
+
+constexpr int block_threads = 128;
+// Systems up to this many rows keep d' in registers (32 rows of double: 64 registers).
+constexpr int register_rows = 32;
+
+template <class T>
+class CudaFactoredPlan final : public FactoredBackendPlan<T> {
+ public:
+  CudaFactoredPlan(const Problem& p, const Options& o, const FactorTable<T>& table)
+      : stream_(static_cast<cudaStream_t>(o.stream)),
+        rows_(table.rows.size() * sizeof(T)),
+        work_(p.n > register_rows ? static_cast<std::size_t>(p.n * p.count) * sizeof(T) : 0),
+        view_(table.view()) {
+    TRIAX_CUDA_CHECK(cudaMemcpy(rows_.get(), table.rows.data(), rows_.bytes(),
+                                cudaMemcpyHostToDevice));
+    view_.rows = static_cast<const T*>(rows_.get());
+    cuda::KernelRehearsal rehearsal;
+    int* info = o.checked ? &unused_info_ : nullptr;
+    for (const bool accumulate : {false, true}) solve(p, {nullptr, nullptr, accumulate, info});
+  }
+
+  void solve(const Problem& p, const FactoredOperands<T>& ops) override {
+    const bool checked = ops.info != nullptr;
+    if (view_.scaled) {
+      dispatch<true>(p, ops, checked);
+    } else {
+      dispatch<false>(p, ops, checked);
+    }
+  }
+  void clear_info(int* info, std::int64_t count) override {
+    TRIAX_CUDA_CHECK(
+        cudaMemsetAsync(info, 0, static_cast<std::size_t>(count) * sizeof(int), stream_));
+  }
+  std::size_t workspace_bytes() const override { return rows_.bytes() + work_.bytes(); }
+
+ private:
+  template <bool Scaled>
+  void dispatch(const Problem& p, const FactoredOperands<T>& ops, bool checked) {
+    if (checked) {
+      ops.accumulate ? launch<true, true, Scaled>(p, ops) : launch<false, true, Scaled>(p, ops);
+    } else {
+      ops.accumulate ? launch<true, false, Scaled>(p, ops) : launch<false, false, Scaled>(p, ops);
+    }
+  }
+
+  template <bool Accumulate, bool Checked, bool Scaled>
+  void launch(const Problem& p, const FactoredOperands<T>& ops) {
+    const dim3 grid(static_cast<unsigned>((p.count + block_threads - 1) / block_threads));
+    using namespace cuda_factored;
+    if (p.n <= 8) {
+      cuda::launch_kernel(factored_registers<8, T, Accumulate, Checked, Scaled>, grid,
+                          dim3(block_threads), 0, stream_, p, ops.d, ops.x, view_, ops.info);
+    } else if (p.n <= register_rows) {
+      cuda::launch_kernel(factored_registers<register_rows, T, Accumulate, Checked, Scaled>, grid,
+                          dim3(block_threads), 0, stream_, p, ops.d, ops.x, view_, ops.info);
+    } else {
+      cuda::launch_kernel(factored_any<T, Accumulate, Checked, Scaled>, grid, dim3(block_threads),
+                          0, stream_, p, ops.d, ops.x, static_cast<T*>(work_.get()), view_,
+                          ops.info);
+    }
+  }
+
+  cudaStream_t stream_;
+  cuda::DeviceWorkspace rows_;
+  cuda::DeviceWorkspace work_;
+  FactorView<T> view_;
+  int unused_info_ = 0;
+};
+
+}  // namespace
+
+template <class T>
+std::unique_ptr<FactoredBackendPlan<T>> make_cuda_factored_plan(const Problem& p, const Options& o,
+                                                                const FactorTable<T>& table) {
+  return std::make_unique<CudaFactoredPlan<T>>(p, o, table);
+}
+template std::unique_ptr<FactoredBackendPlan<float>> make_cuda_factored_plan(
+    const Problem&, const Options&, const FactorTable<float>&);
+template std::unique_ptr<FactoredBackendPlan<double>> make_cuda_factored_plan(
+    const Problem&, const Options&, const FactorTable<double>&);
+
+}  // namespace triax::detail

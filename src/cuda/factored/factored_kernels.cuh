@@ -1,0 +1,110 @@
+#pragma once
+// The CUDA kernels of triax::FactoredSolver: one thread per system, the factors read through the
+// read-only cache from a small device table (a compressed near-Toeplitz table is a few rows that
+// every thread reads: they stay in L1). Neighbouring threads take neighbouring systems along the
+// fastest batch dimension, so along axes >= 1 each row's loads and stores are coalesced.
+//
+// Where n <= MaxN, d' stays in registers: the solve reads d once and writes x once (2 arrays of
+// traffic). Longer systems keep d' in x's own rows (or, for u += x, in the plan's workspace) and
+// re-read it in the backward pass.
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "core/factored/factor_table.hpp"
+#include "core/problem.hpp"
+
+namespace triax::detail::cuda_factored {
+
+template <class T>
+__device__ inline bool finite(T v) {
+  return isfinite(v);
+}
+
+/// s d where the table is scaled (two exact power-of-two factors), else d.
+template <class T, bool Scaled>
+__device__ inline T scaled_rhs(T d, const FactorView<T>& f) {
+  return Scaled ? (d * f.scale[0]) * f.scale[1] : d;
+}
+
+/// Systems of at most MaxN rows: d' in registers (every loop unrolled over MaxN).
+template <int MaxN, class T, bool Accumulate, bool Checked, bool Scaled>
+__global__ void factored_registers(Problem p, const T* __restrict__ d, T* x, FactorView<T> f,
+                                   int* info) {
+  const std::int64_t s = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
+  if (s >= p.count) return;
+  const int n = static_cast<int>(p.n);
+  const T* ds = d + p.system_offset(op_d, s);
+  T* xs = x + p.system_offset(op_x, s);
+  const std::int64_t rd = p.map[op_d].row_stride, rx = p.map[op_x].row_stride;
+  T dp[MaxN];
+  int first = 0, last = 0;
+  T prev = T(0);
+#pragma unroll
+  for (int i = 0; i < MaxN; ++i) {
+    if (i < n) {
+      const T* fr = f.rows + 3 * f.index(i);
+      T rhs = scaled_rhs<T, Scaled>(ds[i * rd], f);
+      if (i > 0) rhs -= __ldg(fr) * prev;
+      prev = rhs * __ldg(fr + 1);
+      dp[i] = prev;
+      if (Checked && first == 0 && !finite(prev)) first = i + 1;
+    }
+  }
+  T next = T(0);
+#pragma unroll
+  for (int i = MaxN - 1; i >= 0; --i) {
+    if (i < n) {
+      T v = dp[i];
+      if (i + 1 < n) v -= __ldg(f.rows + 3 * f.index(i) + 2) * next;
+      next = v;
+      const T out = Accumulate ? xs[i * rx] + v : v;
+      xs[i * rx] = out;
+      if (Checked && last == 0 && !finite(out)) last = i + 1;
+    }
+  }
+  if (Checked) info[s] = f.breakdown != 0 ? f.breakdown : first != 0 ? first : last;
+}
+
+/// Any n: d' in x's rows (work == nullptr) or in work[i * count + s] (u += x, where x's rows
+/// hold u), re-read by the backward pass.
+template <class T, bool Accumulate, bool Checked, bool Scaled>
+__global__ void factored_any(Problem p, const T* d, T* x, T* work, FactorView<T> f, int* info) {
+  const std::int64_t s = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
+  if (s >= p.count) return;
+  const std::int64_t n = p.n;
+  const T* ds = d + p.system_offset(op_d, s);
+  T* xs = x + p.system_offset(op_x, s);
+  const std::int64_t rd = p.map[op_d].row_stride, rx = p.map[op_x].row_stride;
+  T* dps = Accumulate ? work + s : xs;
+  const std::int64_t rp = Accumulate ? p.count : rx;
+  int first = 0, last = 0;
+  T prev = T(0);
+  for (std::int64_t i = 0; i < n; ++i) {
+    const T* fr = f.rows + 3 * f.index(i);
+    T rhs = scaled_rhs<T, Scaled>(ds[i * rd], f);
+    if (i > 0) rhs -= __ldg(fr) * prev;
+    prev = rhs * __ldg(fr + 1);
+    dps[i * rp] = prev;
+    if (Checked && first == 0 && !finite(prev)) first = static_cast<int>(i + 1);
+  }
+  T next = prev;  // x[n-1] = d'[n-1]
+  if (Accumulate) {
+    const T out = xs[(n - 1) * rx] + next;
+    xs[(n - 1) * rx] = out;
+    if (Checked && !finite(out)) last = static_cast<int>(n);
+  } else if (Checked && !finite(next)) {
+    last = static_cast<int>(n);
+  }
+  for (std::int64_t i = n - 2; i >= 0; --i) {
+    const T v = dps[i * rp] - __ldg(f.rows + 3 * f.index(i) + 2) * next;
+    next = v;
+    const T out = Accumulate ? xs[i * rx] + v : v;
+    xs[i * rx] = out;
+    if (Checked && last == 0 && !finite(out)) last = static_cast<int>(i + 1);
+  }
+  if (Checked) info[s] = f.breakdown != 0 ? f.breakdown : first != 0 ? first : last;
+}
+
+}  // namespace triax::detail::cuda_factored
