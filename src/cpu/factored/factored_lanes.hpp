@@ -49,21 +49,28 @@ void solve_lanes(const Problem& p, const FactoredOperands<T>& ops, const FactorV
     std::fill(s.first, s.first + w, 0);
     std::fill(s.last, s.last + w, 0);
   }
+  // Lanes that are not contiguous (axis 0: each system's rows are) are gathered system by
+  // system into the d' scratch first, each system's rows one contiguous run, and the solution
+  // scattered back the same way: row by row the W gathers touched W lines at a time.
+  const bool gathered = ld != 1;
+  if (gathered) {
+    for (int j = 0; j < w; ++j) {
+      const T* dj = d + j * ld;
+      for (std::int64_t i = 0; i < n; ++i) s.dp[i * width + j] = dj[i * rd];
+    }
+  }
+  const T s0f = f.scale[0], s1f = f.scale[1];
   for (std::int64_t i = 0; i < n; ++i) {
     const T* fr = f.rows + 3 * f.index(i);
     const T ai = fr[0], ri = fr[1];
-    const T* di = d + i * rd;
-    if (ld != 1) {
-      for (int j = 0; j < w; ++j) s.row[j] = di[j * ld];
-      di = s.row;
-    }
-    T* __restrict dpi = s.dp + i * width;
+    // d' of the row overwrites its d where gathered: each lane reads before it writes.
+    const T* di = gathered ? s.dp + i * width : d + i * rd;
+    T* dpi = s.dp + i * width;
     const T* __restrict prev = s.dp + (i > 0 ? i - 1 : 0) * width;
     const T ap = i > 0 ? ai : T(0);
-const T s0 = f.scale[0], s1 = f.scale[1];
 #pragma omp simd
     for (int j = 0; j < w; ++j) {
-      const T dj = Scaled ? (di[j] * s0) * s1 : di[j];
+      const T dj = Scaled ? (di[j] * s0f) * s1f : di[j];
       dpi[j] = (dj - ap * prev[j]) * ri;
     }
     if constexpr (Checked) {
@@ -72,6 +79,7 @@ const T s0 = f.scale[0], s1 = f.scale[1];
       }
     }
   }
+  const bool scattered = lx != 1;
   for (std::int64_t i = n - 1; i >= 0; --i) {
     T* __restrict dpi = s.dp + i * width;
     if (i + 1 < n) {
@@ -80,16 +88,25 @@ const T s0 = f.scale[0], s1 = f.scale[1];
 #pragma omp simd
       for (int j = 0; j < w; ++j) dpi[j] -= cpi * next[j];
     }
+    if (scattered) continue;  // stored system by system below
     T* xi = x + i * rx;
-    if (lx == 1) {
 #pragma omp simd
-      for (int j = 0; j < w; ++j) xi[j] = Accumulate ? xi[j] + dpi[j] : dpi[j];
-    } else {
-      for (int j = 0; j < w; ++j) xi[j * lx] = Accumulate ? xi[j * lx] + dpi[j] : dpi[j];
-    }
+    for (int j = 0; j < w; ++j) xi[j] = Accumulate ? xi[j] + dpi[j] : dpi[j];
     if constexpr (Checked) {
       for (int j = 0; j < w; ++j) {
-        if (s.last[j] == 0 && !is_finite(xi[j * lx])) s.last[j] = static_cast<int>(i + 1);
+        if (s.last[j] == 0 && !is_finite(xi[j])) s.last[j] = static_cast<int>(i + 1);
+      }
+    }
+  }
+  if (scattered) {
+    for (int j = 0; j < w; ++j) {
+      T* xj = x + j * lx;
+      for (std::int64_t i = 0; i < n; ++i) {
+        const T v = Accumulate ? xj[i * rx] + s.dp[i * width + j] : s.dp[i * width + j];
+        xj[i * rx] = v;
+        if constexpr (Checked) {
+          if (!is_finite(v)) s.last[j] = static_cast<int>(i + 1);  // rows ascend: the last wins
+        }
       }
     }
   }

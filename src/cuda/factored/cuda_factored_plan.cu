@@ -68,6 +68,13 @@ class CudaFactoredPlan final : public FactoredBackendPlan<T> {
     } else if (p.n <= register_rows) {
       cuda::launch_kernel(factored_registers<register_rows, T, Accumulate, Checked, Scaled>, grid,
                           dim3(block_threads), 0, stream_, p, ops.d, ops.x, view_, ops.info);
+    } else if (p.map[op_d].row_stride == 1 && p.map[op_x].row_stride == 1) {
+      // Rows contiguous (along x): coalesced through shared-memory tiles.
+      const std::int64_t warps = (p.count + 31) / 32;
+      const dim3 tiled_grid(static_cast<unsigned>((warps + tile_warps - 1) / tile_warps));
+      cuda::launch_kernel(factored_tiled<T, Accumulate, Checked, Scaled>, tiled_grid,
+                          dim3(32 * tile_warps), 0, stream_, p, ops.d, ops.x,
+                          static_cast<T*>(work_.get()), view_, ops.info);
     } else {
       cuda::launch_kernel(factored_any<T, Accumulate, Checked, Scaled>, grid, dim3(block_threads),
                           0, stream_, p, ops.d, ops.x, static_cast<T*>(work_.get()), view_,

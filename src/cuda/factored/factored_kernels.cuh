@@ -107,4 +107,94 @@ __global__ void factored_any(Problem p, const T* d, T* x, T* work, FactorView<T>
   if (Checked) info[s] = f.breakdown != 0 ? f.breakdown : first != 0 ? first : last;
 }
 
+/// Systems whose rows are contiguous (along x, row stride 1 in d and x): one warp per 32 systems,
+/// tiles of 32 rows x 32 systems staged through shared memory so that every global access is a
+/// coalesced run of one system's rows (paper 000's shared-memory transpose, as the scalar
+/// kernels stage along x). d' goes to x's rows (or to work, laid out like a packed x, for u += x)
+/// a tile at a time and comes back a tile at a time in the backward pass.
+constexpr int tile_rows = 32;
+constexpr int tile_warps = 4;
+
+template <class T, bool Accumulate, bool Checked, bool Scaled>
+__global__ void __launch_bounds__(32 * tile_warps)
+    factored_tiled(Problem p, const T* d, T* x, T* work, FactorView<T> f, int* info) {
+  __shared__ T tiles[tile_warps][tile_rows][33];
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  T(*tile)[33] = tiles[warp];
+  const std::int64_t s0 = (blockIdx.x * std::int64_t(tile_warps) + warp) * 32;
+  if (s0 >= p.count) return;
+  const std::int64_t s = s0 + lane;
+  const bool mine = s < p.count;
+  const int systems = static_cast<int>(p.count - s0 < 32 ? p.count - s0 : 32);
+  const std::int64_t n = p.n;
+  const std::int64_t od = mine ? p.system_offset(op_d, s) : 0;
+  const std::int64_t ox = mine ? p.system_offset(op_x, s) : 0;
+  // d' of system s: x's rows, or row i of work at s * n + i.
+  const std::int64_t op = Accumulate ? s * n : ox;
+  T* dp_base = Accumulate ? work : x;
+  int first = 0, last = 0;
+  T prev = T(0);
+  for (std::int64_t i0 = 0; i0 < n; i0 += tile_rows) {
+    const int rows = static_cast<int>(n - i0 < tile_rows ? n - i0 : tile_rows);
+    for (int j = 0; j < systems; ++j) {
+      const std::int64_t oj = __shfl_sync(0xffffffffu, od, j);
+      if (lane < rows) tile[lane][j] = d[oj + i0 + lane];
+    }
+    __syncwarp();
+    if (mine) {
+      for (int r = 0; r < rows; ++r) {
+        const std::int64_t i = i0 + r;
+        const T* fr = f.rows + 3 * f.index(i);
+        T rhs = scaled_rhs<T, Scaled>(tile[r][lane], f);
+        if (i > 0) rhs -= __ldg(fr) * prev;
+        prev = rhs * __ldg(fr + 1);
+        tile[r][lane] = prev;
+        if (Checked && first == 0 && !finite(prev)) first = static_cast<int>(i + 1);
+      }
+    }
+    __syncwarp();
+    for (int j = 0; j < systems; ++j) {
+      const std::int64_t oj = __shfl_sync(0xffffffffu, op, j);
+      if (lane < rows) dp_base[oj + i0 + lane] = tile[lane][j];
+    }
+    __syncwarp();
+  }
+  T next = T(0);
+  const std::int64_t last0 = ((n - 1) / tile_rows) * tile_rows;
+  for (std::int64_t i0 = last0; i0 >= 0; i0 -= tile_rows) {
+    const int rows = static_cast<int>(n - i0 < tile_rows ? n - i0 : tile_rows);
+    for (int j = 0; j < systems; ++j) {
+      const std::int64_t oj = __shfl_sync(0xffffffffu, op, j);
+      if (lane < rows) tile[lane][j] = dp_base[oj + i0 + lane];
+    }
+    __syncwarp();
+    if (mine) {
+      for (int r = rows - 1; r >= 0; --r) {
+        const std::int64_t i = i0 + r;
+        T v = tile[r][lane];
+        if (i + 1 < n) v -= __ldg(f.rows + 3 * f.index(i) + 2) * next;
+        next = v;
+        tile[r][lane] = v;
+      }
+    }
+    __syncwarp();
+    for (int j = 0; j < systems; ++j) {
+      const std::int64_t oj = __shfl_sync(0xffffffffu, ox, j);
+      if (lane < rows) {
+        T* at = x + oj + i0 + lane;
+        tile[lane][j] = Accumulate ? *at + tile[lane][j] : tile[lane][j];
+        *at = tile[lane][j];
+      }
+    }
+    __syncwarp();
+    if (Checked && mine) {
+      for (int r = rows - 1; r >= 0 && last == 0; --r) {
+        if (!finite(tile[r][lane])) last = static_cast<int>(i0 + r + 1);
+      }
+    }
+    __syncwarp();
+  }
+  if (Checked && mine) info[s] = f.breakdown != 0 ? f.breakdown : first != 0 ? first : last;
+}
+
 }  // namespace triax::detail::cuda_factored
