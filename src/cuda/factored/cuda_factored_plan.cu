@@ -18,13 +18,37 @@ constexpr int block_threads = 128;
 // Systems up to this many rows keep d' in registers (32 rows of double: 64 registers).
 constexpr int register_rows = 32;
 
+constexpr int staged_threads = 256;
+// The staged kernel's shared memory: the 64 offsets and n x (lanes + 1) values. Within the
+// default 48 KiB a block, so that no attribute is needed and 4 or more blocks fit an SM.
+constexpr std::size_t staged_budget = 48 * 1024;
+
+template <class T>
+std::size_t staged_bytes(std::int64_t n, int lanes) {
+  return 64 * sizeof(std::int64_t) + static_cast<std::size_t>(n) * (lanes + 1) * sizeof(T);
+}
+
+/// Systems a staged block holds: the most of 32, 16, 8, 4 whose tile fits the budget (rows of
+/// at least 32 bytes, one sector, where lanes are the contiguous index); 0 where none does.
+template <class T>
+int staged_lanes(const Problem& p) {
+  for (int lanes : {32, 16, 8, 4}) {
+    if (lanes * sizeof(T) < 32 && p.map[op_d].row_stride != 1) break;
+    if (staged_bytes<T>(p.n, lanes) <= staged_budget) return lanes;
+  }
+  return 0;
+}
+
 template <class T>
 class CudaFactoredPlan final : public FactoredBackendPlan<T> {
  public:
   CudaFactoredPlan(const Problem& p, const Options& o, const FactorTable<T>& table)
       : stream_(static_cast<cudaStream_t>(o.stream)),
         rows_(table.rows.size() * sizeof(T)),
-        work_(p.n > register_rows ? static_cast<std::size_t>(p.n * p.count) * sizeof(T) : 0),
+        // u += x keeps d' in the workspace where neither registers nor the staged tile hold it.
+        work_(p.n > register_rows && (o.checked || staged_lanes<T>(p) == 0)
+                  ? static_cast<std::size_t>(p.n * p.count) * sizeof(T)
+                  : 0),
         view_(table.view()) {
     TRIAX_CUDA_CHECK(cudaMemcpy(rows_.get(), table.rows.data(), rows_.bytes(),
                                 cudaMemcpyHostToDevice));
@@ -68,6 +92,12 @@ class CudaFactoredPlan final : public FactoredBackendPlan<T> {
     } else if (p.n <= register_rows) {
       cuda::launch_kernel(factored_registers<register_rows, T, Accumulate, Checked, Scaled>, grid,
                           dim3(block_threads), 0, stream_, p, ops.d, ops.x, view_, ops.info);
+    } else if (const int lanes = staged_lanes<T>(p); !Checked && lanes > 0) {
+      // Whole systems in shared memory: d read once, x written once.
+      const std::size_t smem = staged_bytes<T>(p.n, lanes);
+      cuda::launch_kernel(factored_staged<T, Accumulate, Scaled>,
+                          dim3(static_cast<unsigned>((p.count + lanes - 1) / lanes)),
+                          dim3(staged_threads), smem, stream_, p, ops.d, ops.x, view_, lanes);
     } else if (p.map[op_d].row_stride == 1 && p.map[op_x].row_stride == 1) {
       // Rows contiguous (along x): coalesced through shared-memory tiles.
       const std::int64_t warps = (p.count + 31) / 32;

@@ -197,4 +197,78 @@ __global__ void __launch_bounds__(32 * tile_warps)
   if (Checked && mine) info[s] = f.breakdown != 0 ? f.breakdown : first != 0 ? first : last;
 }
 
+/// Two arrays of traffic for n > 32 (unchecked): a block stages `lanes` neighbouring systems
+/// whole in shared memory (every thread of the block loads, coalesced along whichever of rows or
+/// lanes is contiguous), `lanes` threads run the sweeps in place there (one system each: the
+/// chain per row is a multiply-add and a multiply, the loads of the tile and of the factors are
+/// off it), and the whole block stores x. Many such blocks per SM keep the loads in flight while
+/// others compute. Dynamic shared memory: n x (lanes + 1) values (the +1 keeps both the loads'
+/// and the sweeps' accesses free of bank conflicts).
+template <class T, bool Accumulate, bool Scaled>
+__global__ void factored_staged(Problem p, const T* d, T* x, FactorView<T> f, int lanes) {
+  extern __shared__ unsigned char staged_raw[];
+  std::int64_t* off = reinterpret_cast<std::int64_t*>(staged_raw);  // [2][32]: d, x
+  T* tile = reinterpret_cast<T*>(staged_raw + 64 * sizeof(std::int64_t));
+  const int pitch = lanes + 1;
+  const int n = static_cast<int>(p.n);
+  const std::int64_t s0 = blockIdx.x * std::int64_t(lanes);
+  const int valid = static_cast<int>(p.count - s0 < lanes ? p.count - s0 : lanes);
+  const int t = threadIdx.x, threads = blockDim.x;
+  if (t < valid) {
+    off[t] = p.system_offset(op_d, s0 + t);
+    off[32 + t] = p.system_offset(op_x, s0 + t);
+  }
+  __syncthreads();
+  const std::int64_t rd = p.map[op_d].row_stride, rx = p.map[op_x].row_stride;
+  // Rows contiguous (along x): a thread walks rows of one system; else lanes are the fast index.
+  const bool rows_fast = rd == 1;
+  if (rows_fast) {
+    for (int j = 0; j < valid; ++j) {
+      const T* dj = d + off[j];
+      for (int i = t; i < n; i += threads) tile[i * pitch + j] = dj[i];
+    }
+  } else {
+    const int j = t % lanes;
+    if (j < valid) {
+      const T* dj = d + off[j];
+      for (int i = t / lanes; i < n; i += threads / lanes) tile[i * pitch + j] = dj[i * rd];
+    }
+  }
+  __syncthreads();
+  if (t < valid) {
+    T prev = T(0);
+    for (int i = 0; i < n; ++i) {
+      const T* fr = f.rows + 3 * f.index(i);
+      T rhs = scaled_rhs<T, Scaled>(tile[i * pitch + t], f);
+      if (i > 0) rhs -= __ldg(fr) * prev;
+      prev = rhs * __ldg(fr + 1);
+      tile[i * pitch + t] = prev;
+    }
+    T next = prev;
+    for (int i = n - 2; i >= 0; --i) {
+      next = tile[i * pitch + t] - __ldg(f.rows + 3 * f.index(i) + 2) * next;
+      tile[i * pitch + t] = next;
+    }
+  }
+  __syncthreads();
+  const bool x_rows_fast = rx == 1;
+  if (x_rows_fast) {
+    for (int j = 0; j < valid; ++j) {
+      T* xj = x + off[32 + j];
+      for (int i = t; i < n; i += threads) {
+        xj[i] = Accumulate ? xj[i] + tile[i * pitch + j] : tile[i * pitch + j];
+      }
+    }
+  } else {
+    const int j = t % lanes;
+    if (j < valid) {
+      T* xj = x + off[32 + j];
+      for (int i = t / lanes; i < n; i += threads / lanes) {
+        const T v = tile[i * pitch + j];
+        xj[i * rx] = Accumulate ? xj[i * rx] + v : v;
+      }
+    }
+  }
+}
+
 }  // namespace triax::detail::cuda_factored
