@@ -30,7 +30,7 @@ __device__ inline T scaled_rhs(T d, const FactorView<T>& f) {
 
 /// Systems of at most MaxN rows: d' in registers (every loop unrolled over MaxN).
 template <int MaxN, class T, bool Accumulate, bool Checked, bool Scaled>
-__global__ void factored_registers(Problem p, const T* __restrict__ d, T* x, FactorView<T> f,
+__global__ void factored_registers(Problem p, const T* d, T* x, FactorView<T> f,
                                    int* info) {
   const std::int64_t s = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
   if (s >= p.count) return;
@@ -81,6 +81,7 @@ __global__ void factored_any(Problem p, const T* d, T* x, T* work, FactorView<T>
   const std::int64_t rp = Accumulate ? p.count : rx;
   int first = 0, last = 0;
   T prev = T(0);
+#pragma unroll 4
   for (std::int64_t i = 0; i < n; ++i) {
     const T* fr = f.rows + 3 * f.index(i);
     T rhs = scaled_rhs<T, Scaled>(ds[i * rd], f);
@@ -97,6 +98,7 @@ __global__ void factored_any(Problem p, const T* d, T* x, T* work, FactorView<T>
   } else if (Checked && !finite(next)) {
     last = static_cast<int>(n);
   }
+#pragma unroll 4
   for (std::int64_t i = n - 2; i >= 0; --i) {
     const T v = dps[i * rp] - __ldg(f.rows + 3 * f.index(i) + 2) * next;
     next = v;
@@ -206,7 +208,7 @@ __global__ void __launch_bounds__(32 * tile_warps)
 /// and the sweeps' accesses free of bank conflicts).
 template <class T, bool Accumulate, bool Scaled>
 __global__ void factored_staged(Problem p, const T* d, T* x, FactorView<T> f, int lanes) {
-  extern __shared__ unsigned char staged_raw[];
+  extern __shared__ __align__(16) unsigned char staged_raw[];
   std::int64_t* off = reinterpret_cast<std::int64_t*>(staged_raw);  // [2][32]: d, x
   T* tile = reinterpret_cast<T*>(staged_raw + 64 * sizeof(std::int64_t));
   const int pitch = lanes + 1;
@@ -237,6 +239,9 @@ __global__ void factored_staged(Problem p, const T* d, T* x, FactorView<T> f, in
   __syncthreads();
   if (t < valid) {
     T prev = T(0);
+    // Unrolled so that the tile's and the factors' loads of later rows issue ahead of the
+    // recurrence (in-order issue would otherwise wait on each one).
+#pragma unroll 4
     for (int i = 0; i < n; ++i) {
       const T* fr = f.rows + 3 * f.index(i);
       T rhs = scaled_rhs<T, Scaled>(tile[i * pitch + t], f);
@@ -245,6 +250,7 @@ __global__ void factored_staged(Problem p, const T* d, T* x, FactorView<T> f, in
       tile[i * pitch + t] = prev;
     }
     T next = prev;
+#pragma unroll 4
     for (int i = n - 2; i >= 0; --i) {
       next = tile[i * pitch + t] - __ldg(f.rows + 3 * f.index(i) + 2) * next;
       tile[i * pitch + t] = next;
