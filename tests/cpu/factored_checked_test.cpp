@@ -210,5 +210,29 @@ TYPED_TEST(FactoredChecked, EmptyBatchesAndZeroRows) {
   EXPECT_EQ(info, std::vector<int>(3, 0));
 }
 
+
+TYPED_TEST(FactoredChecked, NaNInOneSolveDoesNotReachTheNext) {
+  // The plan's scratch keeps what a solve left: a NaN system followed by a clean solve on the
+  // same plan (and x poisoned with NaN, which an in-x sweep reads as its d' rows) must come out
+  // clean: row 0 reads no previous d'.
+  using T = TypeParam;
+  const std::int64_t n = 20;
+  auto m = pade<T>(n);
+  for (int axis : {0, 1}) {
+    const auto l = axis == 0 ? Layout::packed({n, 16}) : Layout::packed({16, n});
+    for (Backend be : host_backends) {
+      FactoredSolver<T> s(be, m.a.data(), m.b.data(), m.c.data(), n, l, axis);
+      std::vector<T> d(l.size(), std::numeric_limits<T>::quiet_NaN());
+      std::vector<T> x(l.size(), std::numeric_limits<T>::quiet_NaN());
+      s.solve(d.data(), x.data());
+      std::fill(d.begin(), d.end(), T(1));
+      s.solve(d.data(), x.data());
+      for (T v : x) ASSERT_TRUE(std::isfinite(v)) << to_string(be) << " axis " << axis;
+      s.solve_in_place(d.data());
+      for (T v : d) ASSERT_TRUE(std::isfinite(v)) << to_string(be) << " axis " << axis;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace triax::test

@@ -59,19 +59,30 @@ void solve_lanes(const Problem& p, const FactoredOperands<T>& ops, const FactorV
       for (std::int64_t i = 0; i < n; ++i) s.dp[i * width + j] = dj[i * rd];
     }
   }
+  // d' straight into x's rows where both d's and x's lanes are contiguous and x is stored, not
+  // added to: the backward pass then turns x's rows into x in place, with no scratch between
+  // (the strip kernel's "d' over d", docs/algorithms.md). Else d' lives in the scratch.
+  const bool dp_in_x = !gathered && lx == 1 && !Accumulate;
+  T* const dp = dp_in_x ? x : s.dp;
+  const std::int64_t ds = dp_in_x ? rx : width;
   const T s0f = f.scale[0], s1f = f.scale[1];
   for (std::int64_t i = 0; i < n; ++i) {
     const T* fr = f.rows + 3 * f.index(i);
     const T ai = fr[0], ri = fr[1];
     // d' of the row overwrites its d where gathered: each lane reads before it writes.
     const T* di = gathered ? s.dp + i * width : d + i * rd;
-    T* dpi = s.dp + i * width;
-    const T* __restrict prev = s.dp + (i > 0 ? i - 1 : 0) * width;
-    const T ap = i > 0 ? ai : T(0);
+    T* dpi = dp + i * ds;
+    if (i == 0) {
+      // Row 0 has no a[0] d'[-1]: nothing else is read (0 times a stale NaN would be NaN).
 #pragma omp simd
-    for (int j = 0; j < w; ++j) {
-      const T dj = Scaled ? (di[j] * s0f) * s1f : di[j];
-      dpi[j] = (dj - ap * prev[j]) * ri;
+      for (int j = 0; j < w; ++j) dpi[j] = (Scaled ? (di[j] * s0f) * s1f : di[j]) * ri;
+    } else {
+      const T* __restrict prev = dp + (i - 1) * ds;
+#pragma omp simd
+      for (int j = 0; j < w; ++j) {
+        const T dj = Scaled ? (di[j] * s0f) * s1f : di[j];
+        dpi[j] = (dj - ai * prev[j]) * ri;
+      }
     }
     if constexpr (Checked) {
       for (int j = 0; j < w; ++j) {
@@ -81,12 +92,20 @@ void solve_lanes(const Problem& p, const FactoredOperands<T>& ops, const FactorV
   }
   const bool scattered = lx != 1;
   for (std::int64_t i = n - 1; i >= 0; --i) {
-    T* __restrict dpi = s.dp + i * width;
+    T* __restrict dpi = dp + i * ds;
     if (i + 1 < n) {
       const T cpi = f.rows[3 * f.index(i) + 2];
-      const T* __restrict next = s.dp + (i + 1) * width;
+      const T* __restrict next = dp + (i + 1) * ds;
 #pragma omp simd
       for (int j = 0; j < w; ++j) dpi[j] -= cpi * next[j];
+    }
+    if (dp_in_x) {
+      if constexpr (Checked) {
+        for (int j = 0; j < w; ++j) {
+          if (s.last[j] == 0 && !is_finite(dpi[j])) s.last[j] = static_cast<int>(i + 1);
+        }
+      }
+      continue;  // x is in place
     }
     if (scattered) continue;  // stored system by system below
     T* xi = x + i * rx;
