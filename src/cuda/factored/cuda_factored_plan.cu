@@ -3,6 +3,7 @@
 // stream at every solve (no allocation, no synchronisation).
 #include <cuda_runtime.h>
 
+#include <cstdlib>
 #include <memory>
 
 #include "core/factored/factored_plan.hpp"
@@ -39,14 +40,22 @@ int staged_lanes(const Problem& p) {
   return 0;
 }
 
+/// TRIAX_CUDA_FACTORED_STAGED=0 keeps the staged kernel off (the tiled and one-thread kernels
+/// then run for n > 32): for comparing them in triax-bench-factored and testing them unchecked.
+inline bool staged_allowed() {
+  const char* v = std::getenv("TRIAX_CUDA_FACTORED_STAGED");
+  return v == nullptr || v[0] != '0';
+}
+
 template <class T>
 class CudaFactoredPlan final : public FactoredBackendPlan<T> {
  public:
   CudaFactoredPlan(const Problem& p, const Options& o, const FactorTable<T>& table)
       : stream_(static_cast<cudaStream_t>(o.stream)),
+        staged_(staged_allowed() && staged_lanes<T>(p) > 0),
         rows_(table.rows.size() * sizeof(T)),
         // u += x keeps d' in the workspace where neither registers nor the staged tile hold it.
-        work_(p.n > register_rows && (o.checked || staged_lanes<T>(p) == 0)
+        work_(p.n > register_rows && (o.checked || !staged_)
                   ? static_cast<std::size_t>(p.n * p.count) * sizeof(T)
                   : 0),
         view_(table.view()) {
@@ -92,7 +101,7 @@ class CudaFactoredPlan final : public FactoredBackendPlan<T> {
     } else if (p.n <= register_rows) {
       cuda::launch_kernel(factored_registers<register_rows, T, Accumulate, Checked, Scaled>, grid,
                           dim3(block_threads), 0, stream_, p, ops.d, ops.x, view_, ops.info);
-    } else if (const int lanes = staged_lanes<T>(p); !Checked && lanes > 0) {
+    } else if (const int lanes = staged_lanes<T>(p); !Checked && staged_) {
       // Whole systems in shared memory: d read once, x written once.
       const std::size_t smem = staged_bytes<T>(p.n, lanes);
       cuda::launch_kernel(factored_staged<T, Accumulate, Scaled>,
@@ -113,6 +122,7 @@ class CudaFactoredPlan final : public FactoredBackendPlan<T> {
   }
 
   cudaStream_t stream_;
+  bool staged_;  // the staged kernel fits (and is not switched off) for n > 32 unchecked
   cuda::DeviceWorkspace rows_;
   cuda::DeviceWorkspace work_;
   FactorView<T> view_;
