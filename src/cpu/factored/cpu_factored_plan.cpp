@@ -1,12 +1,14 @@
 // The CPU backend of triax::FactoredSolver: the table of factors, a strip width, per-thread
-// scratch sized once, and the lanes kernel (factored_lanes.hpp) over OpenMP threads.
+// scratch sized once, and the lanes kernel (strips.inc, AVX2 or portable) over OpenMP threads.
 #include <algorithm>
+#include <cstdlib>
+#include <string_view>
 #include <vector>
 
-#include "core/batch_loop.hpp"
 #include "core/factored/factored_plan.hpp"
 #include "core/omp_threads.hpp"
-#include "cpu/factored/factored_lanes.hpp"
+#include "cpu/batch.hpp"
+#include "cpu/factored/strip_work.hpp"
 
 namespace triax::detail {
 namespace {
@@ -34,15 +36,18 @@ class CpuFactoredPlan final : public FactoredBackendPlan<T> {
     per_thread_ = static_cast<std::size_t>(p.n * width_ + width_);
     work_.resize(per_thread_ * threads_);
     info_.resize(static_cast<std::size_t>(2 * width_ * threads_));
+    // The AVX2 copy where the processor has it; TRIAX_CPU_ISA=baseline forces the portable one
+    // (as for the scalar kernels: the tests run both).
+    const char* isa = std::getenv("TRIAX_CPU_ISA");
+    const bool baseline_only = isa != nullptr && std::string_view(isa) == "baseline";
+    entry_ = cpu::avx2_kernels_usable() && !baseline_only ? cpu_factored::run_strips_avx2<T>
+                                                           : cpu_factored::run_strips_baseline<T>;
   }
 
   void solve(const Problem& p, const FactoredOperands<T>& ops) override {
-    const bool checked = ops.info != nullptr;
-    if (table_.scaled) {
-      dispatch<true>(p, ops, checked);
-    } else {
-      dispatch<false>(p, ops, checked);
-    }
+    const cpu_factored::StripWork<T> sw{threads_, width_, e0_, work_.data(), per_thread_,
+                                        info_.data()};
+    entry_(p, ops, table_.view(), sw);
   }
 
   std::size_t workspace_bytes() const override {
@@ -50,32 +55,6 @@ class CpuFactoredPlan final : public FactoredBackendPlan<T> {
   }
 
  private:
-  template <bool Scaled>
-  void dispatch(const Problem& p, const FactoredOperands<T>& ops, bool checked) {
-    if (checked) {
-      ops.accumulate ? run<true, true, Scaled>(p, ops) : run<false, true, Scaled>(p, ops);
-    } else {
-      ops.accumulate ? run<true, false, Scaled>(p, ops) : run<false, false, Scaled>(p, ops);
-    }
-  }
-
-  template <bool Accumulate, bool Checked, bool Scaled>
-  void run(const Problem& p, const FactoredOperands<T>& ops) {
-    const std::int64_t strips = (e0_ + width_ - 1) / width_;
-    const std::int64_t lines = p.count / e0_;
-    const FactorView<T> f = table_.view();
-    for_each_item(lines * strips, threads_, [&](std::int64_t item, int t) {
-      const std::int64_t line = item / strips, strip = item % strips;
-      const std::int64_t first = strip * width_;
-      const int w = static_cast<int>(std::min<std::int64_t>(width_, e0_ - first));
-      T* base = work_.data() + per_thread_ * t;
-      int* info = info_.data() + 2 * width_ * t;
-      cpu_factored::Scratch<T> s{base, base + p.n * width_, info, info + width_};
-      cpu_factored::solve_lanes<Accumulate, Checked, Scaled>(p, ops, f, line * e0_ + first, w,
-                                                             width_, s);
-    });
-  }
-
   int threads_;
   FactorTable<T> table_;
   int width_ = 1;
@@ -83,6 +62,7 @@ class CpuFactoredPlan final : public FactoredBackendPlan<T> {
   std::size_t per_thread_ = 0;
   std::vector<T> work_;
   std::vector<int> info_;
+  cpu_factored::StripEntry<T> entry_ = nullptr;
 };
 
 }  // namespace

@@ -18,7 +18,13 @@
 #include "core/factored/factored_plan.hpp"
 #include "core/problem.hpp"
 
-namespace triax::detail::cpu_factored {
+#ifndef TRIAX_FACTORED_ISA
+#error "factored_lanes.hpp is included through cpu/factored/strips.inc, which names the instruction set"
+#endif
+
+// One namespace per instruction set: the header is compiled twice with different flags, and
+// the copies must not meet at link time.
+namespace triax::detail::cpu_factored::TRIAX_FACTORED_ISA {
 
 template <class T>
 inline bool is_finite(T v) {
@@ -136,4 +142,4 @@ void solve_lanes(const Problem& p, const FactoredOperands<T>& ops, const FactorV
   }
 }
 
-}  // namespace triax::detail::cpu_factored
+}  // namespace triax::detail::cpu_factored::TRIAX_FACTORED_ISA
