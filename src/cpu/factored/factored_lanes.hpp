@@ -22,6 +22,8 @@
 #error "factored_lanes.hpp is included through cpu/factored/strips.inc, which names the instruction set"
 #endif
 
+#include "cpu/factored/block_transpose.hpp"
+
 // One namespace per instruction set: the header is compiled twice with different flags, and
 // the copies must not meet at link time.
 namespace triax::detail::cpu_factored::TRIAX_FACTORED_ISA {
@@ -59,7 +61,10 @@ void solve_lanes(const Problem& p, const FactoredOperands<T>& ops, const FactorV
   // system into the d' scratch first, each system's rows one contiguous run, and the solution
   // scattered back the same way: row by row the W gathers touched W lines at a time.
   const bool gathered = ld != 1;
-  if (gathered) {
+  if (gathered && rd == 1) {
+    // Rows contiguous: register transposes of 8 x 8 floats / 4 x 4 doubles (AVX2).
+    transpose_copy(d, ld, s.dp, width, n, w);
+  } else if (gathered) {
     for (int j = 0; j < w; ++j) {
       const T* dj = d + j * ld;
       for (std::int64_t i = 0; i < n; ++i) s.dp[i * width + j] = dj[i * rd];
@@ -123,7 +128,9 @@ void solve_lanes(const Problem& p, const FactoredOperands<T>& ops, const FactorV
       }
     }
   }
-  if (scattered) {
+  if (scattered && rx == 1 && !Accumulate && !Checked) {
+    transpose_copy(static_cast<const T*>(s.dp), width, x, lx, w, n);
+  } else if (scattered) {
     for (int j = 0; j < w; ++j) {
       T* xj = x + j * lx;
       for (std::int64_t i = 0; i < n; ++i) {
