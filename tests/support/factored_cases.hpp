@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <limits>
 #include <random>
@@ -19,6 +20,12 @@
 #include "triax/factored.hpp"
 
 namespace triax::test {
+
+/// TRIAX_TEST_QUICK=1 (compute-sanitizer runs): fewer cases.
+inline bool quick_tests() {
+  const char* q = std::getenv("TRIAX_TEST_QUICK");
+  return q != nullptr && q[0] != '\0' && q[0] != '0';
+}
 
 /// One matrix: n rows of a, b, c (a[0] and c[n-1] hold NaN: they must never be read).
 template <class T>
@@ -67,9 +74,9 @@ FactoredMatrixCase<T> varying(std::int64_t n, std::uint64_t seed) {
   return m;
 }
 
-/// The matrices every suite runs for n rows.
+/// The matrices every suite runs for n rows (quick: fast, Pade and varying only).
 template <class T>
-std::vector<FactoredMatrixCase<T>> factored_matrices(std::int64_t n) {
+std::vector<FactoredMatrixCase<T>> factored_matrices(std::int64_t n, bool quick = false) {
   // Slow: |b| - |a| - |c| small, so c' approaches its limit by a factor close to 1 per row.
   const double slow_margin = std::is_same_v<T, float> ? 1e-2 : 1e-4;
   std::vector<FactoredMatrixCase<T>> all;
@@ -80,6 +87,13 @@ std::vector<FactoredMatrixCase<T>> factored_matrices(std::int64_t n) {
   // is a breakdown case of the checked-mode tests instead.
   if (n != 3) all.push_back(pade<T>(n));
   all.push_back(varying<T>(n, 1234 + n));
+  if (quick) {
+    std::vector<FactoredMatrixCase<T>> some;
+    for (auto& m : all) {
+      if (m.name == "fast" || m.name == "pade" || m.name == "varying") some.push_back(m);
+    }
+    return some;
+  }
   return all;
 }
 
@@ -193,10 +207,6 @@ inline std::vector<FactoredGrid> factored_grids(std::int64_t n, bool quick) {
   return grids;
 }
 
-inline bool quick_tests() {
-  const char* q = std::getenv("TRIAX_TEST_QUICK");
-  return q != nullptr && q[0] != '\0' && q[0] != '0';
-}
 
 /// Runs one factored solve on some backend's memory: fills x (for separate/increment) or d (in
 /// place) as the backend wrote it. The CPU and GPU suites differ only in this.
@@ -222,7 +232,7 @@ void run_factored_host(Backend backend, const FactoredMatrixCase<T>& m, const Fa
 /// backward error within 64 eps, the padding around x and d untouched, d untouched unless in place.
 template <class T>
 void check_factored_against_reference(std::int64_t n, const FactoredRunner<T>& run, bool quick) {
-  for (const auto& m : factored_matrices<T>(n)) {
+  for (const auto& m : factored_matrices<T>(n, quick && quick_tests())) {
     for (const auto& g : factored_grids(n, quick)) {
       for (Mode mode : {Mode::in_place, Mode::separate, Mode::increment}) {
         SCOPED_TRACE(m.name + " " + g.name + " n=" + std::to_string(n) + " " + to_string(mode));
