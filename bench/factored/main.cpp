@@ -1,0 +1,156 @@
+// triax-bench-factored: the factored solve (triax::FactoredSolver) of an n^3 cube along each axis
+// (n rows a system, n^2 right-hand sides: paper 004's N_rhs = n^2), float and double, against the
+// general solve of the same grid with one broadcast matrix, one copy of the array (GB/s counting d
+// read and x written) and, on the GPU along x, cuSPARSE gtsv2StridedBatch. Prints one row per
+// case with the issue's bars and optionally writes them as JSON.
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "factored_bench.hpp"
+#include "triax/factored.hpp"
+#include "triax/triax.hpp"
+
+namespace triax::bench::factored {
+
+double Row::gbps() const {
+  return 2.0 * double(n) * double(n) * double(n) * (precision == "float" ? 4 : 8) / (factored_ms * 1e6);
+}
+double Row::copy_gbps() const {
+  return 2.0 * double(n) * double(n) * double(n) * (precision == "float" ? 4 : 8) / (copy_ms * 1e6);
+}
+
+namespace {
+
+template <class F>
+double median_ms(int reps, F&& f) {
+  f();
+  std::vector<double> t;
+  for (int k = 0; k < reps; ++k) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    t.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+/// One matrix for every system along `axis` of a packed cube: stride 1 along the axis, 0 across.
+Layout broadcast_matrix(std::int64_t n, int axis) {
+  std::int64_t s[3] = {0, 0, 0};
+  s[axis] = 1;
+  return Layout::strided({n, n, n}, {s[0], s[1], s[2]});
+}
+
+template <class T>
+void cpu_rows_for(std::int64_t n, int reps, std::vector<Row>& rows) {
+  const std::size_t total = static_cast<std::size_t>(n * n * n);
+  std::vector<T> d(total), x(total);
+#pragma omp parallel for schedule(static)
+  for (std::size_t o = 0; o < total; ++o) {
+    d[o] = T(1) + T(o % 7) / T(8);
+    x[o] = T(0);
+  }
+  std::vector<T> a(n, T(0.25)), b(n, T(1)), c(n, T(0.25));
+  const double copy = median_ms(reps, [&] {
+#pragma omp parallel for schedule(static)
+    for (std::size_t o = 0; o < total; ++o) x[o] = d[o];
+  });
+  const auto packed = Layout::packed({n, n, n});
+  for (int axis = 0; axis < 3; ++axis) {
+    Row r{"cpu", sizeof(T) == 4 ? "float" : "double", n, axis};
+    r.copy_ms = copy;
+    FactoredSolver<T> f(Backend::cpu, a.data(), b.data(), c.data(), n, packed, axis);
+    r.stored_rows = f.stored_rows();
+    r.factored_ms = median_ms(reps, [&] { f.solve(d.data(), x.data()); });
+    const auto m = broadcast_matrix(n, axis);
+    Solver<T> g(Backend::cpu, OperandLayouts(m, m, m, packed, packed), axis);
+    r.general_ms = median_ms(reps, [&] { g.solve(a.data(), b.data(), c.data(), d.data(), x.data()); });
+    rows.push_back(r);
+  }
+}
+
+void print(const Row& r) {
+  const bool gpu = r.backend == "cuda";
+  const double pct = 100.0 * r.gbps() / r.copy_gbps();
+  const double speedup = r.general_ms / r.factored_ms;
+  std::printf("%-4s %-6s n=%-5lld axis=%d stored=%-4lld factored %8.3f ms %7.1f GB/s %5.1f%% of copy"
+              " (bar %s) | general %8.3f ms x%.2f (bar 2.2)",
+              r.backend.c_str(), r.precision.c_str(), static_cast<long long>(r.n), r.axis,
+              static_cast<long long>(r.stored_rows), r.factored_ms, r.gbps(), pct,
+              gpu ? "90/85" : "80", r.general_ms, speedup);
+  if (r.cusparse_ms > 0) std::printf(" | cusparse %8.3f ms x%.2f", r.cusparse_ms, r.cusparse_ms / r.factored_ms);
+  std::printf("\n");
+}
+
+void write_json(const std::string& path, const std::vector<Row>& rows) {
+  std::ofstream out(path);
+  out << "[\n";
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const Row& r = rows[i];
+    out << "  {\"backend\": \"" << r.backend << "\", \"precision\": \"" << r.precision
+        << "\", \"n\": " << r.n << ", \"axis\": " << r.axis << ", \"stored_rows\": " << r.stored_rows
+        << ", \"factored_ms\": " << r.factored_ms << ", \"general_ms\": " << r.general_ms
+        << ", \"copy_ms\": " << r.copy_ms << ", \"cusparse_ms\": " << r.cusparse_ms
+        << ", \"gbps\": " << r.gbps() << ", \"copy_gbps\": " << r.copy_gbps() << "}"
+        << (i + 1 < rows.size() ? ",\n" : "\n");
+  }
+  out << "]\n";
+}
+
+}  // namespace
+}  // namespace triax::bench::factored
+
+int main(int argc, char** argv) {
+  using namespace triax::bench::factored;
+  Config cfg;
+  std::vector<std::int64_t> cpu_sizes;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--gpu-only") cfg.cpu = false;
+    else if (arg == "--cpu-only") cfg.gpu = false;
+    else if (arg == "--reps" && i + 1 < argc) cfg.reps = std::stoi(argv[++i]);
+    else if (arg == "--json" && i + 1 < argc) cfg.json = argv[++i];
+    else if (arg == "--n" && i + 1 < argc) cfg.sizes.push_back(std::stoll(argv[++i]));
+    else if (arg == "--cpu-n" && i + 1 < argc) cpu_sizes.push_back(std::stoll(argv[++i]));
+    else {
+      std::puts("usage: triax-bench-factored [--gpu-only|--cpu-only] [--n N]... [--cpu-n N]...\n"
+                "                            [--reps R] [--json FILE]\n"
+                "  an n^3 cube along each axis (default GPU n = 128 256 512, CPU n = 128 256)");
+      return arg == "--help" ? 0 : 2;
+    }
+  }
+  if (cfg.sizes.empty()) cfg.sizes = {128, 256, 512};
+  if (cpu_sizes.empty()) cpu_sizes = {128, 256};
+  std::vector<Row> rows;
+  try {
+    if (cfg.gpu && gpu_available()) {
+      auto g = gpu_rows(cfg);
+      for (const auto& r : g) print(r);
+      rows.insert(rows.end(), g.begin(), g.end());
+    } else if (cfg.gpu) {
+      std::puts("no CUDA device: GPU rows skipped");
+    }
+    if (cfg.cpu) {
+      std::printf("cpu: %d OpenMP threads\n", omp_get_max_threads());
+      for (std::int64_t n : cpu_sizes) {
+        std::vector<Row> c;
+        cpu_rows_for<float>(n, cfg.reps, c);
+        cpu_rows_for<double>(n, cfg.reps, c);
+        for (const auto& r : c) print(r);
+        rows.insert(rows.end(), c.begin(), c.end());
+      }
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "triax-bench-factored: %s\n", e.what());
+    return 1;
+  }
+  if (!cfg.json.empty()) write_json(cfg.json, rows);
+  return 0;
+}

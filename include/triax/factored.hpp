@@ -1,0 +1,124 @@
+#pragma once
+/// @file factored.hpp
+/// One tridiagonal matrix, many right-hand sides: a plan that factors the matrix once.
+///
+/// triax::FactoredSolver is made from one system's diagonals a, b, c (n rows, host memory, copied
+/// at plan time) and the layouts of d and x; every system of the batch shares that matrix. The
+/// plan runs Thomas' LU without pivoting once (in long double, rounded to T) and keeps, per row,
+/// the subdiagonal a[i], the reciprocal pivot 1 / m[i] and the eliminated c'[i] = c[i] / m[i].
+/// Each solve then reads d and writes x only:
+///
+///   forward:  d'[i] = (d[i] - a[i] d'[i-1]) (1 / m[i]);   backward: x[i] = d'[i] - c'[i] x[i+1].
+///
+/// **Near-Toeplitz compression.** For a matrix with constant interior diagonals the factors
+/// converge to a fixed point after a few rows (fast for a diagonally dominant matrix, slowly as
+/// |b| approaches |a| + |c|, never for a non-dominant or varying one). The plan stores the rows
+/// before the longest run of bit-identical consecutive factor rows, that run's value once (the
+/// limit), and the rows after it (the boundary rows of the end). The compression is lossless:
+/// every row reads back exactly the factors the uncompressed table would hold; a matrix whose
+/// factors never repeat is stored row by row. stored_rows() says how many rows the plan keeps.
+///
+/// **Pivots.** The solve multiplies by reciprocal pivots. Where a pivot or its reciprocal is not
+/// a normal number in T (a matrix near the ends of T's range) the plan solves (s A) x = s d
+/// instead, s the power of two that brings the largest pivot near 1: every product with s is
+/// exact, so a matrix scaled by 2^k is solved bit for bit as the unscaled one, at one more
+/// multiplication per element (scaled(); docs/algorithms.md, "Factored and near-Toeplitz solves").
+///
+/// **Breakdown.** A zero or non-finite pivot (or a c' that overflows T) at row k does not throw:
+/// the plan reports it as factor_info() = k + 1, every solve writes NaN into every x (u += NaN
+/// for solve_increment) and, in checked mode, sets info = k + 1 for every system. With a clean
+/// factorisation, checked mode's info is, per system, the first row whose d' is not finite, else
+/// the last row whose stored solution is not finite, else 0 (as triax::Solver reports it).
+///
+/// @code
+///   #include <triax/factored.hpp>
+///   // The fourth-order Pade matrix (1/4, 1, 1/4) along y of a 64^3 grid.
+///   std::vector<double> a(64, 0.25), b(64, 1.0), c(64, 0.25);
+///   triax::FactoredSolver<double> solver(triax::Backend::cpu, a.data(), b.data(), c.data(), 64,
+///                                        triax::Layout::packed({64, 64, 64}), /*axis=*/1);
+///   solver.solve_in_place(d);  // d now holds x, every system solved with one matrix
+/// @endcode
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <type_traits>
+
+#include "triax/errors.hpp"
+#include "triax/export.hpp"
+#include "triax/layout.hpp"
+#include "triax/options.hpp"
+
+namespace triax {
+
+/// The layouts of the right-hand side d and of the output x (x of solve(), u of
+/// solve_increment(); ignored by solve_in_place(), which writes d). Same rank and extents.
+struct FactoredLayouts {
+  Layout d, x;
+  FactoredLayouts(const Layout& all) : d(all), x(all) {}  // NOLINT
+  FactoredLayouts(const Layout& d_, const Layout& x_) : d(d_), x(x_) {}
+};
+
+/// A plan for solving many systems that share one tridiagonal matrix along one axis.
+///
+/// Preconditions checked at construction (triax::invalid_argument naming the argument and value):
+/// those of triax::Solver for the layouts of d and x and for options (algorithm must be
+/// automatic), n equal to the extent of the axis, and non-null a, b, c when n > 0 (a[0] and
+/// c[n-1] are never read). The cuda backend copies the factors to device memory here (which
+/// may throw triax::out_of_memory or triax::cuda_error) and runs on options.stream.
+///
+/// Preconditions checked at every solve, before anything is written: those of triax::Solver for
+/// d, x and info (null, alignment, memory space, overlap of the output with d unless in place,
+/// info over an operand, checked mode without info). One solve at a time per plan.
+template <class T>
+class TRIAX_API FactoredSolver {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
+                "triax::FactoredSolver supports float and double");
+
+ public:
+  FactoredSolver(Backend backend, const T* a, const T* b, const T* c, std::int64_t n,
+                 const FactoredLayouts& layouts, int axis, const Options& options = {});
+  ~FactoredSolver();
+  FactoredSolver(FactoredSolver&&) noexcept;
+  FactoredSolver& operator=(FactoredSolver&&) noexcept;
+  FactoredSolver(const FactoredSolver&) = delete;
+  FactoredSolver& operator=(const FactoredSolver&) = delete;
+
+  /// Solves in place: d is overwritten by x (laid out as d).
+  void solve_in_place(T* d, int* info = nullptr);
+  /// Solves into x (laid out as layouts.x); d is not modified.
+  void solve(const T* d, T* x, int* info = nullptr);
+  /// u += x (u laid out as layouts.x); u must not share elements with d.
+  void solve_increment(const T* d, T* u, int* info = nullptr);
+
+  Backend backend() const;
+  /// Rows per system (n).
+  std::int64_t system_length() const;
+  /// Number of systems; the length of `info`.
+  std::int64_t system_count() const;
+  /// Factor rows the plan stores: rows before the limit, the limit (1 if compressed), rows after.
+  std::int64_t stored_rows() const;
+  /// Rows before the converged run (those stored from the start of the system).
+  std::int64_t head_rows() const;
+  /// Rows after the converged run (stored from the end of the system); 0 when not compressed.
+  std::int64_t tail_rows() const;
+  /// Whether the factors were compressed (a run of at least 3 identical rows was found).
+  bool compressed() const;
+  /// Whether the solve scales d by a power of two (pivots outside T's normal range).
+  bool scaled() const;
+  /// 0 when the factorisation is clean, else k + 1 for the first row k with a zero or
+  /// non-finite pivot (or a c' that overflows T).
+  std::int64_t factor_info() const;
+  /// Bytes of memory the plan owns for its factors and workspace (device memory on cuda).
+  std::size_t workspace_bytes() const;
+
+  class Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+extern template class TRIAX_API FactoredSolver<float>;
+extern template class TRIAX_API FactoredSolver<double>;
+
+}  // namespace triax

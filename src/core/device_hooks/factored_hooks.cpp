@@ -1,0 +1,20 @@
+// Compiled instead of src/cuda/factored when TRIAX_ENABLE_CUDA is off: a factored plan on the
+// cuda backend throws not_compiled.
+#include "core/factored/factored_plan.hpp"
+#include "triax/errors.hpp"
+
+namespace triax::detail {
+
+template <class T>
+std::unique_ptr<FactoredBackendPlan<T>> make_cuda_factored_plan(const Problem&, const Options&,
+                                                                const FactorTable<T>&) {
+  throw not_compiled(
+      "triax::FactoredSolver: the cuda backend was not compiled into this build (configure with "
+      "-DTRIAX_ENABLE_CUDA=ON on a machine with nvcc)");
+}
+template std::unique_ptr<FactoredBackendPlan<float>> make_cuda_factored_plan(
+    const Problem&, const Options&, const FactorTable<float>&);
+template std::unique_ptr<FactoredBackendPlan<double>> make_cuda_factored_plan(
+    const Problem&, const Options&, const FactorTable<double>&);
+
+}  // namespace triax::detail

@@ -1,0 +1,58 @@
+#pragma once
+// The interface between triax::FactoredSolver's core (validation, normalisation, factoring) and
+// its backends: each backend's folder implements one factory below (src/reference/factored,
+// src/cpu/factored, src/cuda/factored; core/device_hooks throws not_compiled without CUDA).
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/factored/factor_table.hpp"
+#include "core/problem.hpp"
+#include "triax/options.hpp"
+
+namespace triax::detail {
+
+/// The pointers of one factored solve: d read, x written (or x += solution), info in checked mode.
+template <class T>
+struct FactoredOperands {
+  const T* d;
+  T* x;
+  bool accumulate;
+  int* info;  // one per system in checked mode, else nullptr
+};
+
+/// The matrix as the caller gave it (host copies), for the reference backend, which solves from
+/// it directly rather than from the factors.
+template <class T>
+struct FactoredMatrix {
+  std::vector<T> a, b, c;
+};
+
+template <class T>
+class FactoredBackendPlan {
+ public:
+  virtual ~FactoredBackendPlan() = default;
+  /// Runs a validated solve; must not allocate. `problem` maps d to op_d and x to op_x (in place:
+  /// map[op_x] == map[op_d]); the maps of a, b, c are unused.
+  virtual void solve(const Problem& problem, const FactoredOperands<T>& ops) = 0;
+  virtual void clear_info(int* info, std::int64_t count) { std::fill_n(info, count, 0); }
+  virtual std::size_t workspace_bytes() const = 0;
+};
+
+template <class T>
+std::unique_ptr<FactoredBackendPlan<T>> make_reference_factored_plan(const Problem& problem,
+                                                                     const Options& options,
+                                                                     const FactoredMatrix<T>& m);
+template <class T>
+std::unique_ptr<FactoredBackendPlan<T>> make_cpu_factored_plan(const Problem& problem,
+                                                               const Options& options,
+                                                               const FactorTable<T>& table);
+template <class T>
+std::unique_ptr<FactoredBackendPlan<T>> make_cuda_factored_plan(const Problem& problem,
+                                                                const Options& options,
+                                                                const FactorTable<T>& table);
+
+}  // namespace triax::detail

@@ -1,0 +1,152 @@
+#pragma once
+// The CPU kernel of triax::FactoredSolver: W systems at once as SIMD lanes, the factors read
+// from the plan's small table (one row of three values per matrix row, or the few rows of a
+// compressed near-Toeplitz table, which stay in L1). Neighbouring systems along the fastest
+// batch dimension are the lanes: along axes >= 1 their row i is one contiguous run (the strip
+// kernel's reading order), along axis 0 each lane is gathered from its own system (rows
+// contiguous per system, so each cache line serves several consecutive rows).
+//
+// Forward:  d'[i] = (d[i] - a[i] d'[i-1]) r[i]   ((s d[i] - ...) where the table is scaled)
+// Backward: x[n-1] = d'[n-1],  x[i] = d'[i] - c'[i] x[i+1], stored (or added) row by row.
+// d is read completely in the forward pass, so x may be d (in place).
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+
+#include "core/factored/factor_table.hpp"
+#include "core/factored/factored_plan.hpp"
+#include "core/problem.hpp"
+
+#ifndef TRIAX_FACTORED_ISA
+#error "factored_lanes.hpp is included through cpu/factored/strips.inc, which names the instruction set"
+#endif
+
+#include "cpu/factored/block_transpose.hpp"
+
+// One namespace per instruction set: the header is compiled twice with different flags, and
+// the copies must not meet at link time.
+namespace triax::detail::cpu_factored::TRIAX_FACTORED_ISA {
+
+template <class T>
+inline bool is_finite(T v) {
+  return (v < T(0) ? -v : v) <= std::numeric_limits<T>::max();
+}
+
+/// Per-thread scratch: d' of every row for W lanes, a row buffer, checked-mode bookkeeping.
+template <class T>
+struct Scratch {
+  T* dp;       // n x W
+  T* row;      // W
+  int* first;  // W: first row with a non-finite d'
+  int* last;   // W: last row with a non-finite stored value
+};
+
+/// w systems s0 .. s0 + w - 1, neighbours along the fastest batch dimension.
+template <bool Accumulate, bool Checked, bool Scaled, class T>
+void solve_lanes(const Problem& p, const FactoredOperands<T>& ops, const FactorView<T>& f,
+                 std::int64_t s0, int w, int width, Scratch<T> s) {
+  const std::int64_t n = p.n;
+  const std::int64_t od = p.system_offset(op_d, s0), ox = p.system_offset(op_x, s0);
+  const std::int64_t rd = p.map[op_d].row_stride, rx = p.map[op_x].row_stride;
+  const std::int64_t ld = p.batch_rank > 0 ? p.map[op_d].batch_strides[0] : 1;
+  const std::int64_t lx = p.batch_rank > 0 ? p.map[op_x].batch_strides[0] : 1;
+  const T* d = ops.d + od;
+  T* x = ops.x + ox;
+  if constexpr (Checked) {
+    std::fill(s.first, s.first + w, 0);
+    std::fill(s.last, s.last + w, 0);
+  }
+  // Lanes that are not contiguous (axis 0: each system's rows are) are gathered system by
+  // system into the d' scratch first, each system's rows one contiguous run, and the solution
+  // scattered back the same way: row by row the W gathers touched W lines at a time.
+  const bool gathered = ld != 1;
+  if (gathered && rd == 1) {
+    // Rows contiguous: register transposes of 8 x 8 floats / 4 x 4 doubles (AVX2).
+    transpose_copy(d, ld, s.dp, width, n, w);
+  } else if (gathered) {
+    for (int j = 0; j < w; ++j) {
+      const T* dj = d + j * ld;
+      for (std::int64_t i = 0; i < n; ++i) s.dp[i * width + j] = dj[i * rd];
+    }
+  }
+  // d' straight into x's rows where both d's and x's lanes are contiguous and x is stored, not
+  // added to: the backward pass then turns x's rows into x in place, with no scratch between
+  // (the strip kernel's "d' over d", docs/algorithms.md). Else d' lives in the scratch.
+  const bool dp_in_x = !gathered && lx == 1 && !Accumulate;
+  T* const dp = dp_in_x ? x : s.dp;
+  const std::int64_t ds = dp_in_x ? rx : width;
+  const T s0f = f.scale[0], s1f = f.scale[1];
+  for (std::int64_t i = 0; i < n; ++i) {
+    const T* fr = f.rows + 3 * f.index(i);
+    const T ai = fr[0], ri = fr[1];
+    // d' of the row overwrites its d where gathered: each lane reads before it writes.
+    const T* di = gathered ? s.dp + i * width : d + i * rd;
+    T* dpi = dp + i * ds;
+    if (i == 0) {
+      // Row 0 has no a[0] d'[-1]: nothing else is read (0 times a stale NaN would be NaN).
+#pragma omp simd
+      for (int j = 0; j < w; ++j) dpi[j] = (Scaled ? (di[j] * s0f) * s1f : di[j]) * ri;
+    } else {
+      const T* __restrict prev = dp + (i - 1) * ds;
+#pragma omp simd
+      for (int j = 0; j < w; ++j) {
+        const T dj = Scaled ? (di[j] * s0f) * s1f : di[j];
+        dpi[j] = (dj - ai * prev[j]) * ri;
+      }
+    }
+    if constexpr (Checked) {
+      for (int j = 0; j < w; ++j) {
+        if (s.first[j] == 0 && !is_finite(dpi[j])) s.first[j] = static_cast<int>(i + 1);
+      }
+    }
+  }
+  const bool scattered = lx != 1;
+  for (std::int64_t i = n - 1; i >= 0; --i) {
+    T* __restrict dpi = dp + i * ds;
+    if (i + 1 < n) {
+      const T cpi = f.rows[3 * f.index(i) + 2];
+      const T* __restrict next = dp + (i + 1) * ds;
+#pragma omp simd
+      for (int j = 0; j < w; ++j) dpi[j] -= cpi * next[j];
+    }
+    if (dp_in_x) {
+      if constexpr (Checked) {
+        for (int j = 0; j < w; ++j) {
+          if (s.last[j] == 0 && !is_finite(dpi[j])) s.last[j] = static_cast<int>(i + 1);
+        }
+      }
+      continue;  // x is in place
+    }
+    if (scattered) continue;  // stored system by system below
+    T* xi = x + i * rx;
+#pragma omp simd
+    for (int j = 0; j < w; ++j) xi[j] = Accumulate ? xi[j] + dpi[j] : dpi[j];
+    if constexpr (Checked) {
+      for (int j = 0; j < w; ++j) {
+        if (s.last[j] == 0 && !is_finite(xi[j])) s.last[j] = static_cast<int>(i + 1);
+      }
+    }
+  }
+  if (scattered && rx == 1 && !Accumulate && !Checked) {
+    transpose_copy(static_cast<const T*>(s.dp), width, x, lx, w, n);
+  } else if (scattered) {
+    for (int j = 0; j < w; ++j) {
+      T* xj = x + j * lx;
+      for (std::int64_t i = 0; i < n; ++i) {
+        const T v = Accumulate ? xj[i * rx] + s.dp[i * width + j] : s.dp[i * width + j];
+        xj[i * rx] = v;
+        if constexpr (Checked) {
+          if (!is_finite(v)) s.last[j] = static_cast<int>(i + 1);  // rows ascend: the last wins
+        }
+      }
+    }
+  }
+  if constexpr (Checked) {
+    for (int j = 0; j < w; ++j) {
+      ops.info[s0 + j] = f.breakdown != 0 ? f.breakdown : s.first[j] != 0 ? s.first[j] : s.last[j];
+    }
+  }
+}
+
+}  // namespace triax::detail::cpu_factored::TRIAX_FACTORED_ISA

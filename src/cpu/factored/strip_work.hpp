@@ -1,0 +1,33 @@
+#pragma once
+// What the CPU factored plan hands its kernels: the strips to run and each thread's scratch.
+// The kernels (strips.inc) are compiled once per instruction set; the plan picks one.
+#include <cstdint>
+
+#include "core/factored/factor_table.hpp"
+#include "core/factored/factored_plan.hpp"
+#include "core/problem.hpp"
+
+namespace triax::detail::cpu_factored {
+
+template <class T>
+struct StripWork {
+  int threads;
+  int width;                  // lanes of a strip
+  std::int64_t e0;            // systems along the fastest batch dimension (lanes come from it)
+  T* work;                    // per thread: n x width values of d', then width values
+  std::size_t per_thread;     // values of work per thread
+  int* info;                  // per thread: 2 x width ints (checked mode)
+};
+
+template <class T>
+using StripEntry = void (*)(const Problem&, const FactoredOperands<T>&, const FactorView<T>&,
+                            const StripWork<T>&);
+
+template <class T>
+void run_strips_baseline(const Problem&, const FactoredOperands<T>&, const FactorView<T>&,
+                         const StripWork<T>&);
+template <class T>
+void run_strips_avx2(const Problem&, const FactoredOperands<T>&, const FactorView<T>&,
+                     const StripWork<T>&);
+
+}  // namespace triax::detail::cpu_factored

@@ -1,0 +1,193 @@
+// triax::FactoredSolver on the cuda backend against the reference backend: the matrices and grids
+// of support/factored_cases.hpp (n = 1..4096 across the register and general kernels, every axis
+// of 2-D..4-D grids with ghost layers, in place / separate / increment), checked mode on device
+// info, breakdowns, scaled matrices, and host pointers refused. SKIPPED without a device.
+#include <gtest/gtest.h>
+
+#include "support/device_runner.hpp"
+#include "support/factored_cases.hpp"
+
+namespace triax::test {
+namespace {
+
+template <class T>
+class FactoredCuda : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
+  }
+};
+using Precisions = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(FactoredCuda, Precisions);
+
+/// Solves on the device from copies of the host buffers (padding and its poison included) and
+/// copies them back; info (if given) through device memory.
+template <class T>
+void run_factored_cuda(const FactoredMatrixCase<T>& m, const FactoredGrid& g, Mode mode,
+                       std::vector<T>& d, std::vector<T>& x, bool checked = false,
+                       std::vector<int>* info = nullptr) {
+  cudaStream_t stream;
+  TRIAX_TEST_CUDA_OK(cudaStreamCreate(&stream));
+  DeviceBuffer<T> dd(d), dx(x);
+  ASSERT_TRUE(dd.get() && dx.get()) << "cudaMalloc failed";
+  FactoredSolver<T> s(Backend::cuda, m.a.data(), m.b.data(), m.c.data(),
+                      static_cast<std::int64_t>(m.b.size()), g.layouts, g.axis,
+                      {.checked = checked, .stream = stream});
+  int* di = nullptr;
+  if (checked) {
+    TRIAX_TEST_CUDA_OK(cudaMalloc(&di, std::max<std::size_t>(1, info->size()) * sizeof(int)));
+    TRIAX_TEST_CUDA_OK(cudaMemset(di, 0xff, std::max<std::size_t>(1, info->size()) * sizeof(int)));
+  }
+  switch (mode) {
+    case Mode::in_place: s.solve_in_place(dd.get(), di); break;
+    case Mode::separate: s.solve(dd.get(), dx.get(), di); break;
+    case Mode::increment: s.solve_increment(dd.get(), dx.get(), di); break;
+  }
+  TRIAX_TEST_CUDA_OK(cudaStreamSynchronize(stream));
+  TRIAX_TEST_CUDA_OK(cudaGetLastError());
+  dd.download(d);
+  dx.download(x);
+  if (checked) {
+    TRIAX_TEST_CUDA_OK(cudaMemcpy(info->data(), di, info->size() * sizeof(int), cudaMemcpyDeviceToHost));
+    cudaFree(di);
+  }
+  TRIAX_TEST_CUDA_OK(cudaStreamDestroy(stream));
+}
+
+template <class T>
+FactoredRunner<T> cuda_factored_runner() {
+  return [](const FactoredMatrixCase<T>& m, const FactoredGrid& g, Mode mode, std::vector<T>& d,
+            std::vector<T>& x) { run_factored_cuda(m, g, mode, d, x); };
+}
+
+TYPED_TEST(FactoredCuda, MatchesReferenceRegisterKernel) {
+  // n <= 8 and n <= 32: d' in registers.
+  const std::vector<std::int64_t> sizes = quick_tests() ? std::vector<std::int64_t>{1, 3, 9, 32}
+                                                       : std::vector<std::int64_t>{1, 2, 3, 8, 9, 31, 32};
+  for (std::int64_t n : sizes) {
+    check_factored_against_reference<TypeParam>(n, cuda_factored_runner<TypeParam>(), quick_tests());
+  }
+}
+
+TYPED_TEST(FactoredCuda, MatchesReferenceGeneralKernel) {
+  const std::vector<std::int64_t> sizes = quick_tests() ? std::vector<std::int64_t>{33, 257}
+                                                       : std::vector<std::int64_t>{33, 64, 257};
+  for (std::int64_t n : sizes) {
+    check_factored_against_reference<TypeParam>(n, cuda_factored_runner<TypeParam>(), quick_tests());
+  }
+  // Long systems: past the staged kernel's shared memory (the tiled and one-thread kernels).
+  if (!quick_tests()) {
+    check_factored_against_reference<TypeParam>(4096, cuda_factored_runner<TypeParam>(), true);
+  }
+}
+
+TYPED_TEST(FactoredCuda, CheckedModeMatchesHostBackends) {
+  using T = TypeParam;
+  for (std::int64_t n : {5, 33}) {
+    const std::int64_t count = 24;
+    auto m = toeplitz<T>("fast", n, 0.25, 1.0, 0.25, 3);
+    const auto l = Layout::packed({count, n});
+    FactoredGrid g{"2d", {count, n}, 1, FactoredLayouts(l)};
+    std::vector<T> d0(l.size(), T(0.5));
+    const T faults[] = {std::numeric_limits<T>::quiet_NaN(), std::numeric_limits<T>::infinity(),
+                        -std::numeric_limits<T>::infinity()};
+    for (std::int64_t s = 0; s < count; s += 2) d0[row_of(l, 1, s, (s * 5) % n)] = faults[(s / 2) % 3];
+    for (Mode mode : {Mode::in_place, Mode::separate, Mode::increment}) {
+      SCOPED_TRACE("n=" + std::to_string(n) + " " + to_string(mode));
+      std::vector<int> want(count), got(count, -1);
+      std::vector<T> dh = d0, xh(l.size(), T(1)), dg = d0, xg(l.size(), T(1));
+      run_factored_host(Backend::cpu, m, g, mode, dh, xh, {.checked = true}, want.data());
+      run_factored_cuda(m, g, mode, dg, xg, true, &got);
+      EXPECT_EQ(got, want);
+    }
+  }
+}
+
+TYPED_TEST(FactoredCuda, BreakdownAndScaledMatrix) {
+  using T = TypeParam;
+  auto singular = pade<T>(3);
+  const auto l = Layout::packed({3, 40});
+  FactoredGrid g{"2d", {3, 40}, 0, FactoredLayouts(l)};
+  std::vector<T> d(l.size(), T(1)), x(l.size(), T(2));
+  std::vector<int> info(40, -1);
+  run_factored_cuda(singular, g, Mode::separate, d, x, true, &info);
+  for (int i : info) EXPECT_EQ(i, 3);
+  for (T v : x) EXPECT_TRUE(std::isnan(v));
+
+  const std::int64_t n = 50;
+  auto m = pade<T>(n);
+  const int k = std::is_same_v<T, float> ? -135 : -1060;
+  auto ms = m;
+  for (std::int64_t i = 0; i < n; ++i) {
+    if (i > 0) ms.a[i] = std::ldexp(m.a[i], k);
+    ms.b[i] = std::ldexp(m.b[i], k);
+    if (i + 1 < n) ms.c[i] = std::ldexp(m.c[i], k);
+  }
+  const auto l2 = Layout::packed({n, 70});
+  FactoredGrid g2{"2d", {n, 70}, 0, FactoredLayouts(l2)};
+  std::vector<T> d0(l2.size()), x0(l2.size()), ds(l2.size()), xs(l2.size());
+  for (std::size_t o = 0; o < d0.size(); ++o) {
+    d0[o] = T((static_cast<int>(o * 7) % 31 - 15) / 16.0);
+    ds[o] = std::ldexp(d0[o], k);
+  }
+  run_factored_cuda(m, g2, Mode::separate, d0, x0);
+  run_factored_cuda(ms, g2, Mode::separate, ds, xs);
+  ASSERT_TRUE(outputs_match(l2, xs, x0, 4.0));
+}
+
+TYPED_TEST(FactoredCuda, HostPointersRefused) {
+  using T = TypeParam;
+  auto m = toeplitz<T>("fast", 8, 0.25, 1.0, 0.25, 3);
+  const auto l = Layout::packed({8, 4});
+  FactoredSolver<T> s(Backend::cuda, m.a.data(), m.b.data(), m.c.data(), 8, l, 0);
+  std::vector<T> host(l.size(), T(1));
+  DeviceBuffer<T> dev(host);
+  EXPECT_THROW(s.solve_in_place(host.data()), invalid_argument);
+  EXPECT_THROW(s.solve(dev.get(), host.data()), invalid_argument);
+  EXPECT_EQ(host, std::vector<T>(l.size(), T(1)));
+}
+
+
+TYPED_TEST(FactoredCuda, MatchesGeneralSolverOnManyRightHandSides) {
+  // triax::Solver on the device with the matrix broadcast to every system: every axis of a
+  // padded 40 x 36 x 33 grid, n = 33..40 (the staged kernel) and along x the long path (n = 300).
+  using T = TypeParam;
+  for (const std::vector<std::int64_t>& shape :
+       {std::vector<std::int64_t>{40, 36, 33}, std::vector<std::int64_t>{300, 9, 5}}) {
+    for (int axis = 0; axis < 3; ++axis) {
+      const std::int64_t n = shape[axis];
+      auto m = pade<T>(n);
+      std::vector<std::int64_t> strides(3, 0), alloc(shape), begin(3, 1);
+      strides[axis] = 1;
+      for (auto& e : alloc) e += 2;
+      const auto coef = Layout::strided(shape, strides);
+      const auto ld = Layout::padded(shape, alloc, begin);
+      const auto lx = Layout::packed(shape);
+      std::vector<T> a(n), b(n), c(n);
+      for (std::int64_t i = 0; i < n; ++i) {
+        a[i] = i > 0 ? m.a[i] : T(0);
+        b[i] = m.b[i];
+        c[i] = i + 1 < n ? m.c[i] : T(0);
+      }
+      std::vector<T> d(buffer_size(ld), T(0));
+      std::mt19937_64 gen(test_seed(axis));
+      std::uniform_real_distribution<double> u(-1, 1);
+      for_each_offset(ld, [&](std::int64_t o) { d[o] = T(u(gen)); });
+      SCOPED_TRACE("n " + std::to_string(n) + " axis " + std::to_string(axis));
+      std::vector<T> want(lx.size(), T(0.5)), got(lx.size(), T(0.5));
+      DeviceBuffer<T> da(a), db(b), dc(c), dd(d), dw(want), dg(got);
+      Solver<T> general(Backend::cuda, OperandLayouts(coef, coef, coef, ld, lx), axis);
+      FactoredSolver<T> factored(Backend::cuda, a.data(), b.data(), c.data(), n,
+                                 FactoredLayouts(ld, lx), axis);
+      general.solve_increment(da.get(), db.get(), dc.get(), dd.get(), dw.get());
+      factored.solve_increment(dd.get(), dg.get());
+      TRIAX_TEST_CUDA_OK(cudaDeviceSynchronize());
+      dw.download(want);
+      dg.download(got);
+      ASSERT_TRUE(outputs_match(lx, got, want, m.condition));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace triax::test
