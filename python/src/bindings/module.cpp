@@ -6,8 +6,10 @@
 
 #include <memory>
 
+#include "factored_plan.hpp"
 #include "operands.hpp"
 #include "plan.hpp"
+#include "var_plan.hpp"
 
 namespace nb = nanobind;
 using namespace triax::python;
@@ -40,6 +42,40 @@ void run_plan(Plan& plan, nb::handle a, nb::handle b, nb::handle c, nb::handle d
   }
   nb::ndarray<> info_holder;
   int* info_ptr = info_pointer(info, s, info_holder);
+  plan.run(ops, increment, info_ptr, stream);
+}
+
+// Raises ValueError unless the call's arrays fit the plan's signature.
+void check_fits(const Signature& plan, const Signature& call, const char* name) {
+  if (!(call == plan)) {
+    throw nb::value_error((std::string("triax.") + name + ": these arrays do not fit the plan: " +
+                           difference(plan, call) + " (make a new " + name + ")")
+                              .c_str());
+  }
+}
+
+void run_factored(FactoredPlan& plan, nb::handle d, nb::handle out, bool increment, nb::handle info,
+                  std::uintptr_t stream) {
+  const Signature& p = plan.signature();
+  Operands ops;
+  const Signature s = describe_vectors(d, out, p.axis, p.checked, ops);
+  check_fits(p, s, "FactoredSolver");
+  nb::ndarray<> info_holder;
+  int* info_ptr = info_pointer(info, s, info_holder);
+  plan.run(ops, increment, info_ptr, stream);
+}
+
+void run_var(VarPlan& plan, nb::handle a, nb::handle b, nb::handle c, nb::handle d, nb::handle out,
+             bool increment, nb::handle info, std::uintptr_t stream) {
+  const Signature& p = plan.signature();
+  Operands ops;
+  const Signature s = describe(a, b, c, d, out, p.axis, p.checked, ops);
+  check_fits(p, s, "VarSolver");
+  nb::ndarray<> info_holder;
+  int* info_ptr = nullptr;
+  if (s.checked && plan.system_count() > 0) {
+    info_ptr = import_info(info, s, plan.system_count(), info_holder);
+  }
   plan.run(ops, increment, info_ptr, stream);
 }
 
@@ -108,4 +144,50 @@ NB_MODULE(_core, m) {
       .def_prop_ro("axis", [](const Plan& p) { return p.signature().axis; })
       .def_prop_ro("block_size", [](const Plan& p) { return p.signature().block_m; })
       .def_prop_ro("checked", [](const Plan& p) { return p.signature().checked; });
+
+  nb::class_<FactoredPlan>(m, "FactoredPlan")
+      .def(
+          "__init__",
+          [](FactoredPlan* self, nb::handle a, nb::handle b, nb::handle c, nb::handle d,
+             nb::handle out, int axis, bool checked, std::uintptr_t stream) {
+            Operands ops;
+            new (self) FactoredPlan(a, b, c, describe_vectors(d, out, axis, checked, ops), stream);
+          },
+          nb::arg("a").none(), nb::arg("b").none(), nb::arg("c").none(), nb::arg("d").none(),
+          nb::arg("out").none(), nb::arg("axis"), nb::arg("checked"), nb::arg("stream"))
+      .def("run", &run_factored, nb::arg("d").none(), nb::arg("out").none(), nb::arg("increment"),
+           nb::arg("info").none(), nb::arg("stream"))
+      .def_prop_ro("backend", &FactoredPlan::backend)
+      .def_prop_ro("system_length", &FactoredPlan::system_length)
+      .def_prop_ro("system_count", &FactoredPlan::system_count)
+      .def_prop_ro("stored_rows", &FactoredPlan::stored_rows)
+      .def_prop_ro("compressed", &FactoredPlan::compressed)
+      .def_prop_ro("factor_info", &FactoredPlan::factor_info)
+      .def_prop_ro("workspace_bytes", &FactoredPlan::workspace_bytes)
+      .def_prop_ro("axis", [](const FactoredPlan& p) { return p.signature().axis; });
+
+  nb::class_<VarPlan>(m, "VarPlan")
+      .def(
+          "__init__",
+          [](VarPlan* self, nb::handle lengths, nb::handle offsets, nb::handle a, nb::handle b,
+             nb::handle c, nb::handle d, nb::handle out, int axis, bool back_to_back, bool checked,
+             std::uintptr_t stream) {
+            Operands ops;
+            const Signature s = describe(a, b, c, d, out, back_to_back ? 0 : axis, checked, ops);
+            new (self) VarPlan(lengths, offsets, back_to_back, s, stream);
+          },
+          nb::arg("lengths").none(), nb::arg("offsets").none(), nb::arg("a").none(),
+          nb::arg("b").none(), nb::arg("c").none(), nb::arg("d").none(), nb::arg("out").none(),
+          nb::arg("axis"), nb::arg("back_to_back"), nb::arg("checked"), nb::arg("stream"))
+      .def("run", &run_var, nb::arg("a").none(), nb::arg("b").none(), nb::arg("c").none(),
+           nb::arg("d").none(), nb::arg("out").none(), nb::arg("increment"), nb::arg("info").none(),
+           nb::arg("stream"))
+      .def_prop_ro("backend", &VarPlan::backend)
+      .def_prop_ro("system_count", &VarPlan::system_count)
+      .def_prop_ro("total_rows", &VarPlan::total_rows)
+      .def_prop_ro("max_length", &VarPlan::max_length)
+      .def_prop_ro("span", &VarPlan::span)
+      .def_prop_ro("back_to_back", &VarPlan::back_to_back)
+      .def_prop_ro("workspace_bytes", &VarPlan::workspace_bytes)
+      .def_prop_ro("axis", [](const VarPlan& p) { return p.signature().axis; });
 }

@@ -181,12 +181,29 @@ std::size_t SignatureHash::operator()(const Signature& s) const {
   mix(s.axis);
   mix(s.block_m);
   mix(s.checked);
+  mix(s.vectors_only);
   for (int k = 0; k < s.ndim; ++k) mix(s.shape[k]);
   for (int op = 0; op < operand_count; ++op) {
     for (int k = 0; k < stride_count(s, op); ++k) mix(s.strides[op][k]);
   }
   return static_cast<std::size_t>(h);
 }
+
+namespace {
+
+void import_out(nb::handle out, Operands& ops) {
+  if (out.is_none() || !nb::try_cast(out, ops.out)) {
+    nb::ndarray<nb::ro> read_only;
+    if (!out.is_none() && nb::try_cast(out, read_only)) {
+      throw nb::value_error("triax: out is read-only");
+    }
+    reject(out, "out");
+  }
+}
+
+Signature describe_imported(Operands& ops, int axis, bool checked, bool block);
+
+}  // namespace
 
 Signature describe(nb::handle a, nb::handle b, nb::handle c, nb::handle d, nb::handle out, int axis,
                    bool checked, Operands& ops, bool block) {
@@ -196,14 +213,23 @@ Signature describe(nb::handle a, nb::handle b, nb::handle c, nb::handle d, nb::h
       reject(inputs[op], operand_names[op]);
     }
   }
-  if (out.is_none() || !nb::try_cast(out, ops.out)) {
-    nb::ndarray<nb::ro> read_only;
-    if (!out.is_none() && nb::try_cast(out, read_only)) {
-      throw nb::value_error("triax: out is read-only");
-    }
-    reject(out, "out");
-  }
+  import_out(out, ops);
+  return describe_imported(ops, axis, checked, block);
+}
 
+Signature describe_vectors(nb::handle d, nb::handle out, int axis, bool checked, Operands& ops) {
+  // d is imported once (a DLPack capsule can be consumed only once) and stands in for a, b, c.
+  if (d.is_none() || !nb::try_cast(d, ops.inputs[3])) reject(d, "d");
+  for (int op = 0; op < 3; ++op) ops.inputs[op] = ops.inputs[3];
+  import_out(out, ops);
+  Signature s = describe_imported(ops, axis, checked, false);
+  s.vectors_only = true;
+  return s;
+}
+
+namespace {
+
+Signature describe_imported(Operands& ops, int axis, bool checked, bool block) {
   const auto& dd = ops.inputs[3];
   Signature s;
   const nb::dlpack::dtype dtype = dd.dtype();
@@ -308,6 +334,8 @@ Signature describe(nb::handle a, nb::handle b, nb::handle c, nb::handle d, nb::h
   return s;
 }
 
+}  // namespace
+
 int* import_info(nb::handle info, const Signature& s, std::int64_t count, nb::ndarray<>& holder) {
   if (info.is_none() || !nb::try_cast(info, holder)) reject(info, "info");
   bool contiguous = true;
@@ -383,7 +411,7 @@ std::string difference(const Signature& plan, const Signature& call) {
     const char* what = plan.block_m ? "d's grid shape " : "d's shape ";
     return what + call.shape_text() + ", the plan " + plan.shape_text();
   }
-  for (int op = 0; op < operand_count; ++op) {
+  for (int op = call.vectors_only ? 3 : 0; op < operand_count; ++op) {
     if (call.strides[op] != plan.strides[op]) {
       return std::string(operand_names[op]) + "'s element strides " +
              tuple_text(call.strides[op].data(), stride_count(call, op)) +

@@ -43,6 +43,7 @@ struct Signature {
   std::int32_t axis = 0;     // NumPy's axis, in [0, ndim)
   std::int32_t block_m = 0;  // M of M x M blocks; 0 for scalar systems
   bool checked = false;
+  bool vectors_only = false;  // d and out only (a factored plan): a, b, c mirror d
   std::array<std::int64_t, max_rank> shape{};
   std::array<std::array<std::int64_t, max_rank>, operand_count> strides{};
 
@@ -81,6 +82,11 @@ struct Operands {
 /// grid has 1 to 6 dimensions and `axis` counts them.
 Signature describe(nb::handle a, nb::handle b, nb::handle c, nb::handle d, nb::handle out, int axis,
                    bool checked, Operands& operands, bool block = false);
+
+/// d and out alone (the operands of a factored plan, whose matrix is its own): as describe(),
+/// with a, b and c taken to be d.
+Signature describe_vectors(nb::handle d, nb::handle out, int axis, bool checked,
+                           Operands& operands);
 
 /// Imports the checked mode's info array: int32, C-contiguous, `count` elements, on d's device.
 int* import_info(nb::handle info, const Signature& s, std::int64_t count, nb::ndarray<>& holder);

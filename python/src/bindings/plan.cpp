@@ -4,9 +4,7 @@
 #include <type_traits>
 #include <unordered_map>
 
-#ifdef TRIAX_HAS_CUDA
-#include <cuda_runtime_api.h>
-#endif
+#include "device_guard.hpp"
 
 namespace triax::python {
 namespace {
@@ -22,38 +20,23 @@ struct SolverValue<triax::BlockSolver<T>> {
   using type = T;
 };
 
-// Makes the array's GPU the current device for the guard's lifetime: the library runs on the
-// current device, and the caller's current device may be another one.
-class DeviceGuard {
- public:
-  explicit DeviceGuard(const Signature& s) {
-#ifdef TRIAX_HAS_CUDA
-    if (s.device_type != device_cuda) return;
-    if (cudaGetDevice(&previous_) != cudaSuccess) return;  // the solve reports the error
-    if (previous_ != s.device_id) {
-      if (cudaSetDevice(s.device_id) == cudaSuccess) switched_ = true;
-    }
-#else
-    (void)s;
-#endif
-  }
-  ~DeviceGuard() {
-#ifdef TRIAX_HAS_CUDA
-    if (switched_) cudaSetDevice(previous_);
-#endif
-  }
-  DeviceGuard(const DeviceGuard&) = delete;
-  DeviceGuard& operator=(const DeviceGuard&) = delete;
-
- private:
-  int previous_ = 0;
-  bool switched_ = false;
-};
-
-// The largest CPU problem solved in one thread (see make_solver).
+// The largest CPU problem solved in one thread (see options_for).
 constexpr std::int64_t single_thread_elements = 4096;
 
 }  // namespace
+
+Options options_for(const Signature& s, std::uintptr_t stream) {
+  Options options;
+  options.checked = s.checked;
+  options.stream = reinterpret_cast<void*>(stream);
+  // Small CPU problems in one thread: the library opens an OpenMP team for any batch, and for
+  // a few thousand elements the team costs more than it saves (one system of 8 rows: 8 us in
+  // one thread, 54 us with two threads on a busy 2-core machine).
+  if (s.device_type != device_cuda && s.size() <= single_thread_elements) {
+    options.num_threads = 1;
+  }
+  return options;
+}
 
 Plan::Plan(const Signature& signature, std::uintptr_t stream)
     : signature_(signature),
@@ -64,15 +47,7 @@ Plan::Plan(const Signature& signature, std::uintptr_t stream)
 }
 
 Plan::Solver Plan::make_solver(std::uintptr_t stream) const {
-  Options options;
-  options.checked = signature_.checked;
-  options.stream = reinterpret_cast<void*>(stream);
-  // Small CPU problems in one thread: the library opens an OpenMP team for any batch, and for
-  // a few thousand elements the team costs more than it saves (one system of 8 rows: 8 us in
-  // one thread, 54 us with two threads on a busy 2-core machine).
-  if (backend_ == Backend::cpu && signature_.size() <= single_thread_elements) {
-    options.num_threads = 1;
-  }
+  const Options options = options_for(signature_, stream);
   const int axis = library_axis(signature_);
   if (signature_.block_m > 0) {
     const BlockLayouts blocks = block_layouts_of(signature_);

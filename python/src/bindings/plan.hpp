@@ -14,6 +14,10 @@
 
 namespace triax::python {
 
+/// The library options of a plan for a signature: its checked mode, the stream, and one
+/// thread for small CPU problems.
+Options options_for(const Signature& s, std::uintptr_t stream);
+
 class Plan {
  public:
   /// Makes the library plan for the signature (on `stream` for CUDA arrays). Throws

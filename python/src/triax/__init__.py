@@ -3,13 +3,15 @@
 ``triax.solve(a, b, c, d, axis=-1)`` solves ``a[i] x[i-1] + b[i] x[i] + c[i] x[i+1] = d[i]``
 along ``axis`` for every line of ``d``, for NumPy, PyTorch, CuPy and other DLPack arrays;
 ``triax.Solver`` is the same as a reusable plan; ``triax.solve_block`` and ``triax.BlockSolver``
-solve block tridiagonal systems (M x M blocks); :mod:`triax.autograd` makes it differentiable
+solve block tridiagonal systems (M x M blocks); ``triax.FactoredSolver`` solves many systems
+that share one matrix and ``triax.VarSolver`` batches of systems of different lengths; :mod:`triax.autograd` makes it differentiable
 in PyTorch.
 """
 from ._api import (BlockSolver, Solver, cache_size, clear_cache, cuda_available, solve,
                    solve_block)
 from ._errors import BreakdownError
+from ._plans import FactoredSolver, VarSolver
 
-__all__ = ["BlockSolver", "BreakdownError", "Solver", "cache_size", "clear_cache",
-           "cuda_available", "solve", "solve_block"]
+__all__ = ["BlockSolver", "BreakdownError", "FactoredSolver", "Solver", "VarSolver",
+           "cache_size", "clear_cache", "cuda_available", "solve", "solve_block"]
 __version__ = "0.1.0"

@@ -31,3 +31,30 @@ class Plan:
     def block_size(self) -> int: ...
     @property
     def checked(self) -> bool: ...
+
+class FactoredPlan:
+    def __init__(self, a: Any, b: Any, c: Any, d: Any, out: Any, axis: int, checked: bool,
+                 stream: int) -> None: ...
+    def run(self, d: Any, out: Any, increment: bool, info: Any | None, stream: int) -> None: ...
+    backend: str
+    system_length: int
+    system_count: int
+    stored_rows: int
+    compressed: bool
+    factor_info: int
+    workspace_bytes: int
+    axis: int
+
+class VarPlan:
+    def __init__(self, lengths: Any, offsets: Any | None, a: Any, b: Any, c: Any, d: Any,
+                 out: Any, axis: int, back_to_back: bool, checked: bool, stream: int) -> None: ...
+    def run(self, a: Any, b: Any, c: Any, d: Any, out: Any, increment: bool, info: Any | None,
+            stream: int) -> None: ...
+    backend: str
+    system_count: int
+    total_rows: int
+    max_length: int
+    span: int
+    back_to_back: bool
+    workspace_bytes: int
+    axis: int

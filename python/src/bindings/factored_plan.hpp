@@ -1,0 +1,54 @@
+#pragma once
+// triax::FactoredSolver as Python uses it: one matrix (host copies of a, b, c, kept to make a
+// library plan for each CUDA stream the plan runs on), the Signature of d and out, and one
+// library plan per stream.
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "operands.hpp"
+#include "triax/factored.hpp"
+
+namespace triax::python {
+
+class FactoredPlan {
+ public:
+  /// a, b, c: host arrays of n values of d's dtype (n = d's extent along the axis).
+  FactoredPlan(nb::handle a, nb::handle b, nb::handle c, const Signature& signature,
+               std::uintptr_t stream);
+
+  /// Solves with d and out described by this plan's signature: out = x, or out += x.
+  void run(const Operands& operands, bool increment, int* info, std::uintptr_t stream);
+
+  const Signature& signature() const { return signature_; }
+  std::string backend() const;
+  std::int64_t system_length() const { return signature_.shape[signature_.axis]; }
+  std::int64_t system_count() const;
+  std::int64_t stored_rows() const;
+  bool compressed() const;
+  std::int64_t factor_info() const;
+  std::size_t workspace_bytes() const;
+
+ private:
+  using Solver = std::variant<triax::FactoredSolver<float>, triax::FactoredSolver<double>>;
+  struct PerStream {
+    std::uintptr_t stream;
+    Solver solver;
+  };
+  Solver make_solver(std::uintptr_t stream) const;
+  Solver& solver_for(std::uintptr_t stream);
+  template <class F>
+  auto visit_first(F&& f) const;
+
+  Signature signature_;
+  Backend backend_;
+  std::vector<float> matrix_f_;   // a, b, c back to back (float32 plans)
+  std::vector<double> matrix_d_;  // a, b, c back to back (float64 plans)
+  std::mutex mutex_;
+  std::vector<PerStream> solvers_;
+};
+
+}  // namespace triax::python
