@@ -26,6 +26,16 @@
 
 namespace triax::detail {
 
+/// std::isfinite on the host, the CUDA intrinsic in device code (the passes below run on both).
+template <class T>
+TRIAX_HOST_DEVICE inline bool finite_value(T v) {
+#if defined(__CUDA_ARCH__)
+  return isfinite(v);
+#else
+  return std::isfinite(v);
+#endif
+}
+
 /// One reduced row: a couples to the unknown before it in the reduced sequence, c to the one
 /// after it.
 template <class T>
@@ -53,10 +63,26 @@ struct PieceWork {
   T* ds;
 };
 
-/// Forward and backward passes over system s of a piece; returns its reduced rows.
+/// One array of a GPU rank's workspace: element i of system s at i * stride (stride = the
+/// systems of the plan), so that the threads of consecutive systems touch consecutive addresses.
 template <class T>
-ReducedPair<T> reduce_piece(const Problem& p, const Operands<T>& ops, std::int64_t s,
-                            PiecePlace place, PieceWork<T> w) {
+struct StridedArray {
+  T* base;
+  std::int64_t stride;
+  TRIAX_HOST_DEVICE T& operator[](std::int64_t i) const { return base[i * stride]; }
+};
+
+/// The workspace of one system's piece on a GPU rank: PieceWork with strided arrays.
+template <class T>
+struct StridedPieceWork {
+  StridedArray<T> as, cs, ds;
+};
+
+/// Forward and backward passes over system s of a piece; returns its reduced rows. Work is
+/// PieceWork<T> (CPU ranks) or StridedPieceWork<T> (GPU ranks, one thread per system).
+template <class T, class Work>
+TRIAX_HOST_DEVICE ReducedPair<T> reduce_piece(const Problem& p, const Operands<T>& ops,
+                                              std::int64_t s, PiecePlace place, Work w) {
   const std::int64_t m = p.n;
   const T* a = ops.a + p.system_offset(op_a, s);
   const T* b = ops.b + p.system_offset(op_b, s);
@@ -99,15 +125,15 @@ ReducedPair<T> reduce_piece(const Problem& p, const Operands<T>& ops, std::int64
 
 /// Writes (or, with ops.accumulate, adds) the piece's solution from its end values and returns
 /// the first local row whose value is not finite, or -1.
-template <class T>
-std::int64_t finish_piece(const Problem& p, const Operands<T>& ops, std::int64_t s, PieceWork<T> w,
-                          T first, T last) {
+template <class T, class Work>
+TRIAX_HOST_DEVICE std::int64_t finish_piece(const Problem& p, const Operands<T>& ops,
+                                            std::int64_t s, Work w, T first, T last) {
   const std::int64_t m = p.n;
   T* x = ops.x + p.system_offset(op_x, s);
   const std::int64_t sx = p.map[op_x].row_stride;
   std::int64_t bad = -1;
   const auto put = [&](std::int64_t i, T value) {
-    if (bad < 0 && !std::isfinite(value)) bad = i;
+    if (bad < 0 && !finite_value(value)) bad = i;
     if (ops.accumulate)
       x[i * sx] += value;
     else
