@@ -23,6 +23,8 @@ struct MpiConfig {
   bool reference = true;
   int jacobi_iterations = 10;  ///< Jacobi runs exactly this many (no convergence check)
   int batches = 1;
+  std::string backend = "cpu";          ///< cpu or cuda (GPU ranks: one device per node-local rank)
+  triax::mpi::Transport transport = triax::mpi::Transport::automatic;  ///< GPU ranks only
   std::string json_path;
 };
 
