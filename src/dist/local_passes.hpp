@@ -1,17 +1,21 @@
 #pragma once
 // The local modified Thomas passes of one rank's piece of a system (paper 003, the hybrid
-// forward and backward passes of Algorithms 3 and 4, in one forward sweep that reads every input
-// once and a backward sweep over the workspace).
+// forward and backward passes of Algorithms 3 and 4, folded into one forward sweep that reads
+// every input once, and a back substitution over the workspace).
 //
 // A piece holds rows 0 .. M-1 of a global system; row 0 also couples to the previous piece's
 // last unknown (through a[0]) and row M-1 to the next piece's first (through c[M-1]). The
 // forward sweep writes each row i >= 1 as
-//     as[i] x[0] + x[i] + cs[i] x[i+1] = ds[i],
-// the backward sweep rewrites rows 1 .. M-2 as
-//     x[i] = ds[i] - as[i] x[0] - cs[i] x[M-1],
-// and row 0 is then eliminated against row 1. What remains are two rows per piece that couple
-// only the first and last unknowns of the pieces: the reduced system, tridiagonal over the
-// sequence (first of piece 0, last of piece 0, first of piece 1, ...), 2P rows in all.
+//     as[i] x[0] + x[i] + cs[i] x[i+1] = ds[i]
+// into the workspace. The reduced rows need row 1 with x[2] .. x[M-2] eliminated, in terms of
+// x[0] and x[M-1] alone: the sweep carries it along (substituting each new row k <= M-2 into
+// it), instead of a backward sweep that would rewrite the whole workspace once more. Row 0 is
+// then eliminated against row 1. What remains are two rows per piece that couple only the first
+// and last unknowns of the pieces: the reduced system, tridiagonal over the sequence (first of
+// piece 0, last of piece 0, first of piece 1, ...), 2P rows in all. Once x[0] and x[M-1] are
+// known, the back substitution x[i] = ds[i] - as[i] x[0] - cs[i] x[i+1], i = M-2 .. 1, reads the
+// workspace once: 7 values moved per element in the reduction (4 in, 3 out) and 4 in the back
+// substitution, where a stored backward sweep moved 6 more.
 //
 // A piece needs two rows when the system has other pieces: a one-row piece's single unknown is
 // coupled to both neighbours in its one equation, which no pair of tridiagonal reduced rows can
@@ -98,29 +102,36 @@ TRIAX_HOST_DEVICE ReducedPair<T> reduce_piece(const Problem& p, const Operands<T
   if (m == 1) {
     return {{a0, b[0], T(0), d[0]}, {T(0), T(1), T(0), T(0)}};
   }
-  // Forward: row 1 normalised, then each row i >= 2 loses x[i-1] to row i-1.
+  // Forward: row 1 normalised, then each row i >= 2 loses x[i-1] to row i-1. The previous
+  // row's values stay in registers (the workspace is only written here).
   T r = T(1) / b[sb];
-  w.as[1] = a[sa] * r;
-  w.cs[1] = c_of(1) * r;
-  w.ds[1] = d[sd] * r;
+  T as = a[sa] * r, cs = c_of(1) * r, ds = d[sd] * r;
+  w.as[1] = as;
+  w.cs[1] = cs;
+  w.ds[1] = ds;
+  // Row 1 as fa x[0] + x[1] + fc x[k] = fd, with k the newest row substituted into it + 1.
+  T fa = as, fc = cs, fd = ds;
   for (std::int64_t i = 2; i < m; ++i) {
     const T ai = a[i * sa];
-    r = T(1) / (b[i * sb] - ai * w.cs[i - 1]);
-    w.ds[i] = r * (d[i * sd] - ai * w.ds[i - 1]);
-    w.as[i] = -r * ai * w.as[i - 1];
-    w.cs[i] = r * c_of(i);
+    r = T(1) / (b[i * sb] - ai * cs);
+    ds = r * (d[i * sd] - ai * ds);
+    as = -r * ai * as;
+    cs = r * c_of(i);
+    w.as[i] = as;
+    w.cs[i] = cs;
+    w.ds[i] = ds;
+    if (i < m - 1) {
+      // x[i] = ds - as x[0] - cs x[i+1] into row 1: its coupling moves on to x[i+1].
+      fd -= fc * ds;
+      fa -= fc * as;
+      fc = -fc * cs;
+    }
   }
-  const ReducedRow<T> last{w.as[m - 1], T(1), w.cs[m - 1], w.ds[m - 1]};
+  const ReducedRow<T> last{as, T(1), cs, ds};
   if (m == 2) return {{a0, b[0], c[0], d[0]}, last};
-  // Backward: rows M-3 .. 1 lose x[i+1] to row i+1, leaving x[0] and x[M-1].
-  for (std::int64_t i = m - 3; i >= 1; --i) {
-    w.ds[i] -= w.cs[i] * w.ds[i + 1];
-    w.as[i] -= w.cs[i] * w.as[i + 1];
-    w.cs[i] = -w.cs[i] * w.cs[i + 1];
-  }
   // Row 0 loses x[1] to row 1.
   const T c0 = c[0];
-  return {{a0, b[0] - c0 * w.as[1], -c0 * w.cs[1], d[0] - c0 * w.ds[1]}, last};
+  return {{a0, b[0] - c0 * fa, -c0 * fc, d[0] - c0 * fd}, last};
 }
 
 /// Writes (or, with ops.accumulate, adds) the piece's solution from its end values and returns
@@ -132,16 +143,21 @@ TRIAX_HOST_DEVICE std::int64_t finish_piece(const Problem& p, const Operands<T>&
   T* x = ops.x + p.system_offset(op_x, s);
   const std::int64_t sx = p.map[op_x].row_stride;
   std::int64_t bad = -1;
+  // Rows are written last to first: the lowest non-finite row is the one kept.
   const auto put = [&](std::int64_t i, T value) {
-    if (bad < 0 && !finite_value(value)) bad = i;
+    if (!finite_value(value)) bad = i;
     if (ops.accumulate)
       x[i * sx] += value;
     else
       x[i * sx] = value;
   };
-  put(0, first);
-  for (std::int64_t i = 1; i < m - 1; ++i) put(i, w.ds[i] - w.as[i] * first - w.cs[i] * last);
   if (m > 1) put(m - 1, last);
+  T next = last;
+  for (std::int64_t i = m - 2; i >= 1; --i) {
+    next = w.ds[i] - w.as[i] * first - w.cs[i] * next;
+    put(i, next);
+  }
+  put(0, first);
   return bad;
 }
 
