@@ -76,6 +76,7 @@ void write_json(const std::string& path, const MpiConfig& c, const ProcessGrid& 
   j["reference_threads"] = c.reference ? reference_threads : 0;
   j["reps"] = c.reps;
   j["batches"] = c.batches;
+  j["checked"] = c.checked;
   j["jacobi_iterations"] = c.jacobi_iterations;
   j["results"] = nlohmann::json::array();
   j["single_rank"] = nlohmann::json::array();

@@ -74,6 +74,9 @@ MpiConfig parse_mpi_command_line(int argc, char** argv, int rank) {
                  "modulo the GPUs; default cpu)");
   app.add_option("--transport", transport,
                  "GPU ranks: automatic, staging (host_staging) or nccl (default automatic)");
+  app.add_flag("--checked", c.checked,
+               "checked mode (info per system); a line of one rank then runs the local passes "
+               "instead of handing its systems to triax::Solver");
   app.add_option("--json", c.json_path, "also write the results as JSON to this file (rank 0)");
   try {
     try {

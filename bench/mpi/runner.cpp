@@ -264,6 +264,7 @@ PrecisionResult run_precision(const MpiConfig& config, const ProcessGrid& grid, 
     options.batches = config.batches;
     options.jacobi_iterations = config.jacobi_iterations;
     options.jacobi_check_convergence = false;  // a fixed count: no reduction per iteration
+    options.checked = config.checked;
     const T *a = blk.a.data(), *b = blk.b.data(), *c = blk.c.data(), *d = blk.d.data();
     T* x = blk.x.data();
     std::function<void()> wait = [] {};
@@ -278,13 +279,23 @@ PrecisionResult run_precision(const MpiConfig& config, const ProcessGrid& grid, 
 #endif
     triax::mpi::Solver<T> solver(triax::mpi::Decomposition::cartesian(grid.cart, config.axis),
                                  layout, config.axis, options);
+    std::vector<int> info_host(config.checked ? static_cast<std::size_t>(solver.system_count()) : 0);
+    int* info = config.checked ? info_host.data() : nullptr;
+#if defined(TRIAX_HAS_CUDA)
+    int* info_device = nullptr;
+    if (gpu && config.checked) {
+      cuda_ok(cudaMalloc(&info_device, std::max<std::size_t>(1, info_host.size()) * sizeof(int)),
+              "cudaMalloc");
+      info = info_device;
+    }
+#endif
     MethodRow row;
     row.precision = sizeof(T) == 4 ? "float" : "double";
     row.method = std::string(triax::mpi::to_string(method));
     row.method_run = std::string(triax::mpi::to_string(solver.method()));
     row.transport_run = gpu ? std::string(triax::mpi::to_string(solver.transport())) : "mpi";
     auto solve = [&] {
-      solver.solve(a, b, c, d, x);
+      solver.solve(a, b, c, d, x, info);
       wait();
     };
     triax::mpi::PhaseTimes phases;
@@ -304,6 +315,7 @@ PrecisionResult run_precision(const MpiConfig& config, const ProcessGrid& grid, 
     }
 #if defined(TRIAX_HAS_CUDA)
     if (gpu && config.reference) device->x_to(blk.x.data());
+    if (info_device) cudaFree(info_device);
 #endif
     double per_solve[3] = {phases.local_passes, phases.reduced_solve, phases.communication};
     for (double& v : per_solve) v *= 1e3 / std::max(1, phases.solves);
