@@ -279,7 +279,8 @@ PrecisionResult run_precision(const MpiConfig& config, const ProcessGrid& grid, 
 #endif
     triax::mpi::Solver<T> solver(triax::mpi::Decomposition::cartesian(grid.cart, config.axis),
                                  layout, config.axis, options);
-    std::vector<int> info_host(config.checked ? static_cast<std::size_t>(solver.system_count()) : 0);
+    std::vector<int> info_host(config.checked ? static_cast<std::size_t>(solver.system_count())
+                                              : 0);
     int* info = config.checked ? info_host.data() : nullptr;
 #if defined(TRIAX_HAS_CUDA)
     int* info_device = nullptr;

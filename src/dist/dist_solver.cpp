@@ -108,10 +108,10 @@ void check_backend(const Options& options) {
   }
   if (options.backend == Backend::cpu) {
     if (options.transport != Transport::automatic) {
-      throw invalid_argument(said("options.transport = " +
-                                  std::string(to_string(options.transport)) +
-                                  ": CPU ranks move host memory through MPI; transports are for "
-                                  "GPU ranks (options.backend = cuda); leave it automatic"));
+      throw invalid_argument(
+          said("options.transport = " + std::string(to_string(options.transport)) +
+               ": CPU ranks move host memory through MPI; transports are for "
+               "GPU ranks (options.backend = cuda); leave it automatic"));
     }
     return;
   }
@@ -131,8 +131,9 @@ void check_backend(const Options& options) {
   }
   if (options.transport == Transport::nccl) {
     if (!detail::nccl_built()) {
-      throw invalid_argument(said("options.transport = nccl: this triax was built without NCCL "
-                                  "(TRIAX_ENABLE_NCCL=OFF); use host_staging"));
+      throw invalid_argument(
+          said("options.transport = nccl: this triax was built without NCCL "
+               "(TRIAX_ENABLE_NCCL=OFF); use host_staging"));
     }
     if (options.method == Method::gather_scatter || options.method == Method::jacobi) {
       throw invalid_argument(said("options.method = " + std::string(to_string(options.method)) +
@@ -336,7 +337,7 @@ class Solver<T>::Impl {
     // single-rank solve; docs/performance.md, "Distributed (CPU ranks)"). Checked mode and
     // Jacobi keep the distributed path: its info rule and Jacobi's report are their own.
     const bool whole = ranks == 1 && !options.checked && method_ != Method::jacobi;
-    if (gpu_ && !whole) choose_transport(all);
+    if (gpu_) choose_transport(all, whole);
     detail::agree(all.get(), detail::verdict_of([&] {
                     if (whole) {
                       whole_.emplace(options.backend, layouts, axis,
@@ -350,23 +351,27 @@ class Solver<T>::Impl {
 
   // GPU ranks: NCCL where asked (or, automatic, where built and the method runs on it) and every
   // rank of the line has a GPU of its own; host staging otherwise. Agreed over every rank.
-  void choose_transport(const OwnedComm& all) {
+  // Every rank takes part in the agreement, whole lines too (a line's length is the same on
+  // every line of a decomposition, but the agreement does not lean on it).
+  void choose_transport(const OwnedComm& all, bool whole) {
 #if defined(TRIAX_HAS_CUDA)
     const Transport asked = options_.transport;
     const bool nccl_method = method_ == Method::allgather || method_ == Method::pcr;
     detail::Verdict verdict;
-    if (asked == Transport::nccl || (asked == Transport::automatic && detail::nccl_built() &&
-                                     nccl_method)) {
+    if (!whole && (asked == Transport::nccl ||
+                   (asked == Transport::automatic && detail::nccl_built() && nccl_method))) {
       int clash = -1;
       bool own = false;
-      verdict = detail::verdict_of([&] { own = detail::one_gpu_per_rank(transport_->communicator(), &clash); });
+      verdict = detail::verdict_of(
+          [&] { own = detail::one_gpu_per_rank(transport_->communicator(), &clash); });
       if (!verdict.failed()) {
         if (own) {
           transport_kind_ = Transport::nccl;
         } else if (asked == Transport::nccl) {
           verdict = {detail::Verdict::Kind::invalid_argument,
                      said("options.transport = nccl needs one GPU per rank, but the rank at "
-                          "position " + std::to_string(clash) +
+                          "position " +
+                          std::to_string(clash) +
                           " of its line shares its GPU with another rank of the line; select a "
                           "device per node-local rank, or use host_staging")};
         }
@@ -375,6 +380,7 @@ class Solver<T>::Impl {
     detail::agree(all.get(), verdict, who);
 #else
     (void)all;
+    (void)whole;
 #endif
   }
 
@@ -397,8 +403,8 @@ class Solver<T>::Impl {
       if (!config.nccl) {
         rows_ptr_ = gpu_path_->host_rows();
         ends_ptr_ = gpu_path_->host_ends();
-        buffers_ = std::make_unique<detail::ReducedBuffers<T>>(method_, ranks,
-                                                               config.largest_batch);
+        buffers_ =
+            std::make_unique<detail::ReducedBuffers<T>>(method_, ranks, config.largest_batch);
       }
       return;
     }

@@ -191,8 +191,8 @@ TEST(DistErrors, TransportDiffersOnOneRank) {
   if (world_size() == 1) GTEST_SKIP() << "needs two ranks";
   mpi::Options options;
   options.backend = Backend::cuda;
-  options.transport = world_rank() == last_rank() ? mpi::Transport::nccl
-                                                  : mpi::Transport::host_staging;
+  options.transport =
+      world_rank() == last_rank() ? mpi::Transport::nccl : mpi::Transport::host_staging;
 #if defined(TRIAX_HAS_CUDA)
   // Either the ranks' disagreement or, in a build without NCCL, the last rank's own check.
   const std::string expected = "options.transport";

@@ -54,8 +54,8 @@ bool one_gpu_each() {
 #define TRIAX_NEEDS_GPU() \
   if (!select_device()) GTEST_SKIP() << "no CUDA device"
 #if defined(TRIAX_TEST_NCCL)
-#define TRIAX_NEEDS_GPU_PER_RANK()   \
-  TRIAX_NEEDS_GPU();                 \
+#define TRIAX_NEEDS_GPU_PER_RANK() \
+  TRIAX_NEEDS_GPU();               \
   if (!one_gpu_each()) GTEST_SKIP() << "needs one GPU per rank"
 #else
 #define TRIAX_NEEDS_GPU_PER_RANK() GTEST_SKIP() << "built without NCCL (TRIAX_ENABLE_NCCL=OFF)"
@@ -110,8 +110,7 @@ Outcome solve_on_gpus(const GlobalProblem<T>& p, const std::vector<bool>& splitt
   DeviceArray<T> a(buf.a), b(buf.b), c(buf.c), d(buf.d), x(buf.x);
   Outcome outcome{0, true, mpi::Transport::automatic};
   {
-    mpi::Solver<T> solver(mpi::Decomposition::cartesian(cart, p.axis), buf.layout, p.axis,
-                          options);
+    mpi::Solver<T> solver(mpi::Decomposition::cartesian(cart, p.axis), buf.layout, p.axis, options);
     outcome.transport = solver.transport();
     switch (mode) {
       case Mode::in_place:
@@ -173,15 +172,13 @@ void expect_exact_on_gpus(const std::vector<std::int64_t>& global,
 }
 
 constexpr std::initializer_list<mpi::Method> staged_methods = {
-    mpi::Method::allgather, mpi::Method::gather_scatter, mpi::Method::pcr,
-    mpi::Method::automatic};
+    mpi::Method::allgather, mpi::Method::gather_scatter, mpi::Method::pcr, mpi::Method::automatic};
 constexpr std::initializer_list<mpi::Method> nccl_methods = {
     mpi::Method::allgather, mpi::Method::pcr, mpi::Method::automatic};
 
 TEST(GpuRanksStaging, OneDimensionalEveryMode) {
   TRIAX_NEEDS_GPU();
-  expect_exact_on_gpus<double>({41}, {true}, 1,
-                               {Mode::in_place, Mode::separate, Mode::increment},
+  expect_exact_on_gpus<double>({41}, {true}, 1, {Mode::in_place, Mode::separate, Mode::increment},
                                mpi::Transport::host_staging, staged_methods);
 }
 
@@ -276,7 +273,8 @@ TEST(GpuRanksStaging, JacobiThatDoesNotConvergeReportsIt) {
   TRIAX_NEEDS_GPU();
   const GlobalProblem<double> p({8 * world_size(), 3}, 0, 17, Systems::not_dominant);
   const std::int64_t n = p.extents[0];
-  const std::int64_t lo = n * world_rank() / world_size(), hi = n * (world_rank() + 1) / world_size();
+  const std::int64_t lo = n * world_rank() / world_size(),
+                     hi = n * (world_rank() + 1) / world_size();
   const Block block{{lo, 0}, {hi - lo, 3}};
   LocalBuffers<double> buf(p, block, 0);
   DeviceArray<double> a(buf.a), b(buf.b), c(buf.c), d(buf.d), x(buf.x);
@@ -408,8 +406,7 @@ TEST(GpuRanksErrors, NcclOnASharedGpu) {
 
 TEST(GpuRanksNccl, EveryModeOneDimensional) {
   TRIAX_NEEDS_GPU_PER_RANK();
-  expect_exact_on_gpus<double>({41}, {true}, 1,
-                               {Mode::in_place, Mode::separate, Mode::increment},
+  expect_exact_on_gpus<double>({41}, {true}, 1, {Mode::in_place, Mode::separate, Mode::increment},
                                mpi::Transport::nccl, nccl_methods);
 }
 
@@ -423,8 +420,8 @@ TEST(GpuRanksNccl, ThreeDimensionalEveryAxis) {
 
 TEST(GpuRanksNccl, SystemsInBatches) {
   TRIAX_NEEDS_GPU_PER_RANK();
-  expect_exact_on_gpus<double>({13, 17}, {true, true}, 1, {Mode::increment},
-                               mpi::Transport::nccl, nccl_methods, 3);
+  expect_exact_on_gpus<double>({13, 17}, {true, true}, 1, {Mode::increment}, mpi::Transport::nccl,
+                               nccl_methods, 3);
 }
 
 TEST(GpuRanksNccl, CheckedModeReportsTheSameInfoOnEveryRank) {

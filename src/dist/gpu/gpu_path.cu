@@ -36,9 +36,9 @@ unsigned blocks_for(std::int64_t items) {
   throw triax::mpi_error(std::string("triax::mpi: ") + call + " failed at " + file + ":" +
                          std::to_string(line) + ": " + ncclGetErrorString(r));
 }
-#define TRIAX_NCCL_CHECK(call)                                                        \
-  do {                                                                                \
-    const ncclResult_t triax_nccl_ = (call);                                          \
+#define TRIAX_NCCL_CHECK(call)                                                          \
+  do {                                                                                  \
+    const ncclResult_t triax_nccl_ = (call);                                            \
     if (triax_nccl_ != ncclSuccess) throw_nccl(triax_nccl_, #call, __FILE__, __LINE__); \
   } while (0)
 
@@ -56,8 +56,8 @@ __global__ void reduce_kernel(Problem p, Operands<T> ops, PiecePlace place, T* w
   const std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
   if (i >= size) return;
   const std::int64_t s = first + i, all = p.count * p.n;
-  const StridedPieceWork<T> w{{work + s, p.count}, {work + all + s, p.count},
-                              {work + 2 * all + s, p.count}};
+  const StridedPieceWork<T> w{
+      {work + s, p.count}, {work + all + s, p.count}, {work + 2 * all + s, p.count}};
   rows[s] = reduce_piece(p, ops, s, place, w);
 }
 
@@ -70,8 +70,8 @@ __global__ void finish_kernel(Problem p, Operands<T> ops, const T* work, const T
   const std::int64_t s = first + i, all = p.count * p.n;
   // finish_piece only reads the workspace; the strided view wants a mutable pointer.
   T* base = const_cast<T*>(work);
-  const StridedPieceWork<T> w{{base + s, p.count}, {base + all + s, p.count},
-                              {base + 2 * all + s, p.count}};
+  const StridedPieceWork<T> w{
+      {base + s, p.count}, {base + all + s, p.count}, {base + 2 * all + s, p.count}};
   const std::int64_t bad = finish_piece(p, ops, s, w, ends[2 * s], ends[2 * s + 1]);
   if (bad_rows) bad_rows[s] = bad < 0 ? no_bad_row : first_row + bad;
 }
@@ -91,8 +91,8 @@ __global__ void info_kernel(const std::int64_t* bad_rows, int* info, std::int64_
 // Allgather on the device: thread s solves system s of the batch from every piece's rows
 // (piece q's pair at gathered[q * size + s]) and keeps this position's two ends.
 template <class T>
-__global__ void allgather_solve_kernel(ReducedPair<T>* gathered, int ranks, int position,
-                                       T* ends, std::int64_t first, std::int64_t size) {
+__global__ void allgather_solve_kernel(ReducedPair<T>* gathered, int ranks, int position, T* ends,
+                                       std::int64_t first, std::int64_t size) {
   const std::int64_t s = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
   if (s >= size) return;
   thomas_over_gathered(gathered, ranks, size, s);
@@ -295,16 +295,16 @@ void GpuPath<T>::solve_reduced_on_device(std::int64_t first, std::int64_t size) 
     const bool has_upper = c.position + distance < c.ranks;
     TRIAX_NCCL_CHECK(ncclGroupStart());
     if (has_lower) {
-      TRIAX_NCCL_CHECK(ncclSend(w, values, nccl_type<T>(), c.position - distance, st.comm,
-                                st.stream));
-      TRIAX_NCCL_CHECK(ncclRecv(lower, values, nccl_type<T>(), c.position - distance, st.comm,
-                                st.stream));
+      TRIAX_NCCL_CHECK(
+          ncclSend(w, values, nccl_type<T>(), c.position - distance, st.comm, st.stream));
+      TRIAX_NCCL_CHECK(
+          ncclRecv(lower, values, nccl_type<T>(), c.position - distance, st.comm, st.stream));
     }
     if (has_upper) {
-      TRIAX_NCCL_CHECK(ncclSend(w, values, nccl_type<T>(), c.position + distance, st.comm,
-                                st.stream));
-      TRIAX_NCCL_CHECK(ncclRecv(upper, values, nccl_type<T>(), c.position + distance, st.comm,
-                                st.stream));
+      TRIAX_NCCL_CHECK(
+          ncclSend(w, values, nccl_type<T>(), c.position + distance, st.comm, st.stream));
+      TRIAX_NCCL_CHECK(
+          ncclRecv(upper, values, nccl_type<T>(), c.position + distance, st.comm, st.stream));
     }
     TRIAX_NCCL_CHECK(ncclGroupEnd());
     pcr_step_kernel<T><<<blocks_for(size), threads_per_block, 0, st.stream>>>(
@@ -313,8 +313,8 @@ void GpuPath<T>::solve_reduced_on_device(std::int64_t first, std::int64_t size) 
   };
   step(1, true);
   for (int distance = 1; distance < c.ranks; distance *= 2) step(distance, false);
-  pcr_ends_kernel<T><<<blocks_for(size), threads_per_block, 0, st.stream>>>(w, st.ends_ptr(),
-                                                                           first, size);
+  pcr_ends_kernel<T>
+      <<<blocks_for(size), threads_per_block, 0, st.stream>>>(w, st.ends_ptr(), first, size);
   TRIAX_CUDA_CHECK_LAUNCH();
 #else
   (void)first;
@@ -345,13 +345,11 @@ void GpuPath<T>::report_info(int* info, bool unconverged) {
   } else {
     auto* host = static_cast<std::int64_t*>(st.host_bad_rows.p);
     const std::size_t bytes = static_cast<std::size_t>(count) * sizeof(std::int64_t);
-    TRIAX_CUDA_CHECK(
-        cudaMemcpyAsync(host, st.bad_ptr(), bytes, cudaMemcpyDeviceToHost, st.stream));
+    TRIAX_CUDA_CHECK(cudaMemcpyAsync(host, st.bad_ptr(), bytes, cudaMemcpyDeviceToHost, st.stream));
     TRIAX_CUDA_CHECK(cudaStreamSynchronize(st.stream));
-    TRIAX_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, host, static_cast<int>(count), MPI_INT64_T,
-                                  MPI_MIN, st.config.line));
-    TRIAX_CUDA_CHECK(
-        cudaMemcpyAsync(st.bad_ptr(), host, bytes, cudaMemcpyHostToDevice, st.stream));
+    TRIAX_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, host, static_cast<int>(count), MPI_INT64_T, MPI_MIN,
+                                  st.config.line));
+    TRIAX_CUDA_CHECK(cudaMemcpyAsync(st.bad_ptr(), host, bytes, cudaMemcpyHostToDevice, st.stream));
   }
   info_kernel<<<blocks_for(count), threads_per_block, 0, st.stream>>>(st.bad_ptr(), info, count,
                                                                       unconverged);
@@ -390,8 +388,8 @@ bool one_gpu_per_rank(MPI_Comm line, int* clash) {
   MPI_Comm_size(node, &size);
   MPI_Comm_rank(line, &me);
   std::vector<char> all(static_cast<std::size_t>(size) * sizeof bus);
-  const int gathered = MPI_Allgather(bus, sizeof bus, MPI_CHAR, all.data(), sizeof bus, MPI_CHAR,
-                                     node);
+  const int gathered =
+      MPI_Allgather(bus, sizeof bus, MPI_CHAR, all.data(), sizeof bus, MPI_CHAR, node);
   MPI_Comm_free(&node);
   TRIAX_MPI_CHECK(gathered);
   int shares = 0;

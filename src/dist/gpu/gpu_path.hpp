@@ -18,13 +18,13 @@
 namespace triax::detail {
 
 struct GpuPathConfig {
-  Problem problem;               // normalised, as for the CPU ranks
-  PiecePlace place{};            // where this rank's piece lies in its systems
+  Problem problem;                 // normalised, as for the CPU ranks
+  PiecePlace place{};              // where this rank's piece lies in its systems
   std::int64_t largest_batch = 0;  // systems of the largest batch (the first)
   bool checked = false;
-  void* stream = nullptr;        // cudaStream_t
+  void* stream = nullptr;  // cudaStream_t
   triax::mpi::Method method = triax::mpi::Method::allgather;
-  bool nccl = false;             // the reduced system on the device through NCCL
+  bool nccl = false;              // the reduced system on the device through NCCL
   MPI_Comm line = MPI_COMM_NULL;  // the line's communicator (NCCL's id travels over it)
   int ranks = 1;
   int position = 0;
