@@ -67,6 +67,46 @@ struct PieceWork {
   T* ds;
 };
 
+/// The forward sweep over a piece's rows 1 .. M-1, one row at a time (reduce_piece drives it on
+/// CPU ranks and in the GPU kernels that read strided rows; the GPU kernel for contiguous rows
+/// feeds it from shared memory).
+template <class T>
+struct ForwardSweep {
+  T as, cs, ds;  ///< the newest row i: as x[0] + x[i] + cs x[i+1] = ds
+  T fa, fc, fd;  ///< row 1 with rows 2 .. i-1 substituted: fa x[0] + x[1] + fc x[i] = fd
+
+  /// Row 1, normalised.
+  TRIAX_HOST_DEVICE void start(T a1, T b1, T c1, T d1) {
+    const T r = T(1) / b1;
+    as = a1 * r;
+    cs = c1 * r;
+    ds = d1 * r;
+    fa = as;
+    fc = cs;
+    fd = ds;
+  }
+  /// Row i >= 2 loses x[i-1] to row i-1; unless it is the piece's last row, x[i] = ds - as x[0]
+  /// - cs x[i+1] then goes into row 1, whose coupling moves on to x[i+1].
+  TRIAX_HOST_DEVICE void step(T ai, T bi, T ci, T di, bool last_row) {
+    const T r = T(1) / (bi - ai * cs);
+    ds = r * (di - ai * ds);
+    as = -r * ai * as;
+    cs = r * ci;
+    if (!last_row) {
+      fd -= fc * ds;
+      fa -= fc * as;
+      fc = -fc * cs;
+    }
+  }
+  /// The piece's reduced rows (m >= 2 rows) from its row 0 (a0 = 0 for the first piece): row 0
+  /// loses x[1] to row 1, the last row is the sweep's newest.
+  TRIAX_HOST_DEVICE ReducedPair<T> reduced(T a0, T b0, T c0, T d0, std::int64_t m) const {
+    const ReducedRow<T> last{as, T(1), cs, ds};
+    if (m == 2) return {{a0, b0, c0, d0}, last};
+    return {{a0, b0 - c0 * fa, -c0 * fc, d0 - c0 * fd}, last};
+  }
+};
+
 /// One array of a GPU rank's workspace: element i of system s at i * stride (stride = the
 /// systems of the plan), so that the threads of consecutive systems touch consecutive addresses.
 template <class T>
@@ -104,34 +144,18 @@ TRIAX_HOST_DEVICE ReducedPair<T> reduce_piece(const Problem& p, const Operands<T
   }
   // Forward: row 1 normalised, then each row i >= 2 loses x[i-1] to row i-1. The previous
   // row's values stay in registers (the workspace is only written here).
-  T r = T(1) / b[sb];
-  T as = a[sa] * r, cs = c_of(1) * r, ds = d[sd] * r;
-  w.as[1] = as;
-  w.cs[1] = cs;
-  w.ds[1] = ds;
-  // Row 1 as fa x[0] + x[1] + fc x[k] = fd, with k the newest row substituted into it + 1.
-  T fa = as, fc = cs, fd = ds;
+  ForwardSweep<T> f;
+  f.start(a[sa], b[sb], c_of(1), d[sd]);
+  w.as[1] = f.as;
+  w.cs[1] = f.cs;
+  w.ds[1] = f.ds;
   for (std::int64_t i = 2; i < m; ++i) {
-    const T ai = a[i * sa];
-    r = T(1) / (b[i * sb] - ai * cs);
-    ds = r * (d[i * sd] - ai * ds);
-    as = -r * ai * as;
-    cs = r * c_of(i);
-    w.as[i] = as;
-    w.cs[i] = cs;
-    w.ds[i] = ds;
-    if (i < m - 1) {
-      // x[i] = ds - as x[0] - cs x[i+1] into row 1: its coupling moves on to x[i+1].
-      fd -= fc * ds;
-      fa -= fc * as;
-      fc = -fc * cs;
-    }
+    f.step(a[i * sa], b[i * sb], c_of(i), d[i * sd], i == m - 1);
+    w.as[i] = f.as;
+    w.cs[i] = f.cs;
+    w.ds[i] = f.ds;
   }
-  const ReducedRow<T> last{as, T(1), cs, ds};
-  if (m == 2) return {{a0, b[0], c[0], d[0]}, last};
-  // Row 0 loses x[1] to row 1.
-  const T c0 = c[0];
-  return {{a0, b[0] - c0 * fa, -c0 * fc, d[0] - c0 * fd}, last};
+  return f.reduced(a0, b[0], c[0], d[0], m);
 }
 
 /// Writes (or, with ops.accumulate, adds) the piece's solution from its end values and returns

@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <climits>
+#include <initializer_list>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -74,6 +75,143 @@ __global__ void finish_kernel(Problem p, Operands<T> ops, const T* work, const T
       {base + s, p.count}, {base + all + s, p.count}, {base + 2 * all + s, p.count}};
   const std::int64_t bad = finish_piece(p, ops, s, w, ends[2 * s], ends[2 * s + 1]);
   if (bad_rows) bad_rows[s] = bad < 0 ? no_bad_row : first_row + bad;
+}
+
+// Rows contiguous in memory (axis 0 of a packed array): one thread per system would have the
+// lanes of a warp load words a whole row apart. Instead each warp takes 32 consecutive systems
+// and moves them through shared memory in tiles of tile_rows rows: the lanes load a tile
+// together (4 systems x 8 consecutive rows per 32 lanes, whole 32-byte sectors), then each
+// lane runs the sweep of its own system over the tile. The workspace stays system-fastest.
+constexpr int tile_rows = 8;
+constexpr int tile_warps = 4;
+constexpr unsigned full_warp = 0xffffffffu;
+
+unsigned tiled_blocks_for(std::int64_t systems) {
+  const std::int64_t per_block = 32 * tile_warps;
+  return static_cast<unsigned>((systems + per_block - 1) / per_block);
+}
+
+template <class T>
+__global__ void __launch_bounds__(32 * tile_warps)
+    reduce_contiguous_kernel(Problem p, Operands<T> ops, PiecePlace place, T* work,
+                             ReducedPair<T>* rows, std::int64_t first, std::int64_t size) {
+  __shared__ T tile[tile_warps][4][32][tile_rows + 1];
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const std::int64_t s0 = first + (blockIdx.x * std::int64_t(tile_warps) + warp) * 32;
+  if (s0 >= first + size) return;  // the whole warp alike
+  const int systems = static_cast<int>(first + size - s0 < 32 ? first + size - s0 : 32);
+  const bool mine = lane < systems;
+  const std::int64_t s = s0 + lane, m = p.n, all = p.count * m;
+  const T* base[4] = {ops.a, ops.b, ops.c, ops.d};
+  std::int64_t offset[4];
+  for (int op = 0; op < 4; ++op) offset[op] = mine ? p.system_offset(op, s) : 0;
+  const StridedPieceWork<T> w{{work + s, p.count}, {work + all + s, p.count},
+                              {work + 2 * all + s, p.count}};
+  ForwardSweep<T> f{};
+  T a0 = 0, b0 = 1, c0 = 0, d0 = 0;
+  for (std::int64_t r0 = 0; r0 < m; r0 += tile_rows) {
+    const int here = static_cast<int>(m - r0 < tile_rows ? m - r0 : tile_rows);
+    for (int j = 0; j < tile_rows; ++j) {
+      const int e = j * 32 + lane, q = e / tile_rows, i = e % tile_rows;
+      for (int op = 0; op < 4; ++op) {
+        const std::int64_t o = __shfl_sync(full_warp, offset[op], q);
+        if (q < systems && i < here) tile[warp][op][q][i] = base[op][o + r0 + i];
+      }
+    }
+    __syncwarp();
+    if (mine) {
+      for (int i = 0; i < here; ++i) {
+        const std::int64_t row = r0 + i;
+        const T av = tile[warp][0][lane][i], bv = tile[warp][1][lane][i];
+        const T cv = place.last_piece && row == m - 1 ? T(0) : tile[warp][2][lane][i];
+        const T dv = tile[warp][3][lane][i];
+        if (row == 0) {
+          a0 = place.first_piece ? T(0) : av;
+          b0 = bv;
+          c0 = cv;
+          d0 = dv;
+          continue;
+        }
+        if (row == 1) {
+          f.start(av, bv, cv, dv);
+        } else {
+          f.step(av, bv, cv, dv, row == m - 1);
+        }
+        w.as[row] = f.as;
+        w.cs[row] = f.cs;
+        w.ds[row] = f.ds;
+      }
+    }
+    __syncwarp();
+  }
+  if (!mine) return;
+  // A whole system of one row is its own reduced system (as reduce_piece).
+  rows[s] = m == 1 ? ReducedPair<T>{{a0, b0, T(0), d0}, {T(0), T(1), T(0), T(0)}}
+                   : f.reduced(a0, b0, c0, d0, m);
+}
+
+template <class T>
+__global__ void __launch_bounds__(32 * tile_warps)
+    finish_contiguous_kernel(Problem p, Operands<T> ops, const T* work, const T* ends,
+                             std::int64_t* bad_rows, std::int64_t first_row, std::int64_t first,
+                             std::int64_t size) {
+  __shared__ T tile[tile_warps][32][tile_rows + 1];
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const std::int64_t s0 = first + (blockIdx.x * std::int64_t(tile_warps) + warp) * 32;
+  if (s0 >= first + size) return;
+  const int systems = static_cast<int>(first + size - s0 < 32 ? first + size - s0 : 32);
+  const bool mine = lane < systems;
+  const std::int64_t s = s0 + lane, m = p.n, all = p.count * m;
+  const std::int64_t offset = mine ? p.system_offset(op_x, s) : 0;
+  const T* as = work + s;
+  const T* cs = work + all + s;
+  const T* ds = work + 2 * all + s;
+  const T x0 = mine ? ends[2 * s] : T(0), xm = mine ? ends[2 * s + 1] : T(0);
+  T next = xm;
+  std::int64_t bad = -1;
+  // Last tile first: the back substitution runs from row M-2 down to row 1.
+  for (std::int64_t r0 = (m - 1) / tile_rows * tile_rows; r0 >= 0; r0 -= tile_rows) {
+    const int here = static_cast<int>(m - r0 < tile_rows ? m - r0 : tile_rows);
+    if (mine) {
+      for (int i = here - 1; i >= 0; --i) {
+        const std::int64_t row = r0 + i;
+        T v;
+        if (row == 0) {
+          v = x0;
+        } else if (row == m - 1) {
+          v = xm;
+        } else {
+          v = ds[row * p.count] - as[row * p.count] * x0 - cs[row * p.count] * next;
+          next = v;
+        }
+        if (!finite_value(v)) bad = row;
+        tile[warp][lane][i] = v;
+      }
+    }
+    __syncwarp();
+    for (int j = 0; j < tile_rows; ++j) {
+      const int e = j * 32 + lane, q = e / tile_rows, i = e % tile_rows;
+      const std::int64_t o = __shfl_sync(full_warp, offset, q);
+      if (q < systems && i < here) {
+        T* x = ops.x + o + r0 + i;
+        if (ops.accumulate) {
+          *x += tile[warp][q][i];
+        } else {
+          *x = tile[warp][q][i];
+        }
+      }
+    }
+    __syncwarp();
+  }
+  if (mine && bad_rows) bad_rows[s] = bad < 0 ? no_bad_row : first_row + bad;
+}
+
+// Whether every operand a kernel reads or writes has its rows contiguous (stride 1).
+bool rows_contiguous(const Problem& p, std::initializer_list<int> operands) {
+  for (int op : operands) {
+    if (p.map[op].row_stride != 1) return false;
+  }
+  return true;
 }
 
 __global__ void info_kernel(const std::int64_t* bad_rows, int* info, std::int64_t count,
@@ -244,8 +382,13 @@ template <class T>
 void GpuPath<T>::reduce(const Problem& p, const Operands<T>& ops, std::int64_t first,
                         std::int64_t size) {
   State& st = *state_;
-  reduce_kernel<T><<<blocks_for(size), threads_per_block, 0, st.stream>>>(
-      p, ops, st.config.place, st.work_ptr(), st.rows_ptr(), first, size);
+  if (rows_contiguous(p, {op_a, op_b, op_c, op_d})) {
+    reduce_contiguous_kernel<T><<<tiled_blocks_for(size), 32 * tile_warps, 0, st.stream>>>(
+        p, ops, st.config.place, st.work_ptr(), st.rows_ptr(), first, size);
+  } else {
+    reduce_kernel<T><<<blocks_for(size), threads_per_block, 0, st.stream>>>(
+        p, ops, st.config.place, st.work_ptr(), st.rows_ptr(), first, size);
+  }
   TRIAX_CUDA_CHECK_LAUNCH();
 }
 
@@ -327,9 +470,14 @@ template <class T>
 void GpuPath<T>::finish(const Problem& p, const Operands<T>& ops, std::int64_t first,
                         std::int64_t size, std::int64_t first_row) {
   State& st = *state_;
-  finish_kernel<T><<<blocks_for(size), threads_per_block, 0, st.stream>>>(
-      p, ops, st.work_ptr(), st.ends_ptr(), st.config.checked ? st.bad_ptr() : nullptr, first_row,
-      first, size);
+  std::int64_t* bad = st.config.checked ? st.bad_ptr() : nullptr;
+  if (rows_contiguous(p, {op_x})) {
+    finish_contiguous_kernel<T><<<tiled_blocks_for(size), 32 * tile_warps, 0, st.stream>>>(
+        p, ops, st.work_ptr(), st.ends_ptr(), bad, first_row, first, size);
+  } else {
+    finish_kernel<T><<<blocks_for(size), threads_per_block, 0, st.stream>>>(
+        p, ops, st.work_ptr(), st.ends_ptr(), bad, first_row, first, size);
+  }
   TRIAX_CUDA_CHECK_LAUNCH();
 }
 
