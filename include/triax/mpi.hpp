@@ -59,7 +59,8 @@ enum class Transport {
                    ///< report CUDA support (MPIX_Query_cuda_support), and not implemented yet
                    ///< where it does (invalid_argument too)
   nccl,            ///< the reduced rows stay on the device: NCCL collectives and a device
-                   ///< solve, all on the stream, no host synchronisation (allgather and pcr);
+                   ///< solve, all on the stream, no host synchronisation (allgather,
+                   ///< gather_scatter and pcr; jacobi is refused);
                    ///< one GPU per rank of a line (NCCL refuses a shared GPU)
 };
 

@@ -135,10 +135,10 @@ void check_backend(const Options& options) {
           said("options.transport = nccl: this triax was built without NCCL "
                "(TRIAX_ENABLE_NCCL=OFF); use host_staging"));
     }
-    if (options.method == Method::gather_scatter || options.method == Method::jacobi) {
-      throw invalid_argument(said("options.method = " + std::string(to_string(options.method)) +
-                                  " does not run on the nccl transport (allgather and pcr do); "
-                                  "use host_staging for it"));
+    if (options.method == Method::jacobi) {
+      throw invalid_argument(
+          said("options.method = jacobi does not run on the nccl transport (allgather, "
+               "gather_scatter and pcr do); use host_staging for it"));
     }
   }
 #endif
@@ -356,7 +356,7 @@ class Solver<T>::Impl {
   void choose_transport(const OwnedComm& all, bool whole) {
 #if defined(TRIAX_HAS_CUDA)
     const Transport asked = options_.transport;
-    const bool nccl_method = method_ == Method::allgather || method_ == Method::pcr;
+    const bool nccl_method = method_ != Method::jacobi;
     detail::Verdict verdict;
     if (!whole && (asked == Transport::nccl ||
                    (asked == Transport::automatic && detail::nccl_built() && nccl_method))) {

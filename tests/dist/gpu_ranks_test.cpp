@@ -174,7 +174,7 @@ void expect_exact_on_gpus(const std::vector<std::int64_t>& global,
 constexpr std::initializer_list<mpi::Method> staged_methods = {
     mpi::Method::allgather, mpi::Method::gather_scatter, mpi::Method::pcr, mpi::Method::automatic};
 constexpr std::initializer_list<mpi::Method> nccl_methods = {
-    mpi::Method::allgather, mpi::Method::pcr, mpi::Method::automatic};
+    mpi::Method::allgather, mpi::Method::gather_scatter, mpi::Method::pcr, mpi::Method::automatic};
 
 TEST(GpuRanksStaging, OneDimensionalEveryMode) {
   TRIAX_NEEDS_GPU();
@@ -375,7 +375,7 @@ TEST(GpuRanksErrors, CudaAwareMpiIsRefused) {
 
 TEST(GpuRanksErrors, MethodsNcclDoesNotRun) {
   TRIAX_NEEDS_GPU();
-  for (mpi::Method method : {mpi::Method::gather_scatter, mpi::Method::jacobi}) {
+  for (mpi::Method method : {mpi::Method::jacobi}) {
     mpi::Options options;
     options.backend = Backend::cuda;
     options.transport = mpi::Transport::nccl;
@@ -426,7 +426,8 @@ TEST(GpuRanksNccl, SystemsInBatches) {
 
 TEST(GpuRanksNccl, CheckedModeReportsTheSameInfoOnEveryRank) {
   TRIAX_NEEDS_GPU_PER_RANK();
-  expect_checked_info(mpi::Transport::nccl, {mpi::Method::allgather, mpi::Method::pcr});
+  expect_checked_info(mpi::Transport::nccl,
+                      {mpi::Method::allgather, mpi::Method::pcr, mpi::Method::gather_scatter});
 }
 
 }  // namespace

@@ -5,8 +5,8 @@
 #include <cuda_runtime.h>
 
 #include <climits>
-#include <initializer_list>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
 #include <string>
 #include <vector>
@@ -105,8 +105,8 @@ __global__ void __launch_bounds__(32 * tile_warps)
   const T* base[4] = {ops.a, ops.b, ops.c, ops.d};
   std::int64_t offset[4];
   for (int op = 0; op < 4; ++op) offset[op] = mine ? p.system_offset(op, s) : 0;
-  const StridedPieceWork<T> w{{work + s, p.count}, {work + all + s, p.count},
-                              {work + 2 * all + s, p.count}};
+  const StridedPieceWork<T> w{
+      {work + s, p.count}, {work + all + s, p.count}, {work + 2 * all + s, p.count}};
   ForwardSweep<T> f{};
   T a0 = 0, b0 = 1, c0 = 0, d0 = 0;
   for (std::int64_t r0 = 0; r0 < m; r0 += tile_rows) {
@@ -239,6 +239,22 @@ __global__ void allgather_solve_kernel(ReducedPair<T>* gathered, int ranks, int 
   ends[2 * (first + s) + 1] = mine.last.d;
 }
 
+// Gather-scatter on the device: thread s solves system s of this position's group from every
+// piece's rows (piece q's pair at gathered[q * mine + s]) and lays out each piece's two ends for
+// the way back (piece q's at scattered[2 * (q * mine + s)]).
+template <class T>
+__global__ void gather_scatter_solve_kernel(ReducedPair<T>* gathered, T* scattered, int ranks,
+                                            std::int64_t mine) {
+  const std::int64_t s = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
+  if (s >= mine) return;
+  thomas_over_gathered(gathered, ranks, mine, s);
+  for (int q = 0; q < ranks; ++q) {
+    const ReducedPair<T>& pair = gathered[q * mine + s];
+    scattered[2 * (q * mine + s)] = pair.first.d;
+    scattered[2 * (q * mine + s) + 1] = pair.last.d;
+  }
+}
+
 // PCR's steps on the device, as solve_reduced_pcr does them on the host; a side beyond the line
 // is an identity row.
 template <class T>
@@ -303,7 +319,7 @@ struct GpuPath<T>::State {
   DeviceBuffer work, rows, ends, bad_rows;
   PinnedBuffer host_rows, host_ends, host_bad_rows;
   // NCCL: allgather's gathered rows, or PCR's working rows and the neighbours' rows.
-  DeviceBuffer gathered, pcr_rows, receive_lower, receive_upper;
+  DeviceBuffer gathered, scattered, pcr_rows, receive_lower, receive_upper;
 #if defined(TRIAX_HAS_NCCL)
   ncclComm_t comm = nullptr;
 #endif
@@ -319,14 +335,26 @@ struct GpuPath<T>::State {
         host_rows(c.nccl ? 0 : count * sizeof(ReducedPair<T>)),
         host_ends(c.nccl ? 0 : 2 * count * sizeof(T)),
         host_bad_rows(c.checked && !c.nccl ? count * sizeof(std::int64_t) : 0),
-        gathered(c.nccl && c.method == triax::mpi::Method::allgather
-                     ? static_cast<std::size_t>(c.ranks) *
-                           static_cast<std::size_t>(c.largest_batch) * sizeof(ReducedPair<T>)
-                     : 0),
+        gathered(gathered_pairs(c) * sizeof(ReducedPair<T>)),
+        scattered(c.nccl && c.method == triax::mpi::Method::gather_scatter
+                      ? 2 * gathered_pairs(c) * sizeof(T)
+                      : 0),
         pcr_rows(pcr_bytes(c)),
         receive_lower(pcr_bytes(c)),
         receive_upper(pcr_bytes(c)) {
     if (c.nccl) init_nccl();
+  }
+
+  // Allgather: every piece's pairs of a batch; gather-scatter: every piece's pairs of this
+  // position's group (at most ceil(batch / P) systems).
+  static std::size_t gathered_pairs(const GpuPathConfig& c) {
+    if (!c.nccl) return 0;
+    const auto ranks = static_cast<std::size_t>(c.ranks);
+    const auto batch = static_cast<std::size_t>(c.largest_batch);
+    if (c.method == triax::mpi::Method::allgather) return ranks * batch;
+    if (c.method == triax::mpi::Method::gather_scatter)
+      return ranks * ((batch + ranks - 1) / ranks);
+    return 0;
   }
 
   static std::size_t pcr_bytes(const GpuPathConfig& c) {
@@ -424,6 +452,58 @@ void GpuPath<T>::solve_reduced_on_device(std::int64_t first, std::int64_t size) 
     allgather_solve_kernel<T><<<blocks_for(size), threads_per_block, 0, st.stream>>>(
         gathered, c.ranks, c.position, st.ends_ptr(), first, size);
     TRIAX_CUDA_CHECK_LAUNCH();
+    return;
+  }
+  if (c.method == triax::mpi::Method::gather_scatter) {
+    // Two personalised all-to-alls (NCCL point-to-point in a group; this position's own share
+    // by a device copy): the rows of group q to position q, the ends back to their pieces.
+    const SystemGroups groups{c.ranks, size};
+    const std::int64_t mine = groups.size(c.position);
+    auto* gathered = static_cast<ReducedPair<T>*>(st.gathered.p);
+    T* scattered = static_cast<T*>(st.scattered.p);
+    const auto pairs = [](std::int64_t n) { return static_cast<std::size_t>(n) * 8; };
+    const auto values = [](std::int64_t n) { return static_cast<std::size_t>(n) * 2; };
+    TRIAX_NCCL_CHECK(ncclGroupStart());
+    for (int q = 0; q < c.ranks; ++q) {
+      if (q == c.position) continue;
+      if (groups.size(q) > 0) {
+        TRIAX_NCCL_CHECK(ncclSend(rows + groups.start(q), pairs(groups.size(q)), nccl_type<T>(), q,
+                                  st.comm, st.stream));
+      }
+      if (mine > 0) {
+        TRIAX_NCCL_CHECK(
+            ncclRecv(gathered + q * mine, pairs(mine), nccl_type<T>(), q, st.comm, st.stream));
+      }
+    }
+    TRIAX_NCCL_CHECK(ncclGroupEnd());
+    if (mine > 0) {
+      TRIAX_CUDA_CHECK(cudaMemcpyAsync(gathered + c.position * mine,
+                                       rows + groups.start(c.position),
+                                       static_cast<std::size_t>(mine) * sizeof(ReducedPair<T>),
+                                       cudaMemcpyDeviceToDevice, st.stream));
+      gather_scatter_solve_kernel<T><<<blocks_for(mine), threads_per_block, 0, st.stream>>>(
+          gathered, scattered, c.ranks, mine);
+      TRIAX_CUDA_CHECK_LAUNCH();
+    }
+    T* ends = st.ends_ptr() + 2 * first;
+    TRIAX_NCCL_CHECK(ncclGroupStart());
+    for (int q = 0; q < c.ranks; ++q) {
+      if (q == c.position) continue;
+      if (mine > 0) {
+        TRIAX_NCCL_CHECK(ncclSend(scattered + 2 * q * mine, values(mine), nccl_type<T>(), q,
+                                  st.comm, st.stream));
+      }
+      if (groups.size(q) > 0) {
+        TRIAX_NCCL_CHECK(ncclRecv(ends + 2 * groups.start(q), values(groups.size(q)),
+                                  nccl_type<T>(), q, st.comm, st.stream));
+      }
+    }
+    TRIAX_NCCL_CHECK(ncclGroupEnd());
+    if (mine > 0) {
+      TRIAX_CUDA_CHECK(cudaMemcpyAsync(
+          ends + 2 * groups.start(c.position), scattered + 2 * c.position * mine,
+          static_cast<std::size_t>(2 * mine) * sizeof(T), cudaMemcpyDeviceToDevice, st.stream));
+    }
     return;
   }
   // PCR: the first step pairs each row with its neighbours' nearest rows, every later one (t =
