@@ -181,7 +181,8 @@ class TRIAX_API Solver {
   /// The method the plan runs (never automatic).
   Method method() const;
   /// The transport the plan runs (never automatic; host_staging for CPU ranks, whose host
-  /// buffers need no staging).
+  /// buffers need no staging). A line of one rank that hands its systems to triax::Solver
+  /// moves nothing and reports the transport asked for (host_staging for automatic).
   Transport transport() const;
   /// Ranks sharing each system (P).
   int ranks_along_axis() const;

@@ -338,6 +338,10 @@ class Solver<T>::Impl {
     // Jacobi keep the distributed path: its info rule and Jacobi's report are their own.
     const bool whole = ranks == 1 && !options.checked && method_ != Method::jacobi;
     if (gpu_) choose_transport(all, whole);
+    // A whole line moves nothing: it reports the transport asked for (automatic: staging).
+    if (gpu_ && whole && options.transport != Transport::automatic) {
+      transport_kind_ = options.transport;
+    }
     detail::agree(all.get(), detail::verdict_of([&] {
                     if (whole) {
                       whole_.emplace(options.backend, layouts, axis,
