@@ -100,10 +100,6 @@ struct Decomposition {
 /// systems to triax::Solver(Backend::cuda, ...) on the stream, as CPU ranks hand them to the cpu
 /// backend.
 struct Options : triax::Options {
-  /// Backend::cpu (host pointers, OpenMP) or Backend::cuda (device pointers); not reference.
-  Backend backend = Backend::cpu;
-  /// GPU ranks: how the reduced rows travel. CPU ranks: automatic only.
-  Transport transport = Transport::automatic;
   Method method = Method::automatic;
   /// Jacobi: the most iterations (>= 1).
   int jacobi_iterations = 100;
@@ -117,6 +113,12 @@ struct Options : triax::Options {
   /// ones one system larger where they do not divide evenly), each batch with its own messages:
   /// more batches, smaller messages. >= 1; more batches than systems give one system each.
   int batches = 1;
+  /// Backend::cpu (host pointers, OpenMP) or Backend::cuda (device pointers); not reference.
+  /// (Last, with transport, so that designated initializers written before GPU ranks existed
+  /// keep their order.)
+  Backend backend = Backend::cpu;
+  /// GPU ranks: how the reduced rows travel. CPU ranks: automatic only.
+  Transport transport = Transport::automatic;
 };
 
 /// checked mode's info value for every system of a Jacobi solve that did not converge.
