@@ -11,8 +11,82 @@
 #include "sine_mode.hpp"
 #include "triax/mpi.hpp"
 
+#if defined(TRIAX_HAS_CUDA)
+#include <cuda_runtime.h>
+#endif
+
 namespace adi {
 namespace {
+
+#if defined(TRIAX_HAS_CUDA)
+void cuda_ok(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+// GPU ranks (--backend cuda): device copies of u, d1, d2 and the coefficients for the solves
+// (triax::mpi on device pointers); the explicit step stays on the host fields (ghost exchange
+// and stencil), u copied down before it and its right-hand side up after it. The marks around
+// the solves wait for the device, so the per-axis times are the solves' alone.
+template <class T>
+class GpuRankFields {
+ public:
+  explicit GpuRankFields(DistFields<T>& host) : host_(host) {
+    cuda_ok(cudaMalloc(&u_, host.u_size() * sizeof(T)), "cudaMalloc");
+    cuda_ok(cudaMalloc(&d1_, host.rhs_size() * sizeof(T)), "cudaMalloc");
+    cuda_ok(cudaMalloc(&d2_, host.rhs_size() * sizeof(T)), "cudaMalloc");
+    cuda_ok(cudaMalloc(&coefficients_, 3 * sizeof(T)), "cudaMalloc");
+    const T k[3] = {*host.a(), *host.b(), *host.c()};
+    cuda_ok(cudaMemcpy(coefficients_, k, sizeof k, cudaMemcpyHostToDevice), "cudaMemcpy");
+    cuda_ok(cudaMemcpy(u_, host.u(), host.u_size() * sizeof(T), cudaMemcpyHostToDevice),
+            "cudaMemcpy");
+  }
+  ~GpuRankFields() {
+    for (T* p : {u_, d1_, d2_, coefficients_}) cudaFree(p);
+  }
+  GpuRankFields(const GpuRankFields&) = delete;
+  GpuRankFields& operator=(const GpuRankFields&) = delete;
+
+  T* u() { return u_; }
+  T* d1() { return d1_; }
+  T* d2() { return d2_; }
+  const T* a() const { return coefficients_; }
+  const T* b() const { return coefficients_ + 1; }
+  const T* c() const { return coefficients_ + 2; }
+  void explicit_rhs(T scale) {
+    u_to_host();
+    host_.explicit_rhs(scale);
+    cuda_ok(cudaMemcpy(d1_, host_.d1(), host_.rhs_size() * sizeof(T), cudaMemcpyHostToDevice),
+            "cudaMemcpy");
+  }
+  // The solves run on the default stream: a mark waits for them.
+  void mark(int index) {
+    cuda_ok(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    host_.mark(index);
+  }
+  void add_elapsed(double* seconds) { host_.add_elapsed(seconds); }
+  void u_to_host() {
+    cuda_ok(cudaMemcpy(host_.u(), u_, host_.u_size() * sizeof(T), cudaMemcpyDeviceToHost),
+            "cudaMemcpy");
+  }
+
+ private:
+  DistFields<T>& host_;
+  T *u_ = nullptr, *d1_ = nullptr, *d2_ = nullptr, *coefficients_ = nullptr;
+};
+
+// One GPU per rank where there are enough: device (node-local rank) % (GPUs of the node).
+void select_gpu() {
+  MPI_Comm node = MPI_COMM_NULL;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int local = 0, devices = 0;
+  MPI_Comm_rank(node, &local);
+  MPI_Comm_free(&node);
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    throw std::runtime_error("--backend cuda: no CUDA device");
+  }
+  cuda_ok(cudaSetDevice(local % devices), "cudaSetDevice");
+}
+#endif
 
 // The Cartesian communicator of the run; freed when the run ends.
 struct Cart {
@@ -55,6 +129,9 @@ double max_over_ranks(double v) {
 
 template <class T>
 Result run_distributed(const Settings& s) {
+#if defined(TRIAX_HAS_CUDA)
+  if (s.backend == triax::Backend::cuda) select_gpu();  // before any other CUDA call
+#endif
   const Cart cart(s.procs);
   const GridBlock block = block_of(cart.comm, s.n, s.procs);
   const TimeStep step(s);
@@ -71,10 +148,28 @@ Result run_distributed(const Settings& s) {
   const triax::OperandLayouts rhs(constant, constant, constant, packed, packed);
   const triax::OperandLayouts into_u(constant, constant, constant, packed, fields.u_layout());
   using triax::mpi::Decomposition;
-  triax::mpi::Solver<T> solve_x(Decomposition::cartesian(cart.comm, 0), rhs, 0),
-      solve_y(Decomposition::cartesian(cart.comm, 1), rhs, 1),
-      solve_z(Decomposition::cartesian(cart.comm, 2), into_u, 2);
+  triax::mpi::Options options;
+  if (s.backend == triax::Backend::cuda) {
+#if defined(TRIAX_HAS_CUDA)
+    options.backend = triax::Backend::cuda;
+#else
+    throw std::invalid_argument("--backend cuda: this build has no CUDA");
+#endif
+  }
+  triax::mpi::Solver<T> solve_x(Decomposition::cartesian(cart.comm, 0), rhs, 0, options),
+      solve_y(Decomposition::cartesian(cart.comm, 1), rhs, 1, options),
+      solve_z(Decomposition::cartesian(cart.comm, 2), into_u, 2, options);
+#if defined(TRIAX_HAS_CUDA)
+  if (s.backend == triax::Backend::cuda) {
+    GpuRankFields<T> gpu(fields);
+    advance<T>(gpu, solve_x, solve_y, solve_z, s, step.mu, r);
+    gpu.u_to_host();
+  } else {
+    advance<T>(fields, solve_x, solve_y, solve_z, s, step.mu, r);
+  }
+#else
   advance<T>(fields, solve_x, solve_y, solve_z, s, step.mu, r);
+#endif
 
   for (AxisTiming& t : r.axis) {
     t.seconds = max_over_ranks(t.seconds);

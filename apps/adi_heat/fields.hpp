@@ -44,6 +44,8 @@ class HostArrays : public HostStepClock {
   const T* a() const { return &coefficients_[0]; }
   const T* b() const { return &coefficients_[1]; }
   const T* c() const { return &coefficients_[2]; }
+  std::size_t u_size() const { return u_.size(); }
+  std::size_t rhs_size() const { return d1_.size(); }
 
  protected:
   std::vector<T> u_, d1_, d2_;

@@ -40,7 +40,8 @@ void usage() {
       "  --check-order  runs N = 15 and 31 (h = 1/16, 1/32) in double to t = 0.05 with dt ~ h and\n"
       "                 checks that the error falls by the scheme's second order; exits 1 if not\n"
       "  --procs AxBxC  under mpirun -np A*B*C (a build with MPI): A, B, C ranks along x, y, z,\n"
-      "                 each axis solved by triax::mpi across them (cpu backend); rank 0 prints\n"
+      "                 each axis solved by triax::mpi across them (cpu backend, or GPU ranks\n"
+      "                 with --backend cuda: one GPU per node-local rank); rank 0 prints\n"
       "  --check-single with --procs: rank 0 also runs the grid alone and checks that both errors\n"
       "                 agree to rounding; exits 1 if not");
 }
@@ -214,13 +215,13 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (procs) {
-    // Ranks are CPU ranks in this version; the order check runs on one rank.
-    if ((backend_given && s.backend != triax::Backend::cpu) || order) {
-      std::fputs("adi_heat: --procs runs the cpu backend and no --check-order\n", stderr);
+    // CPU ranks by default, GPU ranks with --backend cuda; the order check runs on one rank.
+    if ((backend_given && s.backend == triax::Backend::reference) || order) {
+      std::fputs("adi_heat: --procs runs the cpu or cuda backend and no --check-order\n", stderr);
       return 2;
     }
 #ifdef TRIAX_ADI_HAS_MPI
-    s.backend = triax::Backend::cpu;
+    if (!backend_given) s.backend = triax::Backend::cpu;
     s.over_ranks = true;
     s.procs = *procs;
     return run_over_ranks(s, json, check_single);

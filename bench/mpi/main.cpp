@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <exception>
 #include <fstream>
+#include <stdexcept>
+#include <string>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -45,8 +47,10 @@ void print_table(const std::vector<PrecisionResult>& results) {
       char ratio[32] = "-", diff[32] = "-";
       if (single > 0) std::snprintf(ratio, sizeof ratio, "%.2f", m.time.median_ms / single);
       if (m.max_difference >= 0) std::snprintf(diff, sizeof diff, "%.2e", m.max_difference);
+      const std::string ran =
+          m.transport_run == "mpi" ? m.method_run : m.method_run + "@" + m.transport_run;
       std::printf("%-7s %-15s %-15s %10.3f %10.3f %10.3f %9.3f %9.3f %9.3f %9s %10s\n",
-                  m.precision.c_str(), m.method.c_str(), m.method_run.c_str(), m.time.median_ms,
+                  m.precision.c_str(), m.method.c_str(), ran.c_str(), m.time.median_ms,
                   m.time.min_ms, m.time.max_ms, m.local_passes_ms, m.reduced_solve_ms,
                   m.communication_ms, ratio, diff);
     }
@@ -65,11 +69,14 @@ void write_json(const std::string& path, const MpiConfig& c, const ProcessGrid& 
   j["procs"] = grid.dims;
   j["extents"] = c.extents;
   j["axis"] = c.axis;
+  j["backend"] = c.backend;
+  j["transport"] = std::string(triax::mpi::to_string(c.transport));
   j["split_along_axis"] = grid.dims[c.axis] > 1;
   j["threads_per_rank"] = threads;
   j["reference_threads"] = c.reference ? reference_threads : 0;
   j["reps"] = c.reps;
   j["batches"] = c.batches;
+  j["checked"] = c.checked;
   j["jacobi_iterations"] = c.jacobi_iterations;
   j["results"] = nlohmann::json::array();
   j["single_rank"] = nlohmann::json::array();
@@ -86,6 +93,7 @@ void write_json(const std::string& path, const MpiConfig& c, const ProcessGrid& 
       row["precision"] = m.precision;
       row["method"] = m.method;
       row["method_run"] = m.method_run;
+      row["transport_run"] = m.transport_run;
       row["local_passes_ms"] = m.local_passes_ms;
       row["reduced_solve_ms"] = m.reduced_solve_ms;
       row["communication_ms"] = m.communication_ms;
@@ -104,15 +112,18 @@ int run(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   const MpiConfig c = parse_mpi_command_line(argc, argv, rank);
+  if (c.backend == "cuda" && select_gpu() < 0) {
+    throw std::runtime_error("--backend cuda: no CUDA device (or built without CUDA)");
+  }
   const ProcessGrid grid(c.extents, c.axis, c.procs);
   const int threads = threads_per_rank(c, ranks);
   const int reference_threads = c.reference_threads > 0 ? c.reference_threads : threads * ranks;
   if (rank == 0) {
-    std::printf("triax-bench-mpi: %s along axis %d, %d ranks as %s (%s), %d threads per rank, "
-                "%d reps; single rank: %d threads\n",
+    std::printf("triax-bench-mpi: %s along axis %d, %d ranks as %s (%s), backend %s, %d threads "
+                "per rank, %d reps; single rank: %d threads\n",
                 extents_text(c.extents).c_str(), c.axis, ranks, extents_text(grid.dims).c_str(),
-                grid.dims[c.axis] > 1 ? "axis split" : "axis not split", threads, c.reps,
-                c.reference ? reference_threads : 0);
+                grid.dims[c.axis] > 1 ? "axis split" : "axis not split", c.backend.c_str(),
+                threads, c.reps, c.reference ? reference_threads : 0);
     std::printf("  time of a solve = the slowest rank's, barrier before each; phases per solve, "
                 "the slowest rank's (comm includes waiting for peers)\n");
   }

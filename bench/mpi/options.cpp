@@ -68,6 +68,15 @@ MpiConfig parse_mpi_command_line(int argc, char** argv, int rank) {
   app.add_option("--jacobi-iterations", c.jacobi_iterations,
                  "Jacobi's fixed iteration count (default 10)");
   app.add_option("--batches", c.batches, "triax::mpi::Options::batches (default 1)");
+  std::string transport = "automatic";
+  app.add_option("--backend", c.backend,
+                 "cpu (host arrays, OpenMP) or cuda (device arrays, one GPU per node-local rank "
+                 "modulo the GPUs; default cpu)");
+  app.add_option("--transport", transport,
+                 "GPU ranks: automatic, staging (host_staging) or nccl (default automatic)");
+  app.add_flag("--checked", c.checked,
+               "checked mode (info per system); a line of one rank then runs the local passes "
+               "instead of handing its systems to triax::Solver");
   app.add_option("--json", c.json_path, "also write the results as JSON to this file (rank 0)");
   try {
     try {
@@ -112,6 +121,23 @@ MpiConfig parse_mpi_command_line(int argc, char** argv, int rank) {
       c.precisions = {precision};
     } else {
       throw std::invalid_argument("--precision: unknown value '" + precision + "'");
+    }
+    if (c.backend != "cpu" && c.backend != "cuda") {
+      throw std::invalid_argument("--backend: unknown value '" + c.backend + "'");
+    }
+    if (transport == "automatic") {
+      c.transport = triax::mpi::Transport::automatic;
+    } else if (transport == "staging" || transport == "host_staging") {
+      c.transport = triax::mpi::Transport::host_staging;
+    } else if (transport == "nccl") {
+      c.transport = triax::mpi::Transport::nccl;
+    } else if (transport == "cuda_aware_mpi") {
+      c.transport = triax::mpi::Transport::cuda_aware_mpi;
+    } else {
+      throw std::invalid_argument("--transport: unknown value '" + transport + "'");
+    }
+    if (c.backend == "cpu" && c.transport != triax::mpi::Transport::automatic) {
+      throw std::invalid_argument("--transport: " + transport + " needs --backend cuda");
     }
     if (c.reps < 1) throw std::invalid_argument("--reps: " + std::to_string(c.reps) + " < 1");
     if (c.threads < 0 || c.reference_threads < 0) {

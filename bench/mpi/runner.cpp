@@ -3,13 +3,63 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
+#include <stdexcept>
+#include <string>
 
 #include "../inputs.hpp"
 #include "../stats.hpp"
 #include "triax/mpi.hpp"
 
+#if defined(TRIAX_HAS_CUDA)
+#include <cuda_runtime.h>
+#endif
+
 namespace triax::bench::mpi {
 namespace {
+
+#if defined(TRIAX_HAS_CUDA)
+void cuda_ok(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) {
+    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+  }
+}
+
+/// Device copies of a, b, c, d and x (x zeroed), freed with the object.
+template <class T>
+struct DeviceArrays {
+  T *a = nullptr, *b = nullptr, *c = nullptr, *d = nullptr, *x = nullptr;
+  std::size_t n = 0;
+  DeviceArrays(const T* ha, const T* hb, const T* hc, const T* hd, std::size_t count) : n(count) {
+    T** arrays[] = {&a, &b, &c, &d, &x};
+    const T* hosts[] = {ha, hb, hc, hd, nullptr};
+    for (int i = 0; i < 5; ++i) {
+      cuda_ok(cudaMalloc(arrays[i], n * sizeof(T)), "cudaMalloc");
+      if (hosts[i]) {
+        cuda_ok(cudaMemcpy(*arrays[i], hosts[i], n * sizeof(T), cudaMemcpyHostToDevice),
+                "cudaMemcpy");
+      } else {
+        cuda_ok(cudaMemset(*arrays[i], 0, n * sizeof(T)), "cudaMemset");
+      }
+    }
+  }
+  ~DeviceArrays() {
+    for (T* p : {a, b, c, d, x}) cudaFree(p);
+  }
+  DeviceArrays(const DeviceArrays&) = delete;
+  DeviceArrays& operator=(const DeviceArrays&) = delete;
+  void x_to(T* host) const {
+    cuda_ok(cudaMemcpy(host, x, n * sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy");
+  }
+};
+
+struct Stream {
+  cudaStream_t s = nullptr;
+  Stream() { cuda_ok(cudaStreamCreate(&s), "cudaStreamCreate"); }
+  ~Stream() { cudaStreamDestroy(s); }
+  void sync() const { cuda_ok(cudaStreamSynchronize(s), "cudaStreamSynchronize"); }
+};
+#endif
 
 constexpr std::uint64_t seed = 2026;
 constexpr int root = 0;
@@ -55,23 +105,30 @@ template <class T>
 Block<T> make_block(const ProcessGrid& grid) {
   Block<T> blk;
   blk.extents = grid.extents;
-  const auto n = static_cast<std::size_t>(product(blk.extents));
+  const std::int64_t total = product(blk.extents);
+  const auto n = static_cast<std::size_t>(total);
   for (auto* v : {&blk.a, &blk.b, &blk.c, &blk.d}) v->resize(n);
   blk.x.assign(n, T(0));
-  for_each_global(grid.global, grid.begin, grid.extents,
-                  [&](std::int64_t o, std::int64_t g, const std::vector<std::int64_t>& local) {
-                    const Element<T> e = element_at<T>(seed, g);
-                    bool first = false, last = false;
-                    for (std::size_t k = 0; k < local.size(); ++k) {
-                      const std::int64_t row = grid.begin[k] + local[k];
-                      first = first || row == 0;
-                      last = last || row == grid.global[k] - 1;
-                    }
-                    blk.a[o] = first ? T(0) : e.a;
-                    blk.b[o] = e.b;
-                    blk.c[o] = last ? T(0) : e.c;
-                    blk.d[o] = e.d;
-                  });
+  const std::size_t r = grid.global.size();
+  // Element by element from its own index (in parallel: GPU ranks hold 10^8 elements).
+#pragma omp parallel for schedule(static)
+  for (std::int64_t o = 0; o < total; ++o) {
+    std::int64_t rest = o, g = 0, stride = 1;
+    bool first = false, last = false;
+    for (std::size_t k = 0; k < r; ++k) {
+      const std::int64_t row = grid.begin[k] + rest % grid.extents[k];
+      rest /= grid.extents[k];
+      g += row * stride;
+      stride *= grid.global[k];
+      first = first || row == 0;
+      last = last || row == grid.global[k] - 1;
+    }
+    const Element<T> e = element_at<T>(seed, g);
+    blk.a[o] = first ? T(0) : e.a;
+    blk.b[o] = e.b;
+    blk.c[o] = last ? T(0) : e.c;
+    blk.d[o] = e.d;
+  }
   return blk;
 }
 
@@ -136,21 +193,47 @@ ReferenceRow single_rank(const MpiConfig& config, int threads, std::vector<T>& x
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   ReferenceRow row;
   row.precision = sizeof(T) == 4 ? "float" : "double";
-  row.threads = threads;
+  row.threads = config.backend == "cuda" ? 1 : threads;
   std::vector<T> a, b, c, d;
   std::unique_ptr<Solver<T>> solver;
+#if defined(TRIAX_HAS_CUDA)
+  std::unique_ptr<Stream> stream;
+  std::unique_ptr<DeviceArrays<T>> device;
+#endif
   if (rank == root) {
     const auto n = static_cast<std::size_t>(product(config.extents));
     a.resize(n), b.resize(n), c.resize(n), d.resize(n), x.assign(n, T(0));
     generate<T>(config.extents, a.data(), b.data(), c.data(), d.data(), seed);
     Options options;
     options.num_threads = threads;
-    solver = std::make_unique<Solver<T>>(Backend::cpu, Layout::packed(config.extents), config.axis,
-                                         options);
+#if defined(TRIAX_HAS_CUDA)
+    if (config.backend == "cuda") {
+      // The same global problem on rank 0's GPU: the single-GPU time scaling is measured from.
+      stream = std::make_unique<Stream>();
+      device = std::make_unique<DeviceArrays<T>>(a.data(), b.data(), c.data(), d.data(), n);
+      options.stream = stream->s;
+      solver = std::make_unique<Solver<T>>(Backend::cuda, Layout::packed(config.extents),
+                                           config.axis, options);
+    }
+#endif
+    if (!solver) {
+      solver = std::make_unique<Solver<T>>(Backend::cpu, Layout::packed(config.extents),
+                                           config.axis, options);
+    }
   }
   row.time = timed_reps(config.reps, [&] {
+#if defined(TRIAX_HAS_CUDA)
+    if (device) {
+      solver->solve(device->a, device->b, device->c, device->d, device->x);
+      stream->sync();
+      return;
+    }
+#endif
     if (solver) solver->solve(a.data(), b.data(), c.data(), d.data(), x.data());
   });
+#if defined(TRIAX_HAS_CUDA)
+  if (device) device->x_to(x.data());
+#endif
   return row;
 }
 
@@ -164,6 +247,16 @@ PrecisionResult run_precision(const MpiConfig& config, const ProcessGrid& grid, 
   if (config.reference) result.reference = single_rank<T>(config, reference_threads, single);
   Block<T> blk = make_block<T>(grid);
   const Layout layout = Layout::packed(blk.extents);
+  const bool gpu = config.backend == "cuda";
+#if defined(TRIAX_HAS_CUDA)
+  std::unique_ptr<Stream> stream;
+  std::unique_ptr<DeviceArrays<T>> device;
+  if (gpu) {
+    stream = std::make_unique<Stream>();
+    device = std::make_unique<DeviceArrays<T>>(blk.a.data(), blk.b.data(), blk.c.data(),
+                                               blk.d.data(), blk.a.size());
+  }
+#endif
   for (triax::mpi::Method method : config.methods) {
     triax::mpi::Options options;
     options.num_threads = threads;
@@ -171,20 +264,60 @@ PrecisionResult run_precision(const MpiConfig& config, const ProcessGrid& grid, 
     options.batches = config.batches;
     options.jacobi_iterations = config.jacobi_iterations;
     options.jacobi_check_convergence = false;  // a fixed count: no reduction per iteration
+    options.checked = config.checked;
+    const T *a = blk.a.data(), *b = blk.b.data(), *c = blk.c.data(), *d = blk.d.data();
+    T* x = blk.x.data();
+    std::function<void()> wait = [] {};
+#if defined(TRIAX_HAS_CUDA)
+    if (gpu) {
+      options.backend = Backend::cuda;
+      options.transport = config.transport;
+      options.stream = stream->s;
+      a = device->a, b = device->b, c = device->c, d = device->d, x = device->x;
+      wait = [&] { stream->sync(); };
+    }
+#endif
     triax::mpi::Solver<T> solver(triax::mpi::Decomposition::cartesian(grid.cart, config.axis),
                                  layout, config.axis, options);
+    std::vector<int> info_host(config.checked ? static_cast<std::size_t>(solver.system_count())
+                                              : 0);
+    int* info = config.checked ? info_host.data() : nullptr;
+#if defined(TRIAX_HAS_CUDA)
+    int* info_device = nullptr;
+    if (gpu && config.checked) {
+      cuda_ok(cudaMalloc(&info_device, std::max<std::size_t>(1, info_host.size()) * sizeof(int)),
+              "cudaMalloc");
+      info = info_device;
+    }
+#endif
     MethodRow row;
     row.precision = sizeof(T) == 4 ? "float" : "double";
     row.method = std::string(triax::mpi::to_string(method));
     row.method_run = std::string(triax::mpi::to_string(solver.method()));
-    auto solve = [&] { solver.solve(blk.a.data(), blk.b.data(), blk.c.data(), blk.d.data(),
-                                    blk.x.data()); };
-    // Phase times over the timed solves and their warm-ups alike: per solve, so the count
-    // does not matter.
+    row.transport_run = gpu ? std::string(triax::mpi::to_string(solver.transport())) : "mpi";
+    auto solve = [&] {
+      solver.solve(a, b, c, d, x, info);
+      wait();
+    };
     triax::mpi::PhaseTimes phases;
-    solver.set_phase_times(&phases);
-    row.time = timed_reps(config.reps, solve);
-    solver.set_phase_times(nullptr);
+    if (gpu) {
+      // GPU ranks: phase times wait for the stream at every phase, so the timed solves run
+      // without them and three more solves measure the phases.
+      row.time = timed_reps(config.reps, solve);
+      solver.set_phase_times(&phases);
+      for (int i = 0; i < 3; ++i) solve();
+      solver.set_phase_times(nullptr);
+    } else {
+      // Phase times over the timed solves and their warm-ups alike: per solve, so the count
+      // does not matter.
+      solver.set_phase_times(&phases);
+      row.time = timed_reps(config.reps, solve);
+      solver.set_phase_times(nullptr);
+    }
+#if defined(TRIAX_HAS_CUDA)
+    if (gpu && config.reference) device->x_to(blk.x.data());
+    if (info_device) cudaFree(info_device);
+#endif
     double per_solve[3] = {phases.local_passes, phases.reduced_solve, phases.communication};
     for (double& v : per_solve) v *= 1e3 / std::max(1, phases.solves);
     MPI_Allreduce(MPI_IN_PLACE, per_solve, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
@@ -195,6 +328,21 @@ PrecisionResult run_precision(const MpiConfig& config, const ProcessGrid& grid, 
     result.methods.push_back(row);
   }
   return result;
+}
+
+int select_gpu() {
+#if defined(TRIAX_HAS_CUDA)
+  MPI_Comm node = MPI_COMM_NULL;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int local = 0, devices = 0;
+  MPI_Comm_rank(node, &local);
+  MPI_Comm_free(&node);
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) return -1;
+  cuda_ok(cudaSetDevice(local % devices), "cudaSetDevice");
+  return local % devices;
+#else
+  return -1;
+#endif
 }
 
 template PrecisionResult run_precision<float>(const MpiConfig&, const ProcessGrid&, int, int);

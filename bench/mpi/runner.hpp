@@ -17,6 +17,7 @@ struct Spread {
 
 struct MethodRow {
   std::string precision, method, method_run;  ///< asked for, and what automatic resolved to
+  std::string transport_run;                  ///< GPU ranks: the transport the plan ran
   Spread time;
   /// Per solve, the largest over the ranks (PhaseTimes).
   double local_passes_ms = 0, reduced_solve_ms = 0, communication_ms = 0;
@@ -33,6 +34,10 @@ struct PrecisionResult {
   std::vector<MethodRow> methods;
   ReferenceRow reference;  ///< threads 0 = not run
 };
+
+/// GPU ranks: selects device (node-local rank) % (devices of the node), as NCCL wants one GPU
+/// per rank; returns the device, or -1 without CUDA (built without it, or no device).
+int select_gpu();
 
 /// Collective over MPI_COMM_WORLD.
 template <class T>

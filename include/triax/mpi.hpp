@@ -46,6 +46,27 @@ enum class Method {
 /// The name of a method, as written above (e.g. "gather_scatter").
 TRIAX_API std::string_view to_string(Method method);
 
+/// How the ranks of a GPU plan (Options::backend = Backend::cuda) exchange the reduced rows.
+/// CPU ranks always use MPI on host memory and take automatic only.
+enum class Transport {
+  automatic,       ///< nccl where the library was built with NCCL (TRIAX_ENABLE_NCCL), the
+                   ///< method runs on it and every rank of the line has its own GPU; else
+                   ///< host_staging. Never cuda_aware_mpi (not implemented in this version).
+  host_staging,    ///< reduced rows device -> pinned host on the stream, a stream
+                   ///< synchronisation, the CPU ranks' MPI methods, the ends back: any MPI,
+                   ///< every method, ranks may share a GPU
+  cuda_aware_mpi,  ///< MPI on device buffers: refused (invalid_argument) where the MPI does not
+                   ///< report CUDA support (MPIX_Query_cuda_support), and not implemented yet
+                   ///< where it does (invalid_argument too)
+  nccl,            ///< the reduced rows stay on the device: NCCL collectives and a device
+                   ///< solve, all on the stream, no host synchronisation (allgather,
+                   ///< gather_scatter and pcr; jacobi is refused);
+                   ///< one GPU per rank of a line (NCCL refuses a shared GPU)
+};
+
+/// The name of a transport, as written above (e.g. "host_staging").
+TRIAX_API std::string_view to_string(Transport transport);
+
 /// Which ranks share the systems, and in which order they hold the pieces.
 ///
 /// - cartesian(comm, dim): comm is a Cartesian communicator (MPI_Cart_create); the pieces of the
@@ -65,8 +86,19 @@ struct Decomposition {
   static Decomposition line(MPI_Comm comm) { return {comm, -1}; }
 };
 
-/// Options of a distributed plan: the local ones of triax::Options (num_threads, checked; the
-/// algorithm must stay automatic and the stream is unused: CPU ranks only), and the method.
+/// Options of a distributed plan: the local ones of triax::Options (num_threads and checked;
+/// stream for GPU ranks; the algorithm must stay automatic), the backend, the transport and the
+/// method.
+///
+/// GPU ranks (backend = Backend::cuda): a, b, c, d, x and info are device memory of the current
+/// device (the library never calls cudaSetDevice: pick one GPU per rank before making the plan,
+/// e.g. by the node-local rank of MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)); the local passes
+/// run as kernels on `stream`; the plan allocates its device workspace and pinned host buffers
+/// when it is made, none in a solve. With host_staging a solve returns once the reduced system
+/// is solved and the back substitution is queued on the stream; with nccl it may return before
+/// anything ran (synchronise the stream before reading x). A line of one rank hands its whole
+/// systems to triax::Solver(Backend::cuda, ...) on the stream, as CPU ranks hand them to the cpu
+/// backend.
 struct Options : triax::Options {
   Method method = Method::automatic;
   /// Jacobi: the most iterations (>= 1).
@@ -81,6 +113,12 @@ struct Options : triax::Options {
   /// ones one system larger where they do not divide evenly), each batch with its own messages:
   /// more batches, smaller messages. >= 1; more batches than systems give one system each.
   int batches = 1;
+  /// Backend::cpu (host pointers, OpenMP) or Backend::cuda (device pointers); not reference.
+  /// (Last, with transport, so that designated initializers written before GPU ranks existed
+  /// keep their order.)
+  Backend backend = Backend::cpu;
+  /// GPU ranks: how the reduced rows travel. CPU ranks: automatic only.
+  Transport transport = Transport::automatic;
 };
 
 /// checked mode's info value for every system of a Jacobi solve that did not converge.
@@ -144,6 +182,10 @@ class TRIAX_API Solver {
 
   /// The method the plan runs (never automatic).
   Method method() const;
+  /// The transport the plan runs (never automatic; host_staging for CPU ranks, whose host
+  /// buffers need no staging). A line of one rank that hands its systems to triax::Solver
+  /// moves nothing and reports the transport asked for (host_staging for automatic).
+  Transport transport() const;
   /// Ranks sharing each system (P).
   int ranks_along_axis() const;
   /// This rank's position along the axis (0 .. P - 1).

@@ -19,6 +19,10 @@
 #include "core/plan_guards.hpp"
 #include "core/validate.hpp"
 #include "dist/collective_checks.hpp"
+#if defined(TRIAX_HAS_CUDA)
+#include "core/plan_guards.hpp"
+#include "dist/gpu/gpu_path.hpp"
+#endif
 #include "dist/local_passes.hpp"
 #include "dist/method_choice.hpp"
 #include "dist/mpi_check.hpp"
@@ -79,6 +83,67 @@ OwnedComm duplicate(MPI_Comm comm) {
   return OwnedComm(copy);
 }
 
+bool is_transport(Transport t) {
+  switch (t) {
+    case Transport::automatic:
+    case Transport::host_staging:
+    case Transport::cuda_aware_mpi:
+    case Transport::nccl:
+      return true;
+  }
+  return false;
+}
+
+// The backend and transport a rank can judge alone (NCCL's one GPU per rank is judged later,
+// over the line).
+void check_backend(const Options& options) {
+  if (options.backend != Backend::cpu && options.backend != Backend::cuda) {
+    throw invalid_argument(said("options.backend = " + std::string(to_string(options.backend)) +
+                                ": distributed plans run on cpu or cuda ranks"));
+  }
+  if (!is_transport(options.transport)) {
+    throw invalid_argument(
+        said("options.transport = " + std::to_string(static_cast<int>(options.transport)) +
+             " is not a triax::mpi::Transport"));
+  }
+  if (options.backend == Backend::cpu) {
+    if (options.transport != Transport::automatic) {
+      throw invalid_argument(
+          said("options.transport = " + std::string(to_string(options.transport)) +
+               ": CPU ranks move host memory through MPI; transports are for "
+               "GPU ranks (options.backend = cuda); leave it automatic"));
+    }
+    return;
+  }
+#if !defined(TRIAX_HAS_CUDA)
+  throw invalid_argument(
+      said("options.backend = cuda: this triax was built without CUDA (TRIAX_ENABLE_CUDA=OFF)"));
+#else
+  if (options.transport == Transport::cuda_aware_mpi) {
+    if (!detail::mpi_is_cuda_aware()) {
+      throw invalid_argument(
+          said("options.transport = cuda_aware_mpi: this MPI does not report CUDA support "
+               "(MPIX_Query_cuda_support); use host_staging or nccl"));
+    }
+    throw invalid_argument(
+        said("options.transport = cuda_aware_mpi: the device-pointer MPI path is not "
+             "implemented in this version; use host_staging or nccl"));
+  }
+  if (options.transport == Transport::nccl) {
+    if (!detail::nccl_built()) {
+      throw invalid_argument(
+          said("options.transport = nccl: this triax was built without NCCL "
+               "(TRIAX_ENABLE_NCCL=OFF); use host_staging"));
+    }
+    if (options.method == Method::jacobi) {
+      throw invalid_argument(
+          said("options.method = jacobi does not run on the nccl transport (allgather, "
+               "gather_scatter and pcr do); use host_staging for it"));
+    }
+  }
+#endif
+}
+
 bool is_method(Method m) {
   switch (m) {
     case Method::automatic:
@@ -111,6 +176,7 @@ void check_own_arguments(const Decomposition& dec, MPI_Comm comm, const OperandL
   }
   detail::validate_layouts(layouts, axis);
   detail::check_thread_count(options, who);
+  check_backend(options);
   if (options.algorithm != Algorithm::automatic) {
     throw invalid_argument(said("options.algorithm = " + std::string(to_string(options.algorithm)) +
                                 ": the local passes of a distributed plan are its own; leave it "
@@ -169,7 +235,9 @@ std::vector<std::int64_t> shared_values(const Decomposition& dec, const OperandL
           tolerance_bits,
           options.jacobi_check_convergence,
           options.checked,
-          options.batches};
+          options.batches,
+          static_cast<std::int64_t>(options.backend),
+          static_cast<std::int64_t>(options.transport)};
 }
 
 const std::vector<std::string>& shared_names() {
@@ -182,7 +250,9 @@ const std::vector<std::string>& shared_names() {
                                                  "options.jacobi_tolerance (bits)",
                                                  "options.jacobi_check_convergence",
                                                  "options.checked",
-                                                 "options.batches"};
+                                                 "options.batches",
+                                                 "options.backend",
+                                                 "options.transport"};
   return names;
 }
 
@@ -258,6 +328,8 @@ class Solver<T>::Impl {
     TRIAX_MPI_CHECK(MPI_Allreduce(&problem_.n, &global_n_, 1, MPI_INT64_T, MPI_SUM,
                                   transport_->communicator()));
     method_ = detail::choose_method(options.method, ranks);
+    gpu_ = options.backend == Backend::cuda;
+    transport_kind_ = Transport::host_staging;
 
     // A line of one rank holds whole systems (an axis the decomposition does not split): the
     // single-process solver takes them, vectorised across systems, where the local passes
@@ -265,9 +337,14 @@ class Solver<T>::Impl {
     // single-rank solve; docs/performance.md, "Distributed (CPU ranks)"). Checked mode and
     // Jacobi keep the distributed path: its info rule and Jacobi's report are their own.
     const bool whole = ranks == 1 && !options.checked && method_ != Method::jacobi;
+    if (gpu_) choose_transport(all, whole);
+    // A whole line moves nothing: it reports the transport asked for (automatic: staging).
+    if (gpu_ && whole && options.transport != Transport::automatic) {
+      transport_kind_ = options.transport;
+    }
     detail::agree(all.get(), detail::verdict_of([&] {
                     if (whole) {
-                      whole_.emplace(Backend::cpu, layouts, axis,
+                      whole_.emplace(options.backend, layouts, axis,
                                      static_cast<const triax::Options&>(options));
                     } else {
                       allocate(ranks);
@@ -276,12 +353,72 @@ class Solver<T>::Impl {
                   who);
   }
 
+  // GPU ranks: NCCL where asked (or, automatic, where built and the method runs on it) and every
+  // rank of the line has a GPU of its own; host staging otherwise. Agreed over every rank.
+  // Every rank takes part in the agreement, whole lines too (a line's length is the same on
+  // every line of a decomposition, but the agreement does not lean on it).
+  void choose_transport(const OwnedComm& all, bool whole) {
+#if defined(TRIAX_HAS_CUDA)
+    const Transport asked = options_.transport;
+    const bool nccl_method = method_ != Method::jacobi;
+    detail::Verdict verdict;
+    if (!whole && (asked == Transport::nccl ||
+                   (asked == Transport::automatic && detail::nccl_built() && nccl_method))) {
+      int clash = -1;
+      bool own = false;
+      verdict = detail::verdict_of(
+          [&] { own = detail::one_gpu_per_rank(transport_->communicator(), &clash); });
+      if (!verdict.failed()) {
+        if (own) {
+          transport_kind_ = Transport::nccl;
+        } else if (asked == Transport::nccl) {
+          verdict = {detail::Verdict::Kind::invalid_argument,
+                     said("options.transport = nccl needs one GPU per rank, but the rank at "
+                          "position " +
+                          std::to_string(clash) +
+                          " of its line shares its GPU with another rank of the line; select a "
+                          "device per node-local rank, or use host_staging")};
+        }
+      }
+    }
+    detail::agree(all.get(), verdict, who);
+#else
+    (void)all;
+    (void)whole;
+#endif
+  }
+
   void allocate(int ranks) {
     const auto count = static_cast<std::size_t>(problem_.count);
+#if defined(TRIAX_HAS_CUDA)
+    if (gpu_) {
+      detail::GpuPathConfig config;
+      config.problem = problem_;
+      config.place = place_;
+      config.largest_batch = batch_start(1) - batch_start(0);
+      config.checked = options_.checked;
+      config.stream = options_.stream;
+      config.method = method_;
+      config.nccl = transport_kind_ == Transport::nccl;
+      config.line = transport_->communicator();
+      config.ranks = ranks;
+      config.position = transport_->position();
+      gpu_path_ = std::make_unique<detail::GpuPath<T>>(config);
+      if (!config.nccl) {
+        rows_ptr_ = gpu_path_->host_rows();
+        ends_ptr_ = gpu_path_->host_ends();
+        buffers_ =
+            std::make_unique<detail::ReducedBuffers<T>>(method_, ranks, config.largest_batch);
+      }
+      return;
+    }
+#endif
     piece_work_.resize(3 * count * static_cast<std::size_t>(problem_.n));
     rows_.resize(count);
     ends_.resize(2 * count);
     if (options_.checked) first_bad_row_.resize(count);
+    rows_ptr_ = rows_.data();
+    ends_ptr_ = ends_.data();
     buffers_ = std::make_unique<detail::ReducedBuffers<T>>(method_, ranks,
                                                            batch_start(1) - batch_start(0));
   }
@@ -319,6 +456,9 @@ class Solver<T>::Impl {
           if (options_.checked && info == nullptr && count > 0) {
             throw invalid_argument(said("checked mode needs an info array, but info is null"));
           }
+#if defined(TRIAX_HAS_CUDA)
+          if (gpu_) detail::check_memory_space(Backend::cuda, {a, b, c, d, x, checked_info}, who);
+#endif
         }),
         who);
     if (count == 0) return;  // the same on every rank of the line: their extents agree
@@ -331,12 +471,21 @@ class Solver<T>::Impl {
       } else {
         whole_->solve_increment(a, b, c, d, x);
       }
+#if defined(TRIAX_HAS_CUDA)
+      if (phase_times_ && gpu_) detail::synchronize_stream(options_.stream);
+#endif
       if (phase_times_) ++phase_times_->solves;
       return;
     }
     detail::Problem p = problem_;
     if (mode == detail::SolveMode::in_place) p.map[detail::op_x] = p.map[detail::op_d];
     const detail::Operands<T> ops{a, b, c, d, x, mode == detail::SolveMode::increment, nullptr};
+#if defined(TRIAX_HAS_CUDA)
+    if (gpu_) {
+      run_gpu(p, ops, checked_info);
+      return;
+    }
+#endif
 
     PhaseTimes* const times = phase_times_;
     double* const local_seconds = times ? &times->local_passes : nullptr;
@@ -383,10 +532,72 @@ class Solver<T>::Impl {
     }
   }
 
+#if defined(TRIAX_HAS_CUDA)
+  // GPU ranks: the passes as kernels on the stream; the reduced system staged through pinned
+  // host memory to the CPU ranks' methods, or on the device through NCCL. Phase times wait for
+  // the stream at each phase's end (only when asked for).
+  void run_gpu(const detail::Problem& p, const detail::Operands<T>& ops, int* checked_info) {
+    detail::GpuPath<T>& gpu = *gpu_path_;
+    PhaseTimes* const times = phase_times_;
+    double* const local_seconds = times ? &times->local_passes : nullptr;
+    double reduced_seconds = 0, communication_seconds = 0, copy_seconds = 0;
+    const bool nccl = transport_kind_ == Transport::nccl;
+    JacobiReport jacobi_over_batches;
+    for (std::int64_t batch = 0; batch < batch_count(); ++batch) {
+      const std::int64_t first = batch_start(batch), size = batch_start(batch + 1) - first;
+      {
+        const PhaseClock clock(local_seconds);
+        gpu.reduce(p, ops, first, size);
+        if (times) gpu.synchronize();
+      }
+      if (nccl) {
+        // Collectives and kernels together: all of it counts as communication.
+        const PhaseClock clock(times ? &copy_seconds : nullptr);
+        gpu.solve_reduced_on_device(first, size);
+        if (times) gpu.synchronize();
+      } else {
+        const PhaseClock clock(times ? &copy_seconds : nullptr);
+        gpu.rows_to_host(first, size);
+      }
+      if (!nccl) {
+        JacobiReport jacobi;
+        if (times) {
+          const PhaseClock clock(&reduced_seconds);
+          detail::TimedTransport timed(*transport_, communication_seconds);
+          jacobi = solve_reduced(timed, first, size);
+        } else {
+          jacobi = solve_reduced(*transport_, first, size);
+        }
+        jacobi_over_batches.iterations =
+            std::max(jacobi_over_batches.iterations, jacobi.iterations);
+        jacobi_over_batches.relative_change =
+            std::max(jacobi_over_batches.relative_change, jacobi.relative_change);
+        jacobi_over_batches.converged = jacobi_over_batches.converged && jacobi.converged;
+        const PhaseClock clock(times ? &copy_seconds : nullptr);
+        gpu.ends_to_device(first, size);
+      }
+      const PhaseClock clock(local_seconds);
+      gpu.finish(p, ops, first, size, first_row_);
+      if (times) gpu.synchronize();
+    }
+    if (method_ == Method::jacobi) last_jacobi_ = jacobi_over_batches;
+    if (checked_info) {
+      gpu.report_info(checked_info, method_ == Method::jacobi && !last_jacobi_.converged);
+    }
+    if (times) {
+      // The staged copies (or NCCL's collectives with their kernels) count as communication,
+      // with the host methods' own messages.
+      times->reduced_solve += reduced_seconds - communication_seconds;
+      times->communication += communication_seconds + copy_seconds;
+      ++times->solves;
+    }
+  }
+#endif
+
   // The reduced systems of systems [first, first + size): one batch, its own messages.
   JacobiReport solve_reduced(detail::Transport& t, std::int64_t first, std::int64_t size) {
-    const detail::ReducedPair<T>* rows = rows_.data() + first;
-    T* ends = ends_.data() + 2 * first;
+    const detail::ReducedPair<T>* rows = rows_ptr_ + first;
+    T* ends = ends_ptr_ + 2 * first;
     switch (method_) {
       case Method::allgather:
         detail::solve_reduced_allgather(t, rows, ends, size, *buffers_, threads_);
@@ -435,6 +646,15 @@ class Solver<T>::Impl {
   std::vector<T> ends_;
   std::vector<std::int64_t> first_bad_row_;
   std::unique_ptr<detail::ReducedBuffers<T>> buffers_;
+  // The reduced rows and ends the host methods read and write: rows_ and ends_ on CPU ranks,
+  // the GPU path's pinned buffers with host staging.
+  detail::ReducedPair<T>* rows_ptr_ = nullptr;
+  T* ends_ptr_ = nullptr;
+  bool gpu_ = false;
+  Transport transport_kind_ = Transport::host_staging;
+#if defined(TRIAX_HAS_CUDA)
+  std::unique_ptr<detail::GpuPath<T>> gpu_path_;
+#endif
   JacobiReport last_jacobi_;
   PhaseTimes* phase_times_ = nullptr;  // set_phase_times: off unless a caller asks
   std::optional<triax::Solver<T>> whole_;  // a line of one rank without checked mode or Jacobi
@@ -474,6 +694,10 @@ void Solver<T>::solve_increment(const T* a, const T* b, const T* c, const T* d, 
 template <class T>
 Method Solver<T>::method() const {
   return detail::live(impl_, who).method_;
+}
+template <class T>
+Transport Solver<T>::transport() const {
+  return detail::live(impl_, who).transport_kind_;
 }
 template <class T>
 int Solver<T>::ranks_along_axis() const {

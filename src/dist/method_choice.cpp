@@ -20,6 +20,20 @@ std::string_view to_string(Method method) {
   return "unknown";
 }
 
+std::string_view to_string(Transport transport) {
+  switch (transport) {
+    case Transport::automatic:
+      return "automatic";
+    case Transport::host_staging:
+      return "host_staging";
+    case Transport::cuda_aware_mpi:
+      return "cuda_aware_mpi";
+    case Transport::nccl:
+      return "nccl";
+  }
+  return "unknown";
+}
+
 }  // namespace mpi
 
 namespace detail {

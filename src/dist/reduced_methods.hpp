@@ -98,7 +98,8 @@ struct ReducedBuffers {
 /// Thomas over system s of the gathered reduced rows (piece q's pair of system s at
 /// gathered[q * count + s]); the solution replaces each row's d.
 template <class T>
-void thomas_over_gathered(ReducedPair<T>* gathered, int ranks, std::int64_t count, std::int64_t s) {
+TRIAX_HOST_DEVICE void thomas_over_gathered(ReducedPair<T>* gathered, int ranks, std::int64_t count,
+                                            std::int64_t s) {
   const auto row = [&](int j) -> ReducedRow<T>& {
     ReducedPair<T>& pair = gathered[j / 2 * count + s];
     return j % 2 == 0 ? pair.first : pair.last;
@@ -155,8 +156,8 @@ void solve_reduced_gather_scatter(Transport& t, const ReducedPair<T>* rows, T* e
 /// One PCR step on row `self`: its couplings to `lower` and `upper` (the rows a stride away)
 /// are eliminated, leaving couplings twice as far.
 template <class T>
-ReducedRow<T> pcr_combine(const ReducedRow<T>& lower, const ReducedRow<T>& self,
-                          const ReducedRow<T>& upper) {
+TRIAX_HOST_DEVICE ReducedRow<T> pcr_combine(const ReducedRow<T>& lower, const ReducedRow<T>& self,
+                                            const ReducedRow<T>& upper) {
   const T k_lower = self.a / lower.b;
   const T k_upper = self.c / upper.b;
   return {-k_lower * lower.a, self.b - k_lower * lower.c - k_upper * upper.a, -k_upper * upper.c,

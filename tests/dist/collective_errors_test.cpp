@@ -169,5 +169,50 @@ TEST(DistErrors, CheckedModeWithoutInfo) {
       "rank 0: checked mode needs an info array");
 }
 
+// GPU ranks' options (gpudist): what a CPU-only build or a CPU plan refuses, the same on every
+// rank.
+TEST(DistErrors, TransportOnCpuRanks) {
+  mpi::Options options;
+  options.transport = mpi::Transport::nccl;
+  expect_same_error_everywhere<invalid_argument>(
+      [&] { mpi::Solver<double>(world_line, line_layout(8 * world_size(), 3), 0, options); },
+      "options.transport = nccl: CPU ranks move host memory through MPI");
+}
+
+TEST(DistErrors, ReferenceBackendIsNotDistributed) {
+  mpi::Options options;
+  options.backend = Backend::reference;
+  expect_same_error_everywhere<invalid_argument>(
+      [&] { mpi::Solver<double>(world_line, line_layout(8 * world_size(), 3), 0, options); },
+      "options.backend = reference: distributed plans run on cpu or cuda ranks");
+}
+
+TEST(DistErrors, TransportDiffersOnOneRank) {
+  if (world_size() == 1) GTEST_SKIP() << "needs two ranks";
+  mpi::Options options;
+  options.backend = Backend::cuda;
+  options.transport =
+      world_rank() == last_rank() ? mpi::Transport::nccl : mpi::Transport::host_staging;
+#if defined(TRIAX_HAS_CUDA)
+  // Either the ranks' disagreement or, in a build without NCCL, the last rank's own check.
+  const std::string expected = "options.transport";
+#else
+  const std::string expected = "this triax was built without CUDA";
+#endif
+  expect_same_error_everywhere<invalid_argument>(
+      [&] { mpi::Solver<double>(world_line, line_layout(8 * world_size(), 3), 0, options); },
+      expected);
+}
+
+#if !defined(TRIAX_HAS_CUDA)
+TEST(DistErrors, CudaBackendWithoutCuda) {
+  mpi::Options options;
+  options.backend = Backend::cuda;
+  expect_same_error_everywhere<invalid_argument>(
+      [&] { mpi::Solver<double>(world_line, line_layout(8 * world_size(), 3), 0, options); },
+      "options.backend = cuda: this triax was built without CUDA");
+}
+#endif
+
 }  // namespace
 }  // namespace triax::test::dist

@@ -1,0 +1,434 @@
+// GPU ranks (options.backend = cuda): the distributed solve with device operands against the
+// reference solve of the same global problem, as exact_methods_test.cpp holds CPU ranks to it:
+// host staging (ranks may share one GPU) for every method, NCCL (one GPU per rank, else skipped)
+// for the methods it runs; split and unsplit axes, in place, separate and increment, batches,
+// checked mode's info in device memory, and the errors only GPU ranks can meet. Every test is
+// skipped where the process sees no CUDA device.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "dist_problems.hpp"
+
+namespace triax::test::dist {
+namespace {
+
+// The ranks of this node, numbered 0.. (as a launcher would pick a GPU per rank).
+int node_rank_and_size(int* size) {
+  MPI_Comm node = MPI_COMM_NULL;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int r = 0;
+  MPI_Comm_rank(node, &r);
+  MPI_Comm_size(node, size);
+  MPI_Comm_free(&node);
+  return r;
+}
+
+int device_count() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) n = 0;
+  return n;
+}
+
+// Selects device node_rank % count; false (on every rank) where any rank sees no device.
+bool select_device() {
+  const int n = device_count();
+  int node_size = 0;
+  const int node_rank = node_rank_and_size(&node_size);
+  int lowest = n;
+  MPI_Allreduce(MPI_IN_PLACE, &lowest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (lowest == 0) return false;
+  return cudaSetDevice(node_rank % n) == cudaSuccess;
+}
+
+// Whether every rank of the world has a GPU of its own.
+bool one_gpu_each() {
+  int node_size = 0;
+  node_rank_and_size(&node_size);
+  int fits = node_size <= device_count() ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &fits, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  return fits == 1;
+}
+
+#define TRIAX_NEEDS_GPU() \
+  if (!select_device()) GTEST_SKIP() << "no CUDA device"
+#if defined(TRIAX_TEST_NCCL)
+#define TRIAX_NEEDS_GPU_PER_RANK() \
+  TRIAX_NEEDS_GPU();               \
+  if (!one_gpu_each()) GTEST_SKIP() << "needs one GPU per rank"
+#else
+#define TRIAX_NEEDS_GPU_PER_RANK() GTEST_SKIP() << "built without NCCL (TRIAX_ENABLE_NCCL=OFF)"
+#endif
+
+// A device copy of a host vector, freed with it.
+template <class T>
+struct DeviceArray {
+  T* p = nullptr;
+  std::size_t n = 0;
+  explicit DeviceArray(const std::vector<T>& host) : n(host.size()) {
+    EXPECT_EQ(cudaMalloc(&p, n * sizeof(T)), cudaSuccess);
+    EXPECT_EQ(cudaMemcpy(p, host.data(), n * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
+  }
+  ~DeviceArray() { cudaFree(p); }
+  DeviceArray(const DeviceArray&) = delete;
+  DeviceArray& operator=(const DeviceArray&) = delete;
+  std::vector<T> to_host() const {
+    std::vector<T> host(n);
+    EXPECT_EQ(cudaMemcpy(host.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
+    return host;
+  }
+};
+
+enum class Mode { in_place, separate, increment };
+
+struct Outcome {
+  double error;
+  bool ghosts_clean;
+  mpi::Transport transport;
+};
+
+// One distributed solve with device operands on a Cartesian grid of the world's ranks, on a
+// stream of its own.
+template <class T>
+Outcome solve_on_gpus(const GlobalProblem<T>& p, const std::vector<bool>& splittable, Mode mode,
+                      std::int64_t ghost, mpi::Options options) {
+  const MPI_Comm cart = make_grid(splittable);
+  const Block block = block_of(cart, p.extents);
+  LocalBuffers<T> buf(p, block, ghost);
+  cudaStream_t stream = nullptr;
+  EXPECT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+  options.backend = Backend::cuda;
+  options.stream = stream;
+  std::vector<T> u0(buf.x.size(), T(0));
+  if (mode == Mode::increment) {
+    for_each_element(p.extents, block, buf.layout, [&](std::int64_t o, std::int64_t g) {
+      u0[o] = static_cast<T>(unit_value(p.seed, 7, g));
+      buf.x[o] = u0[o];
+    });
+  }
+  DeviceArray<T> a(buf.a), b(buf.b), c(buf.c), d(buf.d), x(buf.x);
+  Outcome outcome{0, true, mpi::Transport::automatic};
+  {
+    mpi::Solver<T> solver(mpi::Decomposition::cartesian(cart, p.axis), buf.layout, p.axis, options);
+    outcome.transport = solver.transport();
+    switch (mode) {
+      case Mode::in_place:
+        solver.solve_in_place(a.p, b.p, c.p, d.p);
+        break;
+      case Mode::separate:
+        solver.solve(a.p, b.p, c.p, d.p, x.p);
+        break;
+      case Mode::increment:
+        solver.solve_increment(a.p, b.p, c.p, d.p, x.p);
+        break;
+    }
+    EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  }
+  const std::vector<T> out = mode == Mode::in_place ? d.to_host() : x.to_host();
+  for_each_element(p.extents, block, buf.layout, [&](std::int64_t o, std::int64_t g) {
+    const double want = double(p.reference[g]) + double(u0[o]);
+    const double e = std::abs(double(out[o]) - want) / p.scale;
+    outcome.error = std::isnan(e) ? INFINITY : std::max(outcome.error, e);
+  });
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  const bool clean =
+      buf.ghosts_hold(out, mode == Mode::in_place ? nan : LocalBuffers<T>::sentinel, p, block);
+  cudaStreamDestroy(stream);
+  MPI_Comm free_me = cart;
+  MPI_Comm_free(&free_me);
+  outcome.error = world_max(outcome.error);
+  outcome.ghosts_clean = world_max(clean ? 0 : 1) == 0;
+  return outcome;
+}
+
+std::string label(mpi::Method method, int axis, Mode mode) {
+  return std::string(mpi::to_string(method)) + ", axis " + std::to_string(axis) + ", mode " +
+         std::to_string(static_cast<int>(mode));
+}
+
+template <class T>
+void expect_exact_on_gpus(const std::vector<std::int64_t>& global,
+                          const std::vector<bool>& splittable, std::int64_t ghost,
+                          std::initializer_list<Mode> modes, mpi::Transport transport,
+                          std::initializer_list<mpi::Method> methods, int batches = 1) {
+  for (int axis = 0; axis < static_cast<int>(global.size()); ++axis) {
+    const GlobalProblem<T> p(global, axis, 4321 + axis);
+    for (mpi::Method method : methods) {
+      for (Mode mode : modes) {
+        SCOPED_TRACE(label(method, axis, mode) + ", transport " +
+                     std::string(mpi::to_string(transport)));
+        mpi::Options options;
+        options.method = method;
+        options.transport = transport;
+        options.batches = batches;
+        const Outcome got = solve_on_gpus(p, splittable, mode, ghost, options);
+        EXPECT_LE(got.error, p.allowed_error()) << "single-rank error " << p.single_rank_error;
+        EXPECT_TRUE(got.ghosts_clean);
+        if (transport != mpi::Transport::automatic) EXPECT_EQ(got.transport, transport);
+      }
+    }
+  }
+}
+
+constexpr std::initializer_list<mpi::Method> staged_methods = {
+    mpi::Method::allgather, mpi::Method::gather_scatter, mpi::Method::pcr, mpi::Method::automatic};
+constexpr std::initializer_list<mpi::Method> nccl_methods = {
+    mpi::Method::allgather, mpi::Method::gather_scatter, mpi::Method::pcr, mpi::Method::automatic};
+
+TEST(GpuRanksStaging, OneDimensionalEveryMode) {
+  TRIAX_NEEDS_GPU();
+  expect_exact_on_gpus<double>({41}, {true}, 1, {Mode::in_place, Mode::separate, Mode::increment},
+                               mpi::Transport::host_staging, staged_methods);
+}
+
+TEST(GpuRanksStaging, ThreeDimensionalEveryAxis) {
+  TRIAX_NEEDS_GPU();
+  expect_exact_on_gpus<double>({10, 11, 12}, {true, true, true}, 1, {Mode::separate},
+                               mpi::Transport::host_staging, staged_methods);
+}
+
+TEST(GpuRanksStaging, ThreeDimensionalFloatInPlace) {
+  TRIAX_NEEDS_GPU();
+  expect_exact_on_gpus<float>({12, 10, 11}, {true, true, true}, 1, {Mode::in_place},
+                              mpi::Transport::host_staging, staged_methods);
+}
+
+TEST(GpuRanksStaging, SplitAlongOneDimensionOnly) {
+  // Axis 1 is not split: its lines have one rank, whose systems go to the single-GPU solver.
+  TRIAX_NEEDS_GPU();
+  expect_exact_on_gpus<double>({19, 6}, {true, false}, 0, {Mode::in_place, Mode::increment},
+                               mpi::Transport::host_staging, staged_methods);
+}
+
+TEST(GpuRanksStaging, SystemsInBatches) {
+  TRIAX_NEEDS_GPU();
+  for (int batches : {3, 1000}) {
+    SCOPED_TRACE("batches " + std::to_string(batches));
+    expect_exact_on_gpus<double>({13, 17}, {true, true}, 1, {Mode::increment},
+                                 mpi::Transport::host_staging, staged_methods, batches);
+  }
+}
+
+TEST(GpuRanksStaging, AutomaticTransportSolves) {
+  // automatic: NCCL where each rank has its own GPU and NCCL is built, else staging.
+  TRIAX_NEEDS_GPU();
+  expect_exact_on_gpus<double>({9, 14}, {true, true}, 1, {Mode::separate},
+                               mpi::Transport::automatic, staged_methods);
+}
+
+TEST(GpuRanksStaging, JacobiWithinItsTolerance) {
+  TRIAX_NEEDS_GPU();
+  const GlobalProblem<double> p({24, 7}, 0, 11);
+  mpi::Options options;
+  options.method = mpi::Method::jacobi;
+  options.transport = mpi::Transport::host_staging;
+  options.jacobi_tolerance = 1e-12;
+  options.jacobi_iterations = 200;
+  const Outcome got = solve_on_gpus(p, {true, true}, Mode::separate, 1, options);
+  EXPECT_LE(got.error, 1e-10);
+  EXPECT_TRUE(got.ghosts_clean);
+}
+
+// Checked mode: a NaN in d at one global row of one system; info (device memory) names that
+// system's first row on every rank, 0 elsewhere.
+void expect_checked_info(mpi::Transport transport, std::initializer_list<mpi::Method> methods) {
+  const int ranks = world_size();
+  const std::int64_t n = 4 * ranks + 1, systems = 5;
+  const GlobalProblem<double> p({n, systems}, 0, 5);
+  const std::int64_t lo = piece_start(n, ranks, world_rank()),
+                     hi = piece_start(n, ranks, world_rank() + 1);
+  const Block block{{lo, 0}, {hi - lo, systems}};
+  LocalBuffers<double> buf(p, block, 0);
+  constexpr std::int64_t spoiled_system = 3, spoiled_row = 2;
+  if (spoiled_row >= lo && spoiled_row < hi) {
+    buf.d[buf.layout.offset_of(std::vector<std::int64_t>{spoiled_row - lo, spoiled_system})] =
+        std::numeric_limits<double>::quiet_NaN();
+  }
+  DeviceArray<double> a(buf.a), b(buf.b), c(buf.c), d(buf.d), x(buf.x);
+  for (mpi::Method method : methods) {
+    SCOPED_TRACE(mpi::to_string(method));
+    mpi::Options options;
+    options.backend = Backend::cuda;
+    options.transport = transport;
+    options.method = method;
+    options.checked = true;
+    mpi::Solver<double> solver(mpi::Decomposition::line(MPI_COMM_WORLD), buf.layout, 0, options);
+    DeviceArray<int> info(std::vector<int>(systems, -7));
+    solver.solve(a.p, b.p, c.p, d.p, x.p, info.p);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    const std::vector<int> got = info.to_host();
+    for (std::int64_t s = 0; s < systems; ++s)
+      EXPECT_EQ(got[s], s == spoiled_system ? 1 : 0) << "system " << s;
+  }
+}
+
+TEST(GpuRanksStaging, CheckedModeReportsTheSameInfoOnEveryRank) {
+  TRIAX_NEEDS_GPU();
+  expect_checked_info(mpi::Transport::host_staging,
+                      {mpi::Method::allgather, mpi::Method::pcr, mpi::Method::gather_scatter});
+}
+
+TEST(GpuRanksStaging, JacobiThatDoesNotConvergeReportsIt) {
+  TRIAX_NEEDS_GPU();
+  const GlobalProblem<double> p({8 * world_size(), 3}, 0, 17, Systems::not_dominant);
+  const std::int64_t n = p.extents[0];
+  const std::int64_t lo = n * world_rank() / world_size(),
+                     hi = n * (world_rank() + 1) / world_size();
+  const Block block{{lo, 0}, {hi - lo, 3}};
+  LocalBuffers<double> buf(p, block, 0);
+  DeviceArray<double> a(buf.a), b(buf.b), c(buf.c), d(buf.d), x(buf.x);
+  DeviceArray<int> info(std::vector<int>(3, 99));
+  mpi::Options options;
+  options.backend = Backend::cuda;
+  options.transport = mpi::Transport::host_staging;
+  options.method = mpi::Method::jacobi;
+  options.jacobi_iterations = 3;
+  options.jacobi_tolerance = 1e-14;
+  options.checked = true;
+  mpi::Solver<double> solver(mpi::Decomposition::line(MPI_COMM_WORLD), buf.layout, 0, options);
+  solver.solve(a.p, b.p, c.p, d.p, x.p, info.p);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  if (world_size() == 1) {
+    // One piece: the reduced system is one 2 x 2 block, exact after the first iteration.
+    EXPECT_TRUE(solver.last_jacobi().converged);
+  } else {
+    EXPECT_FALSE(solver.last_jacobi().converged);
+    for (int v : info.to_host()) EXPECT_EQ(v, mpi::info_not_converged);
+  }
+}
+
+TEST(GpuRanksStaging, ManySolvesOnOnePlan) {
+  // The plan's buffers serve every solve: 200 solves, the last one still right.
+  TRIAX_NEEDS_GPU();
+  const GlobalProblem<double> p({32, 9}, 0, 3);
+  const MPI_Comm cart = make_grid({true, false});
+  const Block block = block_of(cart, p.extents);
+  LocalBuffers<double> buf(p, block, 0);
+  DeviceArray<double> a(buf.a), b(buf.b), c(buf.c), d(buf.d), x(buf.x);
+  mpi::Options options;
+  options.backend = Backend::cuda;
+  options.transport = mpi::Transport::host_staging;
+  mpi::Solver<double> solver(mpi::Decomposition::cartesian(cart, 0), buf.layout, 0, options);
+  for (int i = 0; i < 200; ++i) solver.solve(a.p, b.p, c.p, d.p, x.p);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const std::vector<double> out = x.to_host();
+  double error = 0;
+  for_each_element(p.extents, block, buf.layout, [&](std::int64_t o, std::int64_t g) {
+    const double e = std::abs(out[o] - p.reference[g]) / p.scale;
+    error = std::isnan(e) ? INFINITY : std::max(error, e);
+  });
+  EXPECT_LE(world_max(error), p.allowed_error());
+  MPI_Comm free_me = cart;
+  MPI_Comm_free(&free_me);
+}
+
+// Runs make() on every rank; every rank must throw invalid_argument containing `expected`.
+template <class F>
+void expect_invalid_everywhere(F&& make, const std::string& expected) {
+  std::string message;
+  try {
+    make();
+  } catch (const invalid_argument& e) {
+    message = e.what();
+  } catch (const std::exception& e) {
+    message = std::string("wrong exception type: ") + e.what();
+  }
+  EXPECT_NE(message.find(expected), std::string::npos) << message;
+  const double missing = message.find(expected) == std::string::npos ? 1 : 0;
+  EXPECT_EQ(world_max(missing), 0) << "another rank did not throw it";
+}
+
+Layout line_layout(std::int64_t n, std::int64_t systems) {
+  const std::int64_t lo = n * world_rank() / world_size();
+  const std::int64_t hi = n * (world_rank() + 1) / world_size();
+  return Layout::packed({hi - lo, systems});
+}
+
+TEST(GpuRanksErrors, HostPointersOnGpuRanks) {
+  TRIAX_NEEDS_GPU();
+  const Layout layout = line_layout(8 * world_size(), 3);
+  std::vector<double> host(static_cast<std::size_t>(layout.size()), 1.0);
+  mpi::Options options;
+  options.backend = Backend::cuda;
+  options.transport = mpi::Transport::host_staging;
+  options.checked = false;
+  mpi::Solver<double> solver(mpi::Decomposition::line(MPI_COMM_WORLD), layout, 0, options);
+  if (world_size() == 1) GTEST_SKIP() << "one rank hands its systems to triax::Solver";
+  expect_invalid_everywhere(
+      [&] { solver.solve_in_place(host.data(), host.data(), host.data(), host.data()); },
+      "the cuda backend needs device memory, but a is a host pointer");
+}
+
+TEST(GpuRanksErrors, CudaAwareMpiIsRefused) {
+  TRIAX_NEEDS_GPU();
+  mpi::Options options;
+  options.backend = Backend::cuda;
+  options.transport = mpi::Transport::cuda_aware_mpi;
+  expect_invalid_everywhere(
+      [&] {
+        mpi::Solver<double>(mpi::Decomposition::line(MPI_COMM_WORLD),
+                            line_layout(8 * world_size(), 3), 0, options);
+      },
+      "options.transport = cuda_aware_mpi");
+}
+
+TEST(GpuRanksErrors, MethodsNcclDoesNotRun) {
+  TRIAX_NEEDS_GPU();
+  for (mpi::Method method : {mpi::Method::jacobi}) {
+    mpi::Options options;
+    options.backend = Backend::cuda;
+    options.transport = mpi::Transport::nccl;
+    options.method = method;
+    // Built without NCCL the missing library is named instead.
+    expect_invalid_everywhere(
+        [&] {
+          mpi::Solver<double>(mpi::Decomposition::line(MPI_COMM_WORLD),
+                              line_layout(8 * world_size(), 3), 0, options);
+        },
+        "options.");
+  }
+}
+
+TEST(GpuRanksErrors, NcclOnASharedGpu) {
+  TRIAX_NEEDS_GPU();
+  if (world_size() == 1 || one_gpu_each()) GTEST_SKIP() << "needs ranks sharing a GPU";
+  mpi::Options options;
+  options.backend = Backend::cuda;
+  options.transport = mpi::Transport::nccl;
+  expect_invalid_everywhere(
+      [&] {
+        mpi::Solver<double>(mpi::Decomposition::line(MPI_COMM_WORLD),
+                            line_layout(8 * world_size(), 3), 0, options);
+      },
+      "options.transport = nccl");
+}
+
+TEST(GpuRanksNccl, EveryModeOneDimensional) {
+  TRIAX_NEEDS_GPU_PER_RANK();
+  expect_exact_on_gpus<double>({41}, {true}, 1, {Mode::in_place, Mode::separate, Mode::increment},
+                               mpi::Transport::nccl, nccl_methods);
+}
+
+TEST(GpuRanksNccl, ThreeDimensionalEveryAxis) {
+  TRIAX_NEEDS_GPU_PER_RANK();
+  expect_exact_on_gpus<double>({10, 11, 12}, {true, true, true}, 1, {Mode::separate},
+                               mpi::Transport::nccl, nccl_methods);
+  expect_exact_on_gpus<float>({12, 10, 11}, {true, true, true}, 1, {Mode::in_place},
+                              mpi::Transport::nccl, nccl_methods);
+}
+
+TEST(GpuRanksNccl, SystemsInBatches) {
+  TRIAX_NEEDS_GPU_PER_RANK();
+  expect_exact_on_gpus<double>({13, 17}, {true, true}, 1, {Mode::increment}, mpi::Transport::nccl,
+                               nccl_methods, 3);
+}
+
+TEST(GpuRanksNccl, CheckedModeReportsTheSameInfoOnEveryRank) {
+  TRIAX_NEEDS_GPU_PER_RANK();
+  expect_checked_info(mpi::Transport::nccl,
+                      {mpi::Method::allgather, mpi::Method::pcr, mpi::Method::gather_scatter});
+}
+
+}  // namespace
+}  // namespace triax::test::dist
