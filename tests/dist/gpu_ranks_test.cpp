@@ -348,16 +348,18 @@ Layout line_layout(std::int64_t n, std::int64_t systems) {
 TEST(GpuRanksErrors, HostPointersOnGpuRanks) {
   TRIAX_NEEDS_GPU();
   const Layout layout = line_layout(8 * world_size(), 3);
-  std::vector<double> host(static_cast<std::size_t>(layout.size()), 1.0);
+  // Four distinct host arrays: one array passed as both a and d would be refused first as an
+  // overlap of the output with an input.
+  const auto size = static_cast<std::size_t>(layout.size());
+  std::vector<double> a(size, 1.0), b(size, 4.0), c(size, 1.0), d(size, 1.0);
   mpi::Options options;
   options.backend = Backend::cuda;
   options.transport = mpi::Transport::host_staging;
   options.checked = false;
   mpi::Solver<double> solver(mpi::Decomposition::line(MPI_COMM_WORLD), layout, 0, options);
   if (world_size() == 1) GTEST_SKIP() << "one rank hands its systems to triax::Solver";
-  expect_invalid_everywhere(
-      [&] { solver.solve_in_place(host.data(), host.data(), host.data(), host.data()); },
-      "the cuda backend needs device memory, but a is a host pointer");
+  expect_invalid_everywhere([&] { solver.solve_in_place(a.data(), b.data(), c.data(), d.data()); },
+                            "the cuda backend needs device memory, but a is a host pointer");
 }
 
 TEST(GpuRanksErrors, CudaAwareMpiIsRefused) {
