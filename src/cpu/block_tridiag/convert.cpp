@@ -6,11 +6,11 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "core/convert_checks.hpp"
 #include "triax/block.hpp"
 
 namespace triax {
@@ -24,47 +24,6 @@ struct Dim {
 // there is no tile (so that long one-dimensional copies still split across threads).
 constexpr std::int64_t tile_side = 32;
 constexpr std::int64_t run_chunk = 1 << 14;
-
-// The byte range [lo, hi) a layout spans.
-std::pair<std::uintptr_t, std::uintptr_t> span_of(const void* p, const Layout& l, std::size_t e) {
-  std::int64_t hi = l.offset();
-  for (int k = 0; k < l.rank(); ++k) hi += (l.extent(k) - 1) * l.stride(k);
-  const auto b = reinterpret_cast<std::uintptr_t>(p);
-  return {b + static_cast<std::uintptr_t>(l.offset()) * e,
-          b + (static_cast<std::uintptr_t>(hi) + 1) * e};
-}
-
-void check(const Layout& from, const void* src, const Layout& to, const void* dst,
-           std::size_t element_size) {
-  const std::string who = "triax::convert: ";
-  if (from.rank() != to.rank()) {
-    throw invalid_argument(who + "layout from has rank " + std::to_string(from.rank()) +
-                           " but to has rank " + std::to_string(to.rank()));
-  }
-  for (int k = 0; k < from.rank(); ++k) {
-    if (from.extent(k) != to.extent(k)) {
-      throw invalid_argument(who + "layout to has extent[" + std::to_string(k) +
-                             "] = " + std::to_string(to.extent(k)) + " but from has " +
-                             std::to_string(from.extent(k)));
-    }
-  }
-  if (from.size() == 0) return;
-  if (src == nullptr) throw invalid_argument(who + "pointer src is null");
-  if (dst == nullptr) throw invalid_argument(who + "pointer dst is null");
-  for (int k = 0; k < to.rank(); ++k) {
-    if (to.stride(k) == 0 && to.extent(k) > 1) {
-      throw invalid_argument(who + "layout to has stride[" + std::to_string(k) +
-                             "] = 0 with extent " + std::to_string(to.extent(k)) +
-                             ": an element would be written more than once");
-    }
-  }
-  const auto s = span_of(src, from, element_size), d = span_of(dst, to, element_size);
-  if (s.first < d.second && d.first < s.second) {
-    char text[64];
-    std::snprintf(text, sizeof text, "dst = %p overlaps src = %p", dst, src);
-    throw invalid_argument(who + text);
-  }
-}
 
 // The copy's dimensions, destination-fastest first, merged.
 std::vector<Dim> merged_dims(const Layout& from, const Layout& to) {
@@ -107,7 +66,7 @@ bool place_tile_partner(std::vector<Dim>& dims) {
 
 template <class T>
 void convert(const Layout& from, const T* src, const Layout& to, T* dst) {
-  check(from, src, to, dst, sizeof(T));
+  detail::check_conversion("triax::convert: ", from, src, to, dst, sizeof(T));
   if (from.size() == 0) return;
   std::vector<Dim> dims = merged_dims(from, to);
   src += from.offset();
