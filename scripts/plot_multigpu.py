@@ -74,7 +74,8 @@ def plot_methods(rows, out):
             x = range(len(labels))
             ax.bar(x, local, label="local passes")
             ax.bar(x, comm, bottom=local, label="communication")
-            ax.bar(x, rest, bottom=[a + b for a, b in zip(local, comm)], label="reduced solve, rest")
+            ax.bar(x, rest, bottom=[a + b for a, b in zip(local, comm)],
+                   label="reduced solve, rest")
             t1 = single_gpu(rows, kind, axis, prec)
             if t1:
                 ax.axhline(t1, color="k", ls="--", lw=1, label="1 GPU, triax::Solver")

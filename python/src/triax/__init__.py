@@ -4,8 +4,8 @@
 along ``axis`` for every line of ``d``, for NumPy, PyTorch, CuPy and other DLPack arrays;
 ``triax.Solver`` is the same as a reusable plan; ``triax.solve_block`` and ``triax.BlockSolver``
 solve block tridiagonal systems (M x M blocks); ``triax.FactoredSolver`` solves many systems
-that share one matrix and ``triax.VarSolver`` batches of systems of different lengths; :mod:`triax.autograd` makes it differentiable
-in PyTorch.
+that share one matrix and ``triax.VarSolver`` batches of systems of different lengths;
+:mod:`triax.autograd` makes solves differentiable in PyTorch and :mod:`triax.jax` in JAX.
 """
 from ._api import (BlockSolver, Solver, cache_size, clear_cache, cuda_available, solve,
                    solve_block)
