@@ -96,7 +96,8 @@ class TRIAX_API FactoredSolver {
   std::int64_t system_length() const;
   /// Number of systems; the length of `info`.
   std::int64_t system_count() const;
-  /// Factor rows the plan stores: rows before the limit, the limit (1 if compressed), rows after.
+  /// Factor rows the plan stores: rows before the limit, the limit, rows after. A table that
+  /// does not compress keeps every row and one limit slot it never reads (n + 1).
   std::int64_t stored_rows() const;
   /// Rows before the converged run (those stored from the start of the system).
   std::int64_t head_rows() const;
