@@ -51,7 +51,7 @@ FactoredPlan::FactoredPlan(nb::handle a, nb::handle b, nb::handle c, const Signa
     copy(matrix_d_);
   }
   DeviceGuard guard(signature_);
-  solvers_.push_back({stream, make_solver(stream)});
+  solver_for(stream);
 }
 
 FactoredPlan::Solver FactoredPlan::make_solver(std::uintptr_t stream) const {
@@ -71,12 +71,8 @@ FactoredPlan::Solver FactoredPlan::make_solver(std::uintptr_t stream) const {
 }
 
 FactoredPlan::Solver& FactoredPlan::solver_for(std::uintptr_t stream) {
-  if (backend_ != Backend::cuda) return solvers_.front().solver;
-  for (PerStream& p : solvers_) {
-    if (p.stream == stream) return p.solver;
-  }
-  solvers_.push_back({stream, make_solver(stream)});
-  return solvers_.back().solver;
+  return solvers_.for_stream(backend_, stream,
+                              [this](std::uintptr_t s) { return make_solver(s); });
 }
 
 void FactoredPlan::run(const Operands& ops, bool increment, int* info, std::uintptr_t stream) {
@@ -101,7 +97,7 @@ void FactoredPlan::run(const Operands& ops, bool increment, int* info, std::uint
 
 template <class F>
 auto FactoredPlan::visit_first(F&& f) const {
-  return std::visit(f, solvers_.front().solver);
+  return std::visit(f, solvers_.front());
 }
 
 std::string FactoredPlan::backend() const { return std::string(to_string(backend_)); }
@@ -119,11 +115,7 @@ std::int64_t FactoredPlan::factor_info() const {
   return visit_first([](const auto& s) { return s.factor_info(); });
 }
 std::size_t FactoredPlan::workspace_bytes() const {
-  std::size_t bytes = 0;
-  for (const PerStream& p : solvers_) {
-    bytes += std::visit([](const auto& s) { return s.workspace_bytes(); }, p.solver);
-  }
-  return bytes;
+  return solvers_.workspace_bytes();
 }
 
 }  // namespace triax::python

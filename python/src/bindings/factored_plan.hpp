@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "operands.hpp"
+#include "per_stream.hpp"
 #include "triax/factored.hpp"
 
 namespace triax::python {
@@ -34,10 +35,6 @@ class FactoredPlan {
 
  private:
   using Solver = std::variant<triax::FactoredSolver<float>, triax::FactoredSolver<double>>;
-  struct PerStream {
-    std::uintptr_t stream;
-    Solver solver;
-  };
   Solver make_solver(std::uintptr_t stream) const;
   Solver& solver_for(std::uintptr_t stream);
   template <class F>
@@ -48,7 +45,7 @@ class FactoredPlan {
   std::vector<float> matrix_f_;   // a, b, c back to back (float32 plans)
   std::vector<double> matrix_d_;  // a, b, c back to back (float64 plans)
   std::mutex mutex_;
-  std::vector<PerStream> solvers_;
+  PerStreamSolvers<Solver> solvers_;
 };
 
 }  // namespace triax::python

@@ -43,7 +43,7 @@ Plan::Plan(const Signature& signature, std::uintptr_t stream)
       backend_(signature.device_type == device_cuda ? Backend::cuda : Backend::cpu) {
   if (signature_.size() == 0) return;  // nothing will ever be solved
   DeviceGuard guard(signature_);
-  solvers_.push_back({stream, make_solver(stream)});
+  solver_for(stream);
 }
 
 Plan::Solver Plan::make_solver(std::uintptr_t stream) const {
@@ -67,13 +67,8 @@ Plan::Solver Plan::make_solver(std::uintptr_t stream) const {
 }
 
 Plan::Solver& Plan::solver_for(std::uintptr_t stream) {
-  // The CPU ignores streams: one solver serves every call.
-  if (backend_ != Backend::cuda) return solvers_.front().solver;
-  for (PerStream& p : solvers_) {
-    if (p.stream == stream) return p.solver;
-  }
-  solvers_.push_back({stream, make_solver(stream)});
-  return solvers_.back().solver;
+  return solvers_.for_stream(backend_, stream,
+                              [this](std::uintptr_t s) { return make_solver(s); });
 }
 
 void Plan::run(const Operands& ops, bool increment, int* info, std::uintptr_t stream) {
@@ -101,7 +96,7 @@ void Plan::run(const Operands& ops, bool increment, int* info, std::uintptr_t st
 std::string Plan::algorithm() const {
   if (!has_solver()) return "none";
   return std::visit([](const auto& s) { return std::string(to_string(s.algorithm())); },
-                    solvers_.front().solver);
+                    solvers_.front());
 }
 
 std::string Plan::backend() const { return std::string(to_string(backend_)); }
@@ -118,11 +113,7 @@ std::int64_t Plan::system_count() const {
 }
 
 std::size_t Plan::workspace_bytes() const {
-  std::size_t bytes = 0;
-  for (const PerStream& p : solvers_) {
-    bytes += std::visit([](const auto& s) { return s.workspace_bytes(); }, p.solver);
-  }
-  return bytes;
+  return solvers_.workspace_bytes();
 }
 
 namespace {

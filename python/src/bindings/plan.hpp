@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "operands.hpp"
+#include "per_stream.hpp"
 
 namespace triax::python {
 
@@ -42,17 +43,13 @@ class Plan {
  private:
   using Solver = std::variant<triax::Solver<float>, triax::Solver<double>,
                               triax::BlockSolver<float>, triax::BlockSolver<double>>;
-  struct PerStream {
-    std::uintptr_t stream;
-    Solver solver;
-  };
   Solver make_solver(std::uintptr_t stream) const;
   Solver& solver_for(std::uintptr_t stream);
 
   Signature signature_;
   Backend backend_;
   std::mutex mutex_;
-  std::vector<PerStream> solvers_;
+  PerStreamSolvers<Solver> solvers_;
 };
 
 /// Solves with the cached plan of the arrays' signature, making it on a miss. The cache holds

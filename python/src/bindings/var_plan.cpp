@@ -70,7 +70,7 @@ VarPlan::VarPlan(nb::handle lengths, nb::handle offsets, bool back_to_back,
       backend_(signature.device_type == device_cuda ? Backend::cuda : Backend::cpu),
       layout_(var_layout_of(lengths, offsets, back_to_back, signature)) {
   DeviceGuard guard(signature_);
-  solvers_.push_back({stream, make_solver(stream)});
+  solver_for(stream);
 }
 
 VarPlan::Solver VarPlan::make_solver(std::uintptr_t stream) const {
@@ -82,12 +82,8 @@ VarPlan::Solver VarPlan::make_solver(std::uintptr_t stream) const {
 }
 
 VarPlan::Solver& VarPlan::solver_for(std::uintptr_t stream) {
-  if (backend_ != Backend::cuda) return solvers_.front().solver;
-  for (PerStream& p : solvers_) {
-    if (p.stream == stream) return p.solver;
-  }
-  solvers_.push_back({stream, make_solver(stream)});
-  return solvers_.back().solver;
+  return solvers_.for_stream(backend_, stream,
+                              [this](std::uintptr_t s) { return make_solver(s); });
 }
 
 void VarPlan::run(const Operands& ops, bool increment, int* info, std::uintptr_t stream) {
@@ -116,11 +112,7 @@ void VarPlan::run(const Operands& ops, bool increment, int* info, std::uintptr_t
 std::string VarPlan::backend() const { return std::string(to_string(backend_)); }
 
 std::size_t VarPlan::workspace_bytes() const {
-  std::size_t bytes = 0;
-  for (const PerStream& p : solvers_) {
-    bytes += std::visit([](const auto& s) { return s.workspace_bytes(); }, p.solver);
-  }
-  return bytes;
+  return solvers_.workspace_bytes();
 }
 
 }  // namespace triax::python

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "operands.hpp"
+#include "per_stream.hpp"
 #include "triax/varbatch.hpp"
 
 namespace triax::python {
@@ -36,10 +37,6 @@ class VarPlan {
 
  private:
   using Solver = std::variant<triax::VarSolver<float>, triax::VarSolver<double>>;
-  struct PerStream {
-    std::uintptr_t stream;
-    Solver solver;
-  };
   Solver make_solver(std::uintptr_t stream) const;
   Solver& solver_for(std::uintptr_t stream);
 
@@ -48,7 +45,7 @@ class VarPlan {
   Backend backend_;
   VarLayout layout_;
   std::mutex mutex_;
-  std::vector<PerStream> solvers_;
+  PerStreamSolvers<Solver> solvers_;
 };
 
 /// The VarLayout of a call: lengths and offsets as host int64 arrays (offsets may be None).
