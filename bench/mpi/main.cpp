@@ -128,6 +128,7 @@ void write_json(const std::string& path, const MpiConfig& c, const ProcessGrid& 
   j["results"] = nlohmann::json::array();
   j["single_rank"] = nlohmann::json::array();
   j["bound"] = c.bound;
+  j["reduced_rows"] = std::string(triax::mpi::to_string(c.reduced_rows));
   j["bounds"] = nlohmann::json::array();
   for (const PrecisionResult& r : results) {
     const double single = r.reference.threads ? r.reference.time.median_ms : 0;
@@ -196,6 +197,9 @@ int run(int argc, char** argv) {
         extents_text(c.extents).c_str(), c.axis, ranks, extents_text(grid.dims).c_str(),
         grid.dims[c.axis] > 1 ? "axis split" : "axis not split", c.backend.c_str(), threads, c.reps,
         c.reference ? reference_threads : 0);
+    if (c.reduced_rows == triax::mpi::ReducedRows::one_per_rank) {
+      std::printf("  reduced system: one row per rank (paper 003, Algorithm 6's form)\n");
+    }
     std::printf(
         "  time of a solve = the slowest rank's, barrier before each; phases per solve, "
         "the slowest rank's (comm includes waiting for peers)\n");

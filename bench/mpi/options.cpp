@@ -83,6 +83,10 @@ MpiConfig parse_mpi_command_line(int argc, char** argv, int rank) {
                "GPU ranks: also time arithmetic-free kernels that move the local passes' bytes "
                "in their order, and the least two passes can move; print the local passes "
                "against them (a line of one rank needs --checked to run the local passes)");
+  std::string reduced_rows = "two";
+  app.add_option("--reduced-rows", reduced_rows,
+                 "two (two rows per rank, every method) or one (paper 003's Algorithm 6 form: "
+                 "pcr, jacobi, automatic; 'all' then means those three); default two");
   app.add_option("--json", c.json_path, "also write the results as JSON to this file (rank 0)");
   try {
     try {
@@ -108,15 +112,28 @@ MpiConfig parse_mpi_command_line(int argc, char** argv, int rank) {
                                     std::to_string(dims));
       }
     }
+    if (reduced_rows == "one") {
+      c.reduced_rows = triax::mpi::ReducedRows::one_per_rank;
+    } else if (reduced_rows != "two") {
+      throw std::invalid_argument("--reduced-rows: unknown value '" + reduced_rows + "'");
+    }
+    const bool one_row = c.reduced_rows == triax::mpi::ReducedRows::one_per_rank;
     std::size_t start = 0;
-    const std::string list =
-        methods == "all" ? "allgather,gather_scatter,pcr,jacobi,automatic" : methods;
+    const std::string all_methods =
+        one_row ? "pcr,jacobi,automatic" : "allgather,gather_scatter,pcr,jacobi,automatic";
+    const std::string list = methods == "all" ? all_methods : methods;
     while (start <= list.size()) {
       const std::size_t end = std::min(list.find(',', start), list.size());
       const std::string name = list.substr(start, end - start);
       const auto found = method_names().find(name);
       if (found == method_names().end()) {
         throw std::invalid_argument("--methods: unknown method '" + name + "'");
+      }
+      if (one_row &&
+          (found->second == Method::allgather || found->second == Method::gather_scatter)) {
+        throw std::invalid_argument("--methods: " + name +
+                                    " does not run with --reduced-rows one (pcr, jacobi and "
+                                    "automatic do)");
       }
       c.methods.push_back(found->second);
       start = end + 1;

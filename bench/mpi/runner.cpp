@@ -267,6 +267,7 @@ PrecisionResult run_precision(const MpiConfig& config, const ProcessGrid& grid, 
     options.jacobi_iterations = config.jacobi_iterations;
     options.jacobi_check_convergence = false;  // a fixed count: no reduction per iteration
     options.checked = config.checked;
+    options.reduced_rows = config.reduced_rows;
     const T *a = blk.a.data(), *b = blk.b.data(), *c = blk.c.data(), *d = blk.d.data();
     T* x = blk.x.data();
     std::function<void()> wait = [] {};
