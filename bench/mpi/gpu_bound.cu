@@ -1,6 +1,7 @@
 // Arithmetic-free twins of the GPU ranks' local-pass kernels (gpu_bound.hpp says why). Each
 // keeps the launch shape and the access order of the kernel it stands for: one thread per system
-// on strided rows (128 threads a block), warps of 32 systems moving tiles of 8 rows through
+// on strided rows (128 threads a block, loads in batches of 8 rows, as the
+// kernels' reduce_piece_batched), warps of 32 systems moving tiles of 8 rows through
 // shared memory where rows are contiguous; the workspace system-fastest (row r of system s at
 // r * count + s). The values are sums of what was read, so that no load can be dropped.
 #include "gpu_bound.hpp"
@@ -41,23 +42,36 @@ struct Pass1 {
   T* rows;
 };
 
+// Rows in flight per thread on strided rows, as gpu_path.cu's kernels batch them.
+template <class T>
+constexpr int batch_rows = 8;
+
 template <class T>
 __global__ void pass1_strided(Geometry g, Pass1<T> p) {
+  constexpr int B = batch_rows<T>;
   const std::int64_t s = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
   if (s >= g.count) return;
   const std::int64_t o = g.offset(s), all = g.count * g.n;
   T first = 0, sum = 0;
-  for (std::int64_t r = 0; r < g.n; ++r) {
-    const std::int64_t e = o + r * g.stride;
-    const T av = p.a[e], bv = p.b[e], cv = p.c[e], dv = p.d[e];
-    if (p.work && r >= 1) {
-      p.work[r * g.count + s] = av;
-      p.work[all + r * g.count + s] = bv + cv;
-      p.work[2 * all + r * g.count + s] = dv;
-    } else if (r == 0) {
-      first = av + bv + cv + dv;
-    } else {
-      sum += av + bv + cv + dv;
+  if (g.n > 0) first = p.a[o] + p.b[o] + p.c[o] + p.d[o];
+  for (std::int64_t r0 = 1; r0 < g.n; r0 += B) {
+    T va[B], vb[B], vc[B], vd[B];
+#pragma unroll
+    for (int k = 0; k < B; ++k) {
+      const std::int64_t e = o + (r0 + k) * g.stride;
+      if (r0 + k < g.n) va[k] = p.a[e], vb[k] = p.b[e], vc[k] = p.c[e], vd[k] = p.d[e];
+    }
+#pragma unroll
+    for (int k = 0; k < B; ++k) {
+      const std::int64_t r = r0 + k;
+      if (r >= g.n) continue;
+      if (p.work) {
+        p.work[r * g.count + s] = va[k];
+        p.work[all + r * g.count + s] = vb[k] + vc[k];
+        p.work[2 * all + r * g.count + s] = vd[k];
+      } else {
+        sum += va[k] + vb[k] + vc[k] + vd[k];
+      }
     }
   }
   if (p.work) {
@@ -127,21 +141,38 @@ struct Pass2 {
 
 template <class T>
 __global__ void pass2_strided(Geometry g, Pass2<T> p) {
+  constexpr int B = batch_rows<T>;
   const std::int64_t s = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
   if (s >= g.count) return;
   const std::int64_t o = g.offset(s), all = g.count * g.n;
   if (!p.work) {
-    for (std::int64_t r = 0; r < g.n; ++r) {
-      const std::int64_t e = o + r * g.stride;
-      p.x[e] = p.a[e] + p.b[e] + p.c[e] + p.d[e];
+    for (std::int64_t r0 = 0; r0 < g.n; r0 += B) {
+      T v[B];
+#pragma unroll
+      for (int k = 0; k < B; ++k) {
+        const std::int64_t e = o + (r0 + k) * g.stride;
+        if (r0 + k < g.n) v[k] = p.a[e] + p.b[e] + p.c[e] + p.d[e];
+      }
+#pragma unroll
+      for (int k = 0; k < B; ++k) {
+        if (r0 + k < g.n) p.x[o + (r0 + k) * g.stride] = v[k];
+      }
     }
     return;
   }
   const T x0 = p.ends[2 * s], xm = p.ends[2 * s + 1];
   if (g.n > 1) p.x[o + (g.n - 1) * g.stride] = xm;
-  for (std::int64_t r = g.n - 2; r >= 1; --r) {
-    const std::int64_t w = r * g.count + s;
-    p.x[o + r * g.stride] = p.work[2 * all + w] + p.work[w] + p.work[all + w];
+  for (std::int64_t r0 = g.n - 2; r0 >= 1; r0 -= B) {
+    T v[B];
+#pragma unroll
+    for (int k = 0; k < B; ++k) {
+      const std::int64_t w = (r0 - k) * g.count + s;
+      if (r0 - k >= 1) v[k] = p.work[2 * all + w] + p.work[w] + p.work[all + w];
+    }
+#pragma unroll
+    for (int k = 0; k < B; ++k) {
+      if (r0 - k >= 1) p.x[o + (r0 - k) * g.stride] = v[k];
+    }
   }
   p.x[o] = x0;
 }
