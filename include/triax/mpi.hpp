@@ -77,8 +77,9 @@ enum class ReducedRows {
                  ///< unknown is the only one left per piece: P rows, half the values per
                  ///< message; one more neighbour message before the reduced solve (the upper
                  ///< neighbour's row 0) and one after (the lower neighbour's last unknown).
-                 ///< pcr and jacobi (as the paper pairs it) on CPU ranks and GPU ranks with
-                 ///< host_staging; other methods and nccl are refused (invalid_argument)
+                 ///< pcr and jacobi (as the paper pairs it) on CPU ranks and GPU ranks
+                 ///< (pcr on nccl too, jacobi on host_staging); allgather and gather_scatter
+                 ///< are refused (invalid_argument)
 };
 
 /// The name of a form, as written above (e.g. "one_per_rank").

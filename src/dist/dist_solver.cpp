@@ -141,11 +141,6 @@ void check_backend(const Options& options) {
           said("options.method = jacobi does not run on the nccl transport (allgather, "
                "gather_scatter and pcr do); use host_staging for it"));
     }
-    if (options.reduced_rows == ReducedRows::one_per_rank) {
-      throw invalid_argument(
-          said("options.reduced_rows = one_per_rank does not run on the nccl transport (its "
-               "device path is not written yet); use host_staging for it"));
-    }
   }
 #endif
 }
@@ -392,7 +387,7 @@ class Solver<T>::Impl {
   void choose_transport(const OwnedComm& all, bool whole) {
 #if defined(TRIAX_HAS_CUDA)
     const Transport asked = options_.transport;
-    const bool nccl_method = method_ != Method::jacobi && !one_row_;
+    const bool nccl_method = method_ != Method::jacobi;
     detail::Verdict verdict;
     if (!whole && (asked == Transport::nccl ||
                    (asked == Transport::automatic && detail::nccl_built() && nccl_method))) {
@@ -432,6 +427,7 @@ class Solver<T>::Impl {
       config.stream = options_.stream;
       config.method = method_;
       config.nccl = transport_kind_ == Transport::nccl;
+      config.one_row = one_row_;
       config.line = transport_->communicator();
       config.ranks = ranks;
       config.position = transport_->position();

@@ -39,6 +39,32 @@ struct FirstUnknown {
   T ea, ec, e0;
 };
 
+// The arithmetic of the one-row form, shared by the host methods below and the NCCL path's
+// kernels (src/dist/gpu/gpu_path.cu).
+
+/// Row 0 of a piece (the pair's first row), normalised.
+template <class T>
+TRIAX_HOST_DEVICE FirstUnknown<T> first_unknown(const ReducedRow<T>& f) {
+  const T r = T(1) / f.b;
+  return {f.a * r, f.c * r, f.d * r};
+}
+
+/// The piece's one row: its last row with its own row 0 (e) and the upper neighbour's (up) put
+/// in for the first unknowns (zeros stand in for a missing upper neighbour: the last piece's
+/// c is zero).
+template <class T>
+TRIAX_HOST_DEVICE ReducedRow<T> one_row_of(const ReducedRow<T>& l, const FirstUnknown<T>& e,
+                                           const FirstUnknown<T>& up) {
+  return {-l.a * e.ea, l.b - l.a * e.ec - l.c * up.ea, -l.c * up.ec,
+          l.d - l.a * e.e0 - l.c * up.e0};
+}
+
+/// The piece's first unknown from its row 0, the lower neighbour's last unknown and its own.
+template <class T>
+TRIAX_HOST_DEVICE T first_of(const FirstUnknown<T>& e, T y_lower, T y) {
+  return e.e0 - e.ea * y_lower - e.ec * y;
+}
+
 /// The buffers of the one-row methods, sized for the largest batch when the plan is made.
 template <class T>
 struct OneRowBuffers {
@@ -59,11 +85,8 @@ struct OneRowBuffers {
 template <class T>
 void form_one_row_system(Transport& t, const ReducedPair<T>* pairs, std::int64_t count,
                          OneRowBuffers<T>& buf, int threads) {
-  for_each_item(count, threads, [&](std::int64_t s, int) {
-    const ReducedRow<T>& f = pairs[s].first;
-    const T r = T(1) / f.b;
-    buf.first[s] = {f.a * r, f.c * r, f.d * r};
-  });
+  for_each_item(count, threads,
+                [&](std::int64_t s, int) { buf.first[s] = first_unknown(pairs[s].first); });
   // The last piece has no upper neighbour (and its lc is zero): zeros stand in.
   if (t.position() + 1 >= t.size()) {
     std::fill_n(buf.first_from_upper.begin(), count, FirstUnknown<T>{T(0), T(0), T(0)});
@@ -72,11 +95,7 @@ void form_one_row_system(Transport& t, const ReducedPair<T>* pairs, std::int64_t
   t.exchange(1, buf.first.data(), buf.first_from_lower.data(), buf.first.data(),
              buf.first_from_upper.data(), 3 * count, scalar_of<T>());
   for_each_item(count, threads, [&](std::int64_t s, int) {
-    const ReducedRow<T>& l = pairs[s].last;
-    const FirstUnknown<T>& e = buf.first[s];
-    const FirstUnknown<T>& up = buf.first_from_upper[s];
-    buf.rows[s] = {-l.a * e.ea, l.b - l.a * e.ec - l.c * up.ea, -l.c * up.ec,
-                   l.d - l.a * e.e0 - l.c * up.e0};
+    buf.rows[s] = one_row_of(pairs[s].last, buf.first[s], buf.first_from_upper[s]);
   });
 }
 
@@ -89,8 +108,7 @@ void one_row_ends(Transport& t, T* ends, std::int64_t count, OneRowBuffers<T>& b
   t.exchange(1, buf.y.data(), buf.y_from_lower.data(), buf.y.data(), buf.y_from_upper.data(), count,
              scalar_of<T>());
   for_each_item(count, threads, [&](std::int64_t s, int) {
-    const FirstUnknown<T>& e = buf.first[s];
-    ends[2 * s] = e.e0 - e.ea * buf.y_from_lower[s] - e.ec * buf.y[s];
+    ends[2 * s] = first_of(buf.first[s], buf.y_from_lower[s], buf.y[s]);
     ends[2 * s + 1] = buf.y[s];
   });
 }

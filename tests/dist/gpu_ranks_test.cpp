@@ -462,17 +462,12 @@ TEST(GpuRanksOneRow, SplitAlongOneDimensionOnlyAndBatches) {
                                mpi::Transport::host_staging, one_row_methods, 3, one_row);
 }
 
-TEST(GpuRanksOneRow, AutomaticTransportStages) {
-  // NCCL does not run the one-row methods: automatic picks host staging even where each rank
-  // has a GPU of its own.
+TEST(GpuRanksOneRow, AutomaticTransportSolves) {
+  // automatic: NCCL (pcr's device path) where each rank has its own GPU and NCCL is built, else
+  // staging.
   TRIAX_NEEDS_GPU();
-  const GlobalProblem<double> p({9, 14}, 0, 21);
-  mpi::Options options;
-  options.reduced_rows = one_row;
-  const Outcome got = solve_on_gpus(p, {true, true}, Mode::separate, 1, options);
-  EXPECT_LE(got.error, p.allowed_error());
-  EXPECT_TRUE(got.ghosts_clean);
-  if (world_size() > 1) EXPECT_EQ(got.transport, mpi::Transport::host_staging);
+  expect_exact_on_gpus<double>({9, 14}, {true, true}, 1, {Mode::separate},
+                               mpi::Transport::automatic, one_row_methods, 1, one_row);
 }
 
 TEST(GpuRanksOneRow, JacobiWithinItsTolerance) {
@@ -489,14 +484,58 @@ TEST(GpuRanksOneRow, JacobiWithinItsTolerance) {
   EXPECT_TRUE(got.ghosts_clean);
 }
 
-TEST(GpuRanksOneRow, NcclRefused) {
-  TRIAX_NEEDS_GPU();
+TEST(GpuRanksOneRow, NcclEveryModeAndBatches) {
+  TRIAX_NEEDS_GPU_PER_RANK();
+  expect_exact_on_gpus<double>({43}, {true}, 1, {Mode::in_place, Mode::separate, Mode::increment},
+                               mpi::Transport::nccl, one_row_methods, 1, one_row);
+  expect_exact_on_gpus<float>({12, 10, 11}, {true, true, true}, 1, {Mode::separate},
+                              mpi::Transport::nccl, one_row_methods, 1, one_row);
+  expect_exact_on_gpus<double>({13, 17}, {true, true}, 1, {Mode::increment}, mpi::Transport::nccl,
+                               one_row_methods, 3, one_row);
+}
+
+TEST(GpuRanksOneRow, NcclCheckedModeRunsTheDevicePath) {
+  // Checked mode keeps even a line of one rank on the distributed path: with one GPU the NCCL
+  // one-row solve runs there with no neighbours.
+  TRIAX_NEEDS_GPU_PER_RANK();
+  const GlobalProblem<double> p({21, 6}, 0, 31);
+  const int ranks = world_size();
+  const std::int64_t lo = piece_start(21, ranks, world_rank()),
+                     hi = piece_start(21, ranks, world_rank() + 1);
+  const Block block{{lo, 0}, {hi - lo, 6}};
+  LocalBuffers<double> buf(p, block, 0);
+  DeviceArray<double> a(buf.a), b(buf.b), c(buf.c), d(buf.d), x(buf.x);
+  DeviceArray<int> info(std::vector<int>(6, 99));
   mpi::Options options;
   options.backend = Backend::cuda;
   options.transport = mpi::Transport::nccl;
   options.reduced_rows = one_row;
+  options.checked = true;
+  {
+    mpi::Solver<double> solver(mpi::Decomposition::line(MPI_COMM_WORLD), buf.layout, 0, options);
+    EXPECT_EQ(solver.transport(), mpi::Transport::nccl);
+    solver.solve(a.p, b.p, c.p, d.p, x.p, info.p);
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  }
+  const std::vector<double> out = x.to_host();
+  double error = 0;
+  for_each_element(p.extents, block, buf.layout, [&](std::int64_t o, std::int64_t g) {
+    const double e = std::abs(out[o] - p.reference[g]) / p.scale;
+    error = std::isnan(e) ? INFINITY : std::max(error, e);
+  });
+  EXPECT_LE(world_max(error), p.allowed_error());
+  for (int i : info.to_host()) EXPECT_EQ(i, 0);
+}
+
+TEST(GpuRanksOneRow, JacobiOnNcclRefused) {
+  TRIAX_NEEDS_GPU();
+  mpi::Options options;
+  options.backend = Backend::cuda;
+  options.transport = mpi::Transport::nccl;
+  options.method = mpi::Method::jacobi;
+  options.reduced_rows = one_row;
 #if defined(TRIAX_TEST_NCCL)
-  const char* expected = "options.reduced_rows = one_per_rank does not run on the nccl";
+  const char* expected = "options.method = jacobi does not run on the nccl transport";
 #else
   const char* expected = "options.transport = nccl";  // the missing library is named
 #endif

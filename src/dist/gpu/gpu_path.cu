@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cuda/cuda_check.hpp"
+#include "dist/gpu/one_row_kernels.cuh"
 #include "dist/mpi_check.hpp"
 #include "dist/reduced_methods.hpp"
 
@@ -327,6 +328,9 @@ struct GpuPath<T>::State {
   PinnedBuffer host_rows, host_ends, host_bad_rows;
   // NCCL: allgather's gathered rows, or PCR's working rows and the neighbours' rows.
   DeviceBuffer gathered, scattered, pcr_rows, receive_lower, receive_upper;
+  // NCCL with one row per rank: the rows' first unknowns (own and the upper neighbour's), the
+  // one-row system with the neighbours' rows, the last unknowns (own and the lower one's).
+  DeviceBuffer one_first, one_first_up, one_rows, one_lower, one_upper, one_y, one_y_lower;
 #if defined(TRIAX_HAS_NCCL)
   ncclComm_t comm = nullptr;
 #endif
@@ -348,7 +352,14 @@ struct GpuPath<T>::State {
                       : 0),
         pcr_rows(pcr_bytes(c)),
         receive_lower(pcr_bytes(c)),
-        receive_upper(pcr_bytes(c)) {
+        receive_upper(pcr_bytes(c)),
+        one_first(one_row_bytes(c, sizeof(FirstUnknown<T>))),
+        one_first_up(one_row_bytes(c, sizeof(FirstUnknown<T>))),
+        one_rows(one_row_bytes(c, sizeof(ReducedRow<T>))),
+        one_lower(one_row_bytes(c, sizeof(ReducedRow<T>))),
+        one_upper(one_row_bytes(c, sizeof(ReducedRow<T>))),
+        one_y(one_row_bytes(c, sizeof(T))),
+        one_y_lower(one_row_bytes(c, sizeof(T))) {
     if (c.nccl) init_nccl();
   }
 
@@ -364,8 +375,12 @@ struct GpuPath<T>::State {
     return 0;
   }
 
+  static std::size_t one_row_bytes(const GpuPathConfig& c, std::size_t per_system) {
+    return c.nccl && c.one_row ? static_cast<std::size_t>(c.largest_batch) * per_system : 0;
+  }
+
   static std::size_t pcr_bytes(const GpuPathConfig& c) {
-    return c.nccl && c.method == triax::mpi::Method::pcr
+    return c.nccl && c.method == triax::mpi::Method::pcr && !c.one_row
                ? static_cast<std::size_t>(c.largest_batch) * sizeof(ReducedPair<T>)
                : 0;
   }
@@ -451,6 +466,10 @@ void GpuPath<T>::solve_reduced_on_device(std::int64_t first, std::int64_t size) 
 #if defined(TRIAX_HAS_NCCL)
   State& st = *state_;
   const GpuPathConfig& c = st.config;
+  if (c.one_row) {
+    solve_one_row_on_device(first, size);
+    return;
+  }
   ReducedPair<T>* rows = st.rows_ptr() + first;
   const std::size_t values = 8 * static_cast<std::size_t>(size);  // 8 per pair
   if (c.method == triax::mpi::Method::allgather) {
@@ -545,6 +564,78 @@ void GpuPath<T>::solve_reduced_on_device(std::int64_t first, std::int64_t size) 
   for (int distance = 1; distance < c.ranks; distance *= 2) step(distance, false);
   pcr_ends_kernel<T>
       <<<blocks_for(size), threads_per_block, 0, st.stream>>>(w, st.ends_ptr(), first, size);
+  TRIAX_CUDA_CHECK_LAUNCH();
+#else
+  (void)first;
+  (void)size;
+  throw triax::invalid_argument("triax::mpi::Solver: built without NCCL");
+#endif
+}
+
+template <class T>
+void GpuPath<T>::solve_one_row_on_device(std::int64_t first, std::int64_t size) {
+#if defined(TRIAX_HAS_NCCL)
+  // As solve_one_row_pcr on the host: row 0 down to the lower neighbour, the one-row system,
+  // ceil(log2 P) PCR steps, the last unknowns up to the upper neighbour, the ends.
+  State& st = *state_;
+  const GpuPathConfig& c = st.config;
+  const ReducedPair<T>* pairs = st.rows_ptr() + first;
+  auto* first_unknowns = static_cast<FirstUnknown<T>*>(st.one_first.p);
+  auto* first_up = static_cast<FirstUnknown<T>*>(st.one_first_up.p);
+  auto* rows = static_cast<ReducedRow<T>*>(st.one_rows.p);
+  auto* lower = static_cast<ReducedRow<T>*>(st.one_lower.p);
+  auto* upper = static_cast<ReducedRow<T>*>(st.one_upper.p);
+  T* y = static_cast<T*>(st.one_y.p);
+  T* y_lower = static_cast<T*>(st.one_y_lower.p);
+  const auto n = static_cast<std::size_t>(size);
+  const bool has_lower = c.position > 0, has_upper = c.position + 1 < c.ranks;
+  one_row_first_kernel<T>
+      <<<blocks_for(size), threads_per_block, 0, st.stream>>>(pairs, first_unknowns, size);
+  TRIAX_CUDA_CHECK_LAUNCH();
+  TRIAX_NCCL_CHECK(ncclGroupStart());
+  if (has_lower) {
+    TRIAX_NCCL_CHECK(
+        ncclSend(first_unknowns, 3 * n, nccl_type<T>(), c.position - 1, st.comm, st.stream));
+  }
+  if (has_upper) {
+    TRIAX_NCCL_CHECK(ncclRecv(first_up, 3 * n, nccl_type<T>(), c.position + 1, st.comm, st.stream));
+  }
+  TRIAX_NCCL_CHECK(ncclGroupEnd());
+  one_row_form_kernel<T><<<blocks_for(size), threads_per_block, 0, st.stream>>>(
+      pairs, first_unknowns, first_up, has_upper, rows, size);
+  TRIAX_CUDA_CHECK_LAUNCH();
+  for (int distance = 1; distance < c.ranks; distance *= 2) {
+    const bool below = c.position - distance >= 0, above = c.position + distance < c.ranks;
+    TRIAX_NCCL_CHECK(ncclGroupStart());
+    if (below) {
+      TRIAX_NCCL_CHECK(
+          ncclSend(rows, 4 * n, nccl_type<T>(), c.position - distance, st.comm, st.stream));
+      TRIAX_NCCL_CHECK(
+          ncclRecv(lower, 4 * n, nccl_type<T>(), c.position - distance, st.comm, st.stream));
+    }
+    if (above) {
+      TRIAX_NCCL_CHECK(
+          ncclSend(rows, 4 * n, nccl_type<T>(), c.position + distance, st.comm, st.stream));
+      TRIAX_NCCL_CHECK(
+          ncclRecv(upper, 4 * n, nccl_type<T>(), c.position + distance, st.comm, st.stream));
+    }
+    TRIAX_NCCL_CHECK(ncclGroupEnd());
+    one_row_pcr_kernel<T><<<blocks_for(size), threads_per_block, 0, st.stream>>>(
+        rows, lower, upper, below, above, size);
+    TRIAX_CUDA_CHECK_LAUNCH();
+  }
+  one_row_last_kernel<T><<<blocks_for(size), threads_per_block, 0, st.stream>>>(rows, y, size);
+  TRIAX_CUDA_CHECK_LAUNCH();
+  TRIAX_NCCL_CHECK(ncclGroupStart());
+  if (has_upper) {
+    TRIAX_NCCL_CHECK(ncclSend(y, n, nccl_type<T>(), c.position + 1, st.comm, st.stream));
+  }
+  if (has_lower) {
+    TRIAX_NCCL_CHECK(ncclRecv(y_lower, n, nccl_type<T>(), c.position - 1, st.comm, st.stream));
+  }
+  TRIAX_NCCL_CHECK(ncclGroupEnd());
+  one_row_ends_kernel<T><<<blocks_for(size), threads_per_block, 0, st.stream>>>(
+      first_unknowns, y, y_lower, has_lower, st.ends_ptr(), first, size);
   TRIAX_CUDA_CHECK_LAUNCH();
 #else
   (void)first;
