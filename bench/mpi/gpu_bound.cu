@@ -2,8 +2,10 @@
 // keeps the launch shape and the access order of the kernel it stands for: one thread per system
 // on strided rows (128 threads a block, loads in batches of 8 rows, as the
 // kernels' reduce_piece_batched), warps of 32 systems moving tiles of 8 rows through
-// shared memory where rows are contiguous; the workspace system-fastest (row r of system s at
-// r * count + s). The values are sums of what was read, so that no load can be dropped.
+// shared memory where rows are contiguous (the next tile's loads in flight during this one's
+// work, the workspace rows of a tile loaded together, as the kernels do); the workspace
+// system-fastest (row r of system s at r * count + s). The values are sums of what was read, so
+// that no load can be dropped.
 #include "gpu_bound.hpp"
 
 #include <cuda_runtime.h>
@@ -19,7 +21,7 @@ void cuda_ok(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
 }
 
-constexpr int threads_per_block = 128;  // as gpu_path.cu's strided kernels
+constexpr int threads_per_block = 128;  // as gpu_path.cu's strided kernels, 4 blocks an SM
 constexpr int tile_rows = 8;            // as gpu_path.cu's tiled kernels
 constexpr int tile_warps = 4;
 constexpr unsigned full_warp = 0xffffffffu;
@@ -46,8 +48,10 @@ struct Pass1 {
 template <class T>
 constexpr int batch_rows = 8;
 
-template <class T>
-__global__ void pass1_strided(Geometry g, Pass1<T> p) {
+// Full: the workspace pass; else the minimum (a template flag, so that neither carries the
+// other's registers).
+template <class T, bool Full>
+__global__ void __launch_bounds__(threads_per_block, 4) pass1_strided(Geometry g, Pass1<T> p) {
   constexpr int B = batch_rows<T>;
   const std::int64_t s = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
   if (s >= g.count) return;
@@ -55,26 +59,34 @@ __global__ void pass1_strided(Geometry g, Pass1<T> p) {
   T first = 0, sum = 0;
   if (g.n > 0) first = p.a[o] + p.b[o] + p.c[o] + p.d[o];
   for (std::int64_t r0 = 1; r0 < g.n; r0 += B) {
-    T va[B], vb[B], vc[B], vd[B];
+    if constexpr (Full) {
+      T va[B], vb[B], vc[B], vd[B];
 #pragma unroll
-    for (int k = 0; k < B; ++k) {
-      const std::int64_t e = o + (r0 + k) * g.stride;
-      if (r0 + k < g.n) va[k] = p.a[e], vb[k] = p.b[e], vc[k] = p.c[e], vd[k] = p.d[e];
-    }
+      for (int k = 0; k < B; ++k) {
+        const std::int64_t e = o + (r0 + k) * g.stride;
+        if (r0 + k < g.n) va[k] = p.a[e], vb[k] = p.b[e], vc[k] = p.c[e], vd[k] = p.d[e];
+      }
 #pragma unroll
-    for (int k = 0; k < B; ++k) {
-      const std::int64_t r = r0 + k;
-      if (r >= g.n) continue;
-      if (p.work) {
+      for (int k = 0; k < B; ++k) {
+        const std::int64_t r = r0 + k;
+        if (r >= g.n) continue;
         p.work[r * g.count + s] = va[k];
         p.work[all + r * g.count + s] = vb[k] + vc[k];
         p.work[2 * all + r * g.count + s] = vd[k];
-      } else {
-        sum += va[k] + vb[k] + vc[k] + vd[k];
       }
+    } else {
+      // The batch's loads issued together, summed as they land.
+      T part[B];
+#pragma unroll
+      for (int k = 0; k < B; ++k) {
+        const std::int64_t e = o + (r0 + k) * g.stride;
+        part[k] = r0 + k < g.n ? p.a[e] + p.b[e] + p.c[e] + p.d[e] : T(0);
+      }
+#pragma unroll
+      for (int k = 0; k < B; ++k) sum += part[k];
     }
   }
-  if (p.work) {
+  if constexpr (Full) {
     for (int k = 0; k < 8; ++k) p.rows[8 * s + k] = first;
   } else {
     p.rows[s] = first + sum;
@@ -93,16 +105,33 @@ __global__ void __launch_bounds__(32 * tile_warps) pass1_tiled(Geometry g, Pass1
   const std::int64_t offset = mine ? s * g.n : 0;
   const T* base[4] = {p.a, p.b, p.c, p.d};
   T first = 0, sum = 0;
-  for (std::int64_t r0 = 0; r0 < g.n; r0 += tile_rows) {
+  // One tile ahead in registers, as reduce_contiguous_kernel.
+  T next[4][tile_rows];
+  const auto load_tile = [&](std::int64_t r0) {
     const int here = static_cast<int>(g.n - r0 < tile_rows ? g.n - r0 : tile_rows);
+#pragma unroll
     for (int j = 0; j < tile_rows; ++j) {
       const int e = j * 32 + lane, q = e / tile_rows, i = e % tile_rows;
       const std::int64_t o = __shfl_sync(full_warp, offset, q);
+#pragma unroll
       for (int op = 0; op < 4; ++op) {
-        if (q < systems && i < here) tile[warp][op][q][i] = base[op][o + r0 + i];
+        next[op][j] = q < systems && i < here ? base[op][o + r0 + i] : T(0);
+      }
+    }
+  };
+  load_tile(0);
+  for (std::int64_t r0 = 0; r0 < g.n; r0 += tile_rows) {
+    const int here = static_cast<int>(g.n - r0 < tile_rows ? g.n - r0 : tile_rows);
+#pragma unroll
+    for (int j = 0; j < tile_rows; ++j) {
+      const int e = j * 32 + lane, q = e / tile_rows, i = e % tile_rows;
+#pragma unroll
+      for (int op = 0; op < 4; ++op) {
+        if (q < systems && i < here) tile[warp][op][q][i] = next[op][j];
       }
     }
     __syncwarp();
+    if (r0 + tile_rows < g.n) load_tile(r0 + tile_rows);
     if (mine) {
       for (int i = 0; i < here; ++i) {
         const std::int64_t row = r0 + i;
@@ -139,13 +168,13 @@ struct Pass2 {
   T* x;
 };
 
-template <class T>
-__global__ void pass2_strided(Geometry g, Pass2<T> p) {
+template <class T, bool Full>
+__global__ void __launch_bounds__(threads_per_block, 4) pass2_strided(Geometry g, Pass2<T> p) {
   constexpr int B = batch_rows<T>;
   const std::int64_t s = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
   if (s >= g.count) return;
   const std::int64_t o = g.offset(s), all = g.count * g.n;
-  if (!p.work) {
+  if constexpr (!Full) {
     for (std::int64_t r0 = 0; r0 < g.n; r0 += B) {
       T v[B];
 #pragma unroll
@@ -208,7 +237,17 @@ __global__ void __launch_bounds__(32 * tile_warps) pass2_tiled(Geometry g, Pass2
       __syncwarp();
     }
     if (mine) {
-      for (int i = here - 1; i >= 0; --i) {
+      // The tile's workspace rows loaded before they are used, as finish_contiguous_kernel.
+      T ws[tile_rows];
+#pragma unroll
+      for (int i = 0; i < tile_rows; ++i) {
+        const std::int64_t row = r0 + i, w = row * g.count + s;
+        const bool interior = !minimum && i < here && row >= 1 && row < g.n - 1;
+        ws[i] = interior ? p.work[2 * all + w] + p.work[w] + p.work[all + w] : T(0);
+      }
+#pragma unroll
+      for (int i = tile_rows - 1; i >= 0; --i) {
+        if (i >= here) continue;
         const std::int64_t row = r0 + i;
         T v;
         if (minimum) {
@@ -219,8 +258,7 @@ __global__ void __launch_bounds__(32 * tile_warps) pass2_tiled(Geometry g, Pass2
         } else if (row == g.n - 1) {
           v = xm;
         } else {
-          const std::int64_t w = row * g.count + s;
-          v = p.work[2 * all + w] + p.work[w] + p.work[all + w];
+          v = ws[i];
         }
         out[warp][lane][i] = v;
       }
@@ -299,7 +337,11 @@ PassBounds time_pass_bounds(const T* a, const T* b, const T* c, const T* d, T* x
     if (tiled) {
       pass1_tiled<T><<<tiled_blocks, 32 * tile_warps, 0, stream>>>(g, p);
     } else {
-      pass1_strided<T><<<strided_blocks, threads_per_block, 0, stream>>>(g, p);
+      if (workspace) {
+        pass1_strided<T, true><<<strided_blocks, threads_per_block, 0, stream>>>(g, p);
+      } else {
+        pass1_strided<T, false><<<strided_blocks, threads_per_block, 0, stream>>>(g, p);
+      }
     }
   };
   const auto pass2 = [&](const T* workspace) {
@@ -307,7 +349,11 @@ PassBounds time_pass_bounds(const T* a, const T* b, const T* c, const T* d, T* x
     if (tiled) {
       pass2_tiled<T><<<tiled_blocks, 32 * tile_warps, 0, stream>>>(g, p);
     } else {
-      pass2_strided<T><<<strided_blocks, threads_per_block, 0, stream>>>(g, p);
+      if (workspace) {
+        pass2_strided<T, true><<<strided_blocks, threads_per_block, 0, stream>>>(g, p);
+      } else {
+        pass2_strided<T, false><<<strided_blocks, threads_per_block, 0, stream>>>(g, p);
+      }
     }
   };
   PassBounds out;

@@ -117,16 +117,35 @@ __global__ void __launch_bounds__(32 * tile_warps)
       {work + s, p.count}, {work + all + s, p.count}, {work + 2 * all + s, p.count}};
   ForwardSweep<T> f{};
   T a0 = 0, b0 = 1, c0 = 0, d0 = 0;
-  for (std::int64_t r0 = 0; r0 < m; r0 += tile_rows) {
+  // This lane's share of a tile (element e = j * 32 + lane: system e / tile_rows, row e %
+  // tile_rows), loaded into registers one tile ahead: the next tile's 32 loads are in flight
+  // while the lanes sweep this one, instead of each tile waiting for its own loads.
+  T next[4][tile_rows];
+  const auto load_tile = [&](std::int64_t r0) {
     const int here = static_cast<int>(m - r0 < tile_rows ? m - r0 : tile_rows);
+#pragma unroll
     for (int j = 0; j < tile_rows; ++j) {
       const int e = j * 32 + lane, q = e / tile_rows, i = e % tile_rows;
+#pragma unroll
       for (int op = 0; op < 4; ++op) {
         const std::int64_t o = __shfl_sync(full_warp, offset[op], q);
-        if (q < systems && i < here) tile[warp][op][q][i] = base[op][o + r0 + i];
+        next[op][j] = q < systems && i < here ? base[op][o + r0 + i] : T(0);
+      }
+    }
+  };
+  load_tile(0);
+  for (std::int64_t r0 = 0; r0 < m; r0 += tile_rows) {
+    const int here = static_cast<int>(m - r0 < tile_rows ? m - r0 : tile_rows);
+#pragma unroll
+    for (int j = 0; j < tile_rows; ++j) {
+      const int e = j * 32 + lane, q = e / tile_rows, i = e % tile_rows;
+#pragma unroll
+      for (int op = 0; op < 4; ++op) {
+        if (q < systems && i < here) tile[warp][op][q][i] = next[op][j];
       }
     }
     __syncwarp();
+    if (r0 + tile_rows < m) load_tile(r0 + tile_rows);  // the whole warp alike
     if (mine) {
       for (int i = 0; i < here; ++i) {
         const std::int64_t row = r0 + i;
@@ -177,11 +196,24 @@ __global__ void __launch_bounds__(32 * tile_warps)
   const T x0 = mine ? ends[2 * s] : T(0), xm = mine ? ends[2 * s + 1] : T(0);
   T next = xm;
   std::int64_t bad = -1;
-  // Last tile first: the back substitution runs from row M-2 down to row 1.
+  // Last tile first: the back substitution runs from row M-2 down to row 1. The tile's
+  // workspace rows are loaded before its arithmetic (24 loads in flight, as the strided kernels
+  // batch theirs).
   for (std::int64_t r0 = (m - 1) / tile_rows * tile_rows; r0 >= 0; r0 -= tile_rows) {
     const int here = static_cast<int>(m - r0 < tile_rows ? m - r0 : tile_rows);
     if (mine) {
-      for (int i = here - 1; i >= 0; --i) {
+      T vas[tile_rows], vcs[tile_rows], vds[tile_rows];
+#pragma unroll
+      for (int i = 0; i < tile_rows; ++i) {
+        const std::int64_t row = r0 + i;
+        const bool interior = i < here && row >= 1 && row < m - 1;
+        vas[i] = interior ? as[row * p.count] : T(0);
+        vcs[i] = interior ? cs[row * p.count] : T(0);
+        vds[i] = interior ? ds[row * p.count] : T(0);
+      }
+#pragma unroll
+      for (int i = tile_rows - 1; i >= 0; --i) {
+        if (i >= here) continue;
         const std::int64_t row = r0 + i;
         T v;
         if (row == 0) {
@@ -189,7 +221,7 @@ __global__ void __launch_bounds__(32 * tile_warps)
         } else if (row == m - 1) {
           v = xm;
         } else {
-          v = ds[row * p.count] - as[row * p.count] * x0 - cs[row * p.count] * next;
+          v = vds[i] - vas[i] * x0 - vcs[i] * next;
           next = v;
         }
         if (!finite_value(v)) bad = row;
