@@ -57,6 +57,53 @@ void print_table(const std::vector<PrecisionResult>& results) {
   }
 }
 
+// --bound: what the local passes reach against the kernels that only move their bytes, and the
+// weak-scaling efficiency each bound allows: one GPU's solve of one rank's piece (the
+// single-rank time times the piece's share) over (bound + the measured reduced solve and
+// communication). 0 where a value is missing.
+struct BoundView {
+  double piece_single_ms = 0;
+  double local_pct_of_bound = 0, local_pct_of_min = 0;  // bound time / local time, in %
+  double efficiency = 0, efficiency_at_bound = 0, efficiency_at_min = 0;  // in %
+};
+
+BoundView bound_view(const PrecisionResult& r, const MethodRow& m) {
+  BoundView v;
+  const PassBounds& b = r.bound;
+  if (m.local_passes_ms > 0) {
+    v.local_pct_of_bound = 100 * b.bound_ms() / m.local_passes_ms;
+    v.local_pct_of_min = 100 * b.min_ms() / m.local_passes_ms;
+  }
+  if (r.reference.threads) {
+    v.piece_single_ms = r.reference.time.median_ms * r.piece_share;
+    const double rest = m.reduced_solve_ms + m.communication_ms;
+    v.efficiency = 100 * v.piece_single_ms / m.time.median_ms;
+    v.efficiency_at_bound = 100 * v.piece_single_ms / (b.bound_ms() + rest);
+    v.efficiency_at_min = 100 * v.piece_single_ms / (b.min_ms() + rest);
+  }
+  return v;
+}
+
+void print_bounds(const std::vector<PrecisionResult>& results) {
+  for (const PrecisionResult& r : results) {
+    if (!r.has_bound) continue;
+    const PassBounds& b = r.bound;
+    std::printf(
+        "bound %s: pass1 %.3f ms + pass2 %.3f ms = %.3f ms (workspace passes); two-pass "
+        "minimum %.3f + %.3f = %.3f ms\n",
+        r.precision.c_str(), b.pass1_ms, b.pass2_ms, b.bound_ms(), b.min1_ms, b.min2_ms,
+        b.min_ms());
+    std::printf("  %-15s %9s %12s %12s %9s %12s %12s\n", "method", "local ms", "% of bound",
+                "% of min", "eff %", "eff@bound %", "eff@min %");
+    for (const MethodRow& m : r.methods) {
+      const BoundView v = bound_view(r, m);
+      std::printf("  %-15s %9.3f %12.1f %12.1f %9.1f %12.1f %12.1f\n", m.method.c_str(),
+                  m.local_passes_ms, v.local_pct_of_bound, v.local_pct_of_min, v.efficiency,
+                  v.efficiency_at_bound, v.efficiency_at_min);
+    }
+  }
+}
+
 nlohmann::json spread_json(const Spread& s) {
   return {{"median_ms", s.median_ms}, {"min_ms", s.min_ms}, {"max_ms", s.max_ms}};
 }
@@ -80,6 +127,9 @@ void write_json(const std::string& path, const MpiConfig& c, const ProcessGrid& 
   j["jacobi_iterations"] = c.jacobi_iterations;
   j["results"] = nlohmann::json::array();
   j["single_rank"] = nlohmann::json::array();
+  j["bound"] = c.bound;
+  j["reduced_rows"] = std::string(triax::mpi::to_string(c.reduced_rows));
+  j["bounds"] = nlohmann::json::array();
   for (const PrecisionResult& r : results) {
     const double single = r.reference.threads ? r.reference.time.median_ms : 0;
     if (single > 0) {
@@ -87,6 +137,17 @@ void write_json(const std::string& path, const MpiConfig& c, const ProcessGrid& 
       s["precision"] = r.reference.precision;
       s["threads"] = r.reference.threads;
       j["single_rank"].push_back(s);
+    }
+    if (r.has_bound) {
+      const PassBounds& b = r.bound;
+      j["bounds"].push_back({{"precision", r.precision},
+                             {"pass1_ms", b.pass1_ms},
+                             {"pass2_ms", b.pass2_ms},
+                             {"bound_ms", b.bound_ms()},
+                             {"two_pass_min_pass1_ms", b.min1_ms},
+                             {"two_pass_min_pass2_ms", b.min2_ms},
+                             {"two_pass_min_ms", b.min_ms()},
+                             {"piece_share", r.piece_share}});
     }
     for (const MethodRow& m : r.methods) {
       nlohmann::json row = spread_json(m.time);
@@ -99,6 +160,17 @@ void write_json(const std::string& path, const MpiConfig& c, const ProcessGrid& 
       row["communication_ms"] = m.communication_ms;
       if (m.max_difference >= 0) row["max_difference"] = m.max_difference;
       if (single > 0) row["ratio_to_single_rank"] = m.time.median_ms / single;
+      if (r.has_bound) {
+        const BoundView v = bound_view(r, m);
+        row["local_pct_of_bound"] = v.local_pct_of_bound;
+        row["local_pct_of_two_pass_min"] = v.local_pct_of_min;
+        if (single > 0) {
+          row["piece_single_ms"] = v.piece_single_ms;
+          row["efficiency_pct"] = v.efficiency;
+          row["efficiency_at_bound_pct"] = v.efficiency_at_bound;
+          row["efficiency_at_two_pass_min_pct"] = v.efficiency_at_min;
+        }
+      }
       j["results"].push_back(row);
     }
   }
@@ -119,13 +191,18 @@ int run(int argc, char** argv) {
   const int threads = threads_per_rank(c, ranks);
   const int reference_threads = c.reference_threads > 0 ? c.reference_threads : threads * ranks;
   if (rank == 0) {
-    std::printf("triax-bench-mpi: %s along axis %d, %d ranks as %s (%s), backend %s, %d threads "
-                "per rank, %d reps; single rank: %d threads\n",
-                extents_text(c.extents).c_str(), c.axis, ranks, extents_text(grid.dims).c_str(),
-                grid.dims[c.axis] > 1 ? "axis split" : "axis not split", c.backend.c_str(),
-                threads, c.reps, c.reference ? reference_threads : 0);
-    std::printf("  time of a solve = the slowest rank's, barrier before each; phases per solve, "
-                "the slowest rank's (comm includes waiting for peers)\n");
+    std::printf(
+        "triax-bench-mpi: %s along axis %d, %d ranks as %s (%s), backend %s, %d threads "
+        "per rank, %d reps; single rank: %d threads\n",
+        extents_text(c.extents).c_str(), c.axis, ranks, extents_text(grid.dims).c_str(),
+        grid.dims[c.axis] > 1 ? "axis split" : "axis not split", c.backend.c_str(), threads, c.reps,
+        c.reference ? reference_threads : 0);
+    if (c.reduced_rows == triax::mpi::ReducedRows::one_per_rank) {
+      std::printf("  reduced system: one row per rank (paper 003, Algorithm 6's form)\n");
+    }
+    std::printf(
+        "  time of a solve = the slowest rank's, barrier before each; phases per solve, "
+        "the slowest rank's (comm includes waiting for peers)\n");
   }
   std::vector<PrecisionResult> results;
   for (const std::string& p : c.precisions) {
@@ -134,8 +211,9 @@ int run(int argc, char** argv) {
   }
   if (rank == 0) {
     print_table(results);
-    if (!c.json_path.empty()) write_json(c.json_path, c, grid, ranks, threads, reference_threads,
-                                         results);
+    print_bounds(results);
+    if (!c.json_path.empty())
+      write_json(c.json_path, c, grid, ranks, threads, reference_threads, results);
   }
   return 0;
 }

@@ -13,10 +13,11 @@ namespace {
 using triax::mpi::Method;
 
 const std::map<std::string, Method>& method_names() {
-  static const std::map<std::string, Method> names = {
-      {"allgather", Method::allgather}, {"gather_scatter", Method::gather_scatter},
-      {"pcr", Method::pcr},             {"jacobi", Method::jacobi},
-      {"automatic", Method::automatic}};
+  static const std::map<std::string, Method> names = {{"allgather", Method::allgather},
+                                                      {"gather_scatter", Method::gather_scatter},
+                                                      {"pcr", Method::pcr},
+                                                      {"jacobi", Method::jacobi},
+                                                      {"automatic", Method::automatic}};
   return names;
 }
 
@@ -47,8 +48,9 @@ std::vector<std::int64_t> parse_by(const std::string& text, const std::string& o
 
 MpiConfig parse_mpi_command_line(int argc, char** argv, int rank) {
   MpiConfig c;
-  CLI::App app{"triax-bench-mpi: triax::mpi methods on a global array split over MPI ranks "
-               "(run under mpirun)"};
+  CLI::App app{
+      "triax-bench-mpi: triax::mpi methods on a global array split over MPI ranks "
+      "(run under mpirun)"};
   std::string extents = "256x256x256", procs = "auto", methods = "all", precision = "double";
   app.add_option("--extents", extents, "the global array, x fastest (default 256x256x256)");
   app.add_option("--axis", c.axis, "the solve axis (default 0)");
@@ -77,6 +79,14 @@ MpiConfig parse_mpi_command_line(int argc, char** argv, int rank) {
   app.add_flag("--checked", c.checked,
                "checked mode (info per system); a line of one rank then runs the local passes "
                "instead of handing its systems to triax::Solver");
+  app.add_flag("--bound", c.bound,
+               "GPU ranks: also time arithmetic-free kernels that move the local passes' bytes "
+               "in their order, and the least two passes can move; print the local passes "
+               "against them (a line of one rank needs --checked to run the local passes)");
+  std::string reduced_rows = "two";
+  app.add_option("--reduced-rows", reduced_rows,
+                 "two (two rows per rank, every method) or one (paper 003's Algorithm 6 form: "
+                 "pcr, jacobi, automatic; 'all' then means those three); default two");
   app.add_option("--json", c.json_path, "also write the results as JSON to this file (rank 0)");
   try {
     try {
@@ -97,20 +107,33 @@ MpiConfig parse_mpi_command_line(int argc, char** argv, int rank) {
     if (procs != "auto") {
       for (std::int64_t p : parse_by(procs, "--procs")) c.procs.push_back(static_cast<int>(p));
       if (static_cast<int>(c.procs.size()) != dims) {
-        throw std::invalid_argument("--procs: " + procs + " has " +
-                                    std::to_string(c.procs.size()) + " dimensions, --extents " +
-                                    extents + " has " + std::to_string(dims));
+        throw std::invalid_argument("--procs: " + procs + " has " + std::to_string(c.procs.size()) +
+                                    " dimensions, --extents " + extents + " has " +
+                                    std::to_string(dims));
       }
     }
+    if (reduced_rows == "one") {
+      c.reduced_rows = triax::mpi::ReducedRows::one_per_rank;
+    } else if (reduced_rows != "two") {
+      throw std::invalid_argument("--reduced-rows: unknown value '" + reduced_rows + "'");
+    }
+    const bool one_row = c.reduced_rows == triax::mpi::ReducedRows::one_per_rank;
     std::size_t start = 0;
-    const std::string list = methods == "all" ? "allgather,gather_scatter,pcr,jacobi,automatic"
-                                              : methods;
+    const std::string all_methods =
+        one_row ? "pcr,jacobi,automatic" : "allgather,gather_scatter,pcr,jacobi,automatic";
+    const std::string list = methods == "all" ? all_methods : methods;
     while (start <= list.size()) {
       const std::size_t end = std::min(list.find(',', start), list.size());
       const std::string name = list.substr(start, end - start);
       const auto found = method_names().find(name);
       if (found == method_names().end()) {
         throw std::invalid_argument("--methods: unknown method '" + name + "'");
+      }
+      if (one_row &&
+          (found->second == Method::allgather || found->second == Method::gather_scatter)) {
+        throw std::invalid_argument("--methods: " + name +
+                                    " does not run with --reduced-rows one (pcr, jacobi and "
+                                    "automatic do)");
       }
       c.methods.push_back(found->second);
       start = end + 1;
@@ -138,6 +161,9 @@ MpiConfig parse_mpi_command_line(int argc, char** argv, int rank) {
     }
     if (c.backend == "cpu" && c.transport != triax::mpi::Transport::automatic) {
       throw std::invalid_argument("--transport: " + transport + " needs --backend cuda");
+    }
+    if (c.bound && c.backend != "cuda") {
+      throw std::invalid_argument("--bound: times GPU kernels; it needs --backend cuda");
     }
     if (c.reps < 1) throw std::invalid_argument("--reps: " + std::to_string(c.reps) + " < 1");
     if (c.threads < 0 || c.reference_threads < 0) {

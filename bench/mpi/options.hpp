@@ -28,6 +28,11 @@ struct MpiConfig {
   /// Checked mode (an info array per solve); it also keeps a line of one rank on the
   /// distributed path (the local passes), which measures that path on one GPU or rank.
   bool checked = false;
+  /// GPU ranks: also time arithmetic-free kernels moving the local passes' bytes in their order
+  /// (gpu_bound.hpp) and report the local passes against them.
+  bool bound = false;
+  /// triax::mpi::Options::reduced_rows of every method (one: pcr, jacobi and automatic only).
+  triax::mpi::ReducedRows reduced_rows = triax::mpi::ReducedRows::two_per_rank;
   std::string json_path;
 };
 

@@ -79,7 +79,8 @@ struct Block {
 
 /// Global linear index of each element of a block (x fastest), in block order.
 template <class F>
-void for_each_global(const std::vector<std::int64_t>& global, const std::vector<std::int64_t>& begin,
+void for_each_global(const std::vector<std::int64_t>& global,
+                     const std::vector<std::int64_t>& begin,
                      const std::vector<std::int64_t>& extents, F&& f) {
   const std::size_t r = global.size();
   std::vector<std::int64_t> local(r, 0);
@@ -243,6 +244,7 @@ template <class T>
 PrecisionResult run_precision(const MpiConfig& config, const ProcessGrid& grid, int threads,
                               int reference_threads) {
   PrecisionResult result;
+  result.precision = sizeof(T) == 4 ? "float" : "double";
   std::vector<T> single;
   if (config.reference) result.reference = single_rank<T>(config, reference_threads, single);
   Block<T> blk = make_block<T>(grid);
@@ -265,6 +267,7 @@ PrecisionResult run_precision(const MpiConfig& config, const ProcessGrid& grid, 
     options.jacobi_iterations = config.jacobi_iterations;
     options.jacobi_check_convergence = false;  // a fixed count: no reduction per iteration
     options.checked = config.checked;
+    options.reduced_rows = config.reduced_rows;
     const T *a = blk.a.data(), *b = blk.b.data(), *c = blk.c.data(), *d = blk.d.data();
     T* x = blk.x.data();
     std::function<void()> wait = [] {};
@@ -327,6 +330,29 @@ PrecisionResult run_precision(const MpiConfig& config, const ProcessGrid& grid, 
     if (config.reference) row.max_difference = max_difference(grid, blk, single);
     result.methods.push_back(row);
   }
+  double share = static_cast<double>(blk.a.size()) / static_cast<double>(product(config.extents));
+  MPI_Allreduce(MPI_IN_PLACE, &share, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  result.piece_share = share;
+#if defined(TRIAX_HAS_CUDA)
+  if (gpu && config.bound) {
+    // Every rank times its own block; ranks that share a GPU time theirs one after another.
+    PassBounds& b = result.bound;
+    int me = 0, ranks = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    for (int r = 0; r < ranks; ++r) {
+      MPI_Barrier(MPI_COMM_WORLD);
+      if (r == me) {
+        b = time_pass_bounds<T>(device->a, device->b, device->c, device->d, device->x, blk.extents,
+                                config.axis, config.reps, stream->s);
+      }
+    }
+    double slowest[4] = {b.pass1_ms, b.pass2_ms, b.min1_ms, b.min2_ms};
+    MPI_Allreduce(MPI_IN_PLACE, slowest, 4, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    b = {slowest[0], slowest[1], slowest[2], slowest[3]};
+    result.has_bound = true;
+  }
+#endif
   return result;
 }
 

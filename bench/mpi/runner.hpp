@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu_bound.hpp"
 #include "options.hpp"
 #include "process_grid.hpp"
 
@@ -31,8 +32,15 @@ struct ReferenceRow {
 };
 
 struct PrecisionResult {
+  std::string precision;  ///< float or double
   std::vector<MethodRow> methods;
   ReferenceRow reference;  ///< threads 0 = not run
+  /// --bound: each kernel's time, the slowest rank's; has_bound false = not run.
+  bool has_bound = false;
+  PassBounds bound;
+  /// The largest rank block's share of the global array: the single-rank time times this is
+  /// the one-GPU time of one rank's piece (exact for one rank, proportional otherwise).
+  double piece_share = 1;
 };
 
 /// GPU ranks: selects device (node-local rank) % (devices of the node), as NCCL wants one GPU

@@ -67,6 +67,24 @@ enum class Transport {
 /// The name of a transport, as written above (e.g. "host_staging").
 TRIAX_API std::string_view to_string(Transport transport);
 
+/// The form of the reduced system (paper 003). The local passes are the same for both: one
+/// forward sweep that reads every input once and accumulates row 0 (the sweep of Algorithm 6),
+/// and one back-substitution sweep.
+enum class ReducedRows {
+  two_per_rank,  ///< the first and last unknown of every piece: 2P rows (Algorithms 3-4's form);
+                 ///< every method
+  one_per_rank,  ///< Algorithm 6's: each piece's row 0 eliminated into its last row, whose
+                 ///< unknown is the only one left per piece: P rows, half the values per
+                 ///< message; one more neighbour message before the reduced solve (the upper
+                 ///< neighbour's row 0) and one after (the lower neighbour's last unknown).
+                 ///< pcr and jacobi (as the paper pairs it) on CPU ranks and GPU ranks
+                 ///< (pcr on nccl too, jacobi on host_staging); allgather and gather_scatter
+                 ///< are refused (invalid_argument)
+};
+
+/// The name of a form, as written above (e.g. "one_per_rank").
+TRIAX_API std::string_view to_string(ReducedRows rows);
+
 /// Which ranks share the systems, and in which order they hold the pieces.
 ///
 /// - cartesian(comm, dim): comm is a Cartesian communicator (MPI_Cart_create); the pieces of the
@@ -119,6 +137,8 @@ struct Options : triax::Options {
   Backend backend = Backend::cpu;
   /// GPU ranks: how the reduced rows travel. CPU ranks: automatic only.
   Transport transport = Transport::automatic;
+  /// The reduced system's form; with one_per_rank, method automatic resolves to pcr.
+  ReducedRows reduced_rows = ReducedRows::two_per_rank;
 };
 
 /// checked mode's info value for every system of a Jacobi solve that did not converge.
@@ -182,6 +202,8 @@ class TRIAX_API Solver {
 
   /// The method the plan runs (never automatic).
   Method method() const;
+  /// The reduced system's form the plan runs (as asked: Options::reduced_rows).
+  ReducedRows reduced_rows() const;
   /// The transport the plan runs (never automatic; host_staging for CPU ranks, whose host
   /// buffers need no staging). A line of one rank that hands its systems to triax::Solver
   /// moves nothing and reports the transport asked for (host_staging for automatic).

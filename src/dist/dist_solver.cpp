@@ -27,6 +27,7 @@
 #include "dist/method_choice.hpp"
 #include "dist/mpi_check.hpp"
 #include "dist/mpi_transport.hpp"
+#include "dist/one_row_methods.hpp"
 #include "dist/reduced_methods.hpp"
 #include "dist/timed_transport.hpp"
 #include "triax/mpi.hpp"
@@ -144,6 +145,15 @@ void check_backend(const Options& options) {
 #endif
 }
 
+bool is_reduced_rows(ReducedRows r) {
+  switch (r) {
+    case ReducedRows::two_per_rank:
+    case ReducedRows::one_per_rank:
+      return true;
+  }
+  return false;
+}
+
 bool is_method(Method m) {
   switch (m) {
     case Method::automatic:
@@ -176,6 +186,11 @@ void check_own_arguments(const Decomposition& dec, MPI_Comm comm, const OperandL
   }
   detail::validate_layouts(layouts, axis);
   detail::check_thread_count(options, who);
+  if (!is_reduced_rows(options.reduced_rows)) {
+    throw invalid_argument(
+        said("options.reduced_rows = " + std::to_string(static_cast<int>(options.reduced_rows)) +
+             " is not a triax::mpi::ReducedRows"));
+  }
   check_backend(options);
   if (options.algorithm != Algorithm::automatic) {
     throw invalid_argument(said("options.algorithm = " + std::string(to_string(options.algorithm)) +
@@ -186,6 +201,15 @@ void check_own_arguments(const Decomposition& dec, MPI_Comm comm, const OperandL
     throw invalid_argument(
         said("options.method = " + std::to_string(static_cast<int>(options.method)) +
              " is not a triax::mpi::Method"));
+  }
+  if (options.reduced_rows == ReducedRows::one_per_rank &&
+      (options.method == Method::allgather || options.method == Method::gather_scatter)) {
+    // The collectives move every piece's rows to one place anyway, where the two-row system
+    // costs no more; paper 003 pairs Algorithm 6 with PCR and Jacobi.
+    throw invalid_argument(
+        said("options.reduced_rows = one_per_rank runs with method pcr or "
+             "jacobi (or automatic, which picks pcr), not " +
+             std::string(to_string(options.method))));
   }
   if (options.method == Method::jacobi) {
     if (options.jacobi_iterations < 1) {
@@ -237,7 +261,8 @@ std::vector<std::int64_t> shared_values(const Decomposition& dec, const OperandL
           options.checked,
           options.batches,
           static_cast<std::int64_t>(options.backend),
-          static_cast<std::int64_t>(options.transport)};
+          static_cast<std::int64_t>(options.transport),
+          static_cast<std::int64_t>(options.reduced_rows)};
 }
 
 const std::vector<std::string>& shared_names() {
@@ -252,7 +277,8 @@ const std::vector<std::string>& shared_names() {
                                                  "options.checked",
                                                  "options.batches",
                                                  "options.backend",
-                                                 "options.transport"};
+                                                 "options.transport",
+                                                 "options.reduced_rows"};
   return names;
 }
 
@@ -327,7 +353,8 @@ class Solver<T>::Impl {
     if (position == 0) first_row_ = 0;  // MPI_Exscan leaves rank 0's result undefined
     TRIAX_MPI_CHECK(MPI_Allreduce(&problem_.n, &global_n_, 1, MPI_INT64_T, MPI_SUM,
                                   transport_->communicator()));
-    method_ = detail::choose_method(options.method, ranks);
+    method_ = detail::choose_method(options.method, ranks, options.reduced_rows);
+    one_row_ = options.reduced_rows == ReducedRows::one_per_rank;
     gpu_ = options.backend == Backend::cuda;
     transport_kind_ = Transport::host_staging;
 
@@ -400,6 +427,7 @@ class Solver<T>::Impl {
       config.stream = options_.stream;
       config.method = method_;
       config.nccl = transport_kind_ == Transport::nccl;
+      config.one_row = one_row_;
       config.line = transport_->communicator();
       config.ranks = ranks;
       config.position = transport_->position();
@@ -407,8 +435,7 @@ class Solver<T>::Impl {
       if (!config.nccl) {
         rows_ptr_ = gpu_path_->host_rows();
         ends_ptr_ = gpu_path_->host_ends();
-        buffers_ =
-            std::make_unique<detail::ReducedBuffers<T>>(method_, ranks, config.largest_batch);
+        allocate_reduced(ranks, config.largest_batch);
       }
       return;
     }
@@ -419,8 +446,18 @@ class Solver<T>::Impl {
     if (options_.checked) first_bad_row_.resize(count);
     rows_ptr_ = rows_.data();
     ends_ptr_ = ends_.data();
-    buffers_ = std::make_unique<detail::ReducedBuffers<T>>(method_, ranks,
-                                                           batch_start(1) - batch_start(0));
+    allocate_reduced(ranks, batch_start(1) - batch_start(0));
+  }
+
+  // The host methods' buffers for the largest batch: the two-row methods' or the one-row ones'.
+  void allocate_reduced(int ranks, std::int64_t largest_batch) {
+    if (one_row_) {
+      one_row_buffers_ = std::make_unique<detail::OneRowBuffers<T>>(largest_batch);
+      // Nothing of the two-row methods' buffers is used: automatic sizes none.
+      buffers_ = std::make_unique<detail::ReducedBuffers<T>>(Method::automatic, ranks, 0);
+    } else {
+      buffers_ = std::make_unique<detail::ReducedBuffers<T>>(method_, ranks, largest_batch);
+    }
   }
 
   // Batch b of the systems: [batch_start(b), batch_start(b + 1)). Where there are fewer systems
@@ -598,6 +635,14 @@ class Solver<T>::Impl {
   JacobiReport solve_reduced(detail::Transport& t, std::int64_t first, std::int64_t size) {
     const detail::ReducedPair<T>* rows = rows_ptr_ + first;
     T* ends = ends_ptr_ + 2 * first;
+    if (one_row_) {
+      if (method_ == Method::jacobi) {
+        return detail::solve_one_row_jacobi(t, rows, ends, size, *one_row_buffers_, options_,
+                                            threads_);
+      }
+      detail::solve_one_row_pcr(t, rows, ends, size, *one_row_buffers_, threads_);
+      return {};
+    }
     switch (method_) {
       case Method::allgather:
         detail::solve_reduced_allgather(t, rows, ends, size, *buffers_, threads_);
@@ -646,6 +691,9 @@ class Solver<T>::Impl {
   std::vector<T> ends_;
   std::vector<std::int64_t> first_bad_row_;
   std::unique_ptr<detail::ReducedBuffers<T>> buffers_;
+  // One row per rank (Options::reduced_rows): its buffers instead of buffers_' methods.
+  bool one_row_ = false;
+  std::unique_ptr<detail::OneRowBuffers<T>> one_row_buffers_;
   // The reduced rows and ends the host methods read and write: rows_ and ends_ on CPU ranks,
   // the GPU path's pinned buffers with host staging.
   detail::ReducedPair<T>* rows_ptr_ = nullptr;
@@ -656,7 +704,7 @@ class Solver<T>::Impl {
   std::unique_ptr<detail::GpuPath<T>> gpu_path_;
 #endif
   JacobiReport last_jacobi_;
-  PhaseTimes* phase_times_ = nullptr;  // set_phase_times: off unless a caller asks
+  PhaseTimes* phase_times_ = nullptr;      // set_phase_times: off unless a caller asks
   std::optional<triax::Solver<T>> whole_;  // a line of one rank without checked mode or Jacobi
   std::atomic<bool> busy_{false};
 };
@@ -694,6 +742,10 @@ void Solver<T>::solve_increment(const T* a, const T* b, const T* c, const T* d, 
 template <class T>
 Method Solver<T>::method() const {
   return detail::live(impl_, who).method_;
+}
+template <class T>
+ReducedRows Solver<T>::reduced_rows() const {
+  return detail::live(impl_, who).one_row_ ? ReducedRows::one_per_rank : ReducedRows::two_per_rank;
 }
 template <class T>
 Transport Solver<T>::transport() const {

@@ -34,12 +34,25 @@ std::string_view to_string(Transport transport) {
   return "unknown";
 }
 
+std::string_view to_string(ReducedRows rows) {
+  switch (rows) {
+    case ReducedRows::two_per_rank:
+      return "two_per_rank";
+    case ReducedRows::one_per_rank:
+      return "one_per_rank";
+  }
+  return "unknown";
+}
+
 }  // namespace mpi
 
 namespace detail {
 
-triax::mpi::Method choose_method(triax::mpi::Method requested, int ranks) {
+triax::mpi::Method choose_method(triax::mpi::Method requested, int ranks,
+                                 triax::mpi::ReducedRows rows) {
   if (requested != triax::mpi::Method::automatic) return requested;
+  // One row per rank runs with pcr and jacobi only; pcr is the exact one.
+  if (rows == triax::mpi::ReducedRows::one_per_rank) return triax::mpi::Method::pcr;
   // Up to 8 ranks one collective moves 16 or fewer reduced rows per system and every rank solves
   // them at once; beyond, PCR's log P neighbour steps avoid the collective (paper 003's
   // argument). Not measured on our machines yet: docs/algorithms.md says so.

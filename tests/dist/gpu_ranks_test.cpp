@@ -151,7 +151,8 @@ template <class T>
 void expect_exact_on_gpus(const std::vector<std::int64_t>& global,
                           const std::vector<bool>& splittable, std::int64_t ghost,
                           std::initializer_list<Mode> modes, mpi::Transport transport,
-                          std::initializer_list<mpi::Method> methods, int batches = 1) {
+                          std::initializer_list<mpi::Method> methods, int batches = 1,
+                          mpi::ReducedRows rows = mpi::ReducedRows::two_per_rank) {
   for (int axis = 0; axis < static_cast<int>(global.size()); ++axis) {
     const GlobalProblem<T> p(global, axis, 4321 + axis);
     for (mpi::Method method : methods) {
@@ -162,6 +163,7 @@ void expect_exact_on_gpus(const std::vector<std::int64_t>& global,
         options.method = method;
         options.transport = transport;
         options.batches = batches;
+        options.reduced_rows = rows;
         const Outcome got = solve_on_gpus(p, splittable, mode, ghost, options);
         EXPECT_LE(got.error, p.allowed_error()) << "single-rank error " << p.single_rank_error;
         EXPECT_TRUE(got.ghosts_clean);
@@ -430,6 +432,119 @@ TEST(GpuRanksNccl, CheckedModeReportsTheSameInfoOnEveryRank) {
   TRIAX_NEEDS_GPU_PER_RANK();
   expect_checked_info(mpi::Transport::nccl,
                       {mpi::Method::allgather, mpi::Method::pcr, mpi::Method::gather_scatter});
+}
+
+// One reduced row per rank (paper 003's Algorithm 6 form) on host staging: the same kernels, the
+// one-row PCR and Jacobi on the staged rows.
+constexpr std::initializer_list<mpi::Method> one_row_methods = {mpi::Method::pcr,
+                                                                mpi::Method::automatic};
+constexpr mpi::ReducedRows one_row = mpi::ReducedRows::one_per_rank;
+
+TEST(GpuRanksOneRow, OneDimensionalEveryMode) {
+  TRIAX_NEEDS_GPU();
+  expect_exact_on_gpus<double>({43}, {true}, 1, {Mode::in_place, Mode::separate, Mode::increment},
+                               mpi::Transport::host_staging, one_row_methods, 1, one_row);
+}
+
+TEST(GpuRanksOneRow, ThreeDimensionalEveryAxis) {
+  TRIAX_NEEDS_GPU();
+  expect_exact_on_gpus<double>({10, 11, 12}, {true, true, true}, 1, {Mode::separate},
+                               mpi::Transport::host_staging, one_row_methods, 1, one_row);
+  expect_exact_on_gpus<float>({12, 10, 11}, {true, true, true}, 1, {Mode::in_place},
+                              mpi::Transport::host_staging, one_row_methods, 1, one_row);
+}
+
+TEST(GpuRanksOneRow, SplitAlongOneDimensionOnlyAndBatches) {
+  TRIAX_NEEDS_GPU();
+  expect_exact_on_gpus<double>({19, 6}, {true, false}, 0, {Mode::increment},
+                               mpi::Transport::host_staging, one_row_methods, 1, one_row);
+  expect_exact_on_gpus<double>({13, 17}, {true, true}, 1, {Mode::separate},
+                               mpi::Transport::host_staging, one_row_methods, 3, one_row);
+}
+
+TEST(GpuRanksOneRow, AutomaticTransportSolves) {
+  // automatic: NCCL (pcr's device path) where each rank has its own GPU and NCCL is built, else
+  // staging.
+  TRIAX_NEEDS_GPU();
+  expect_exact_on_gpus<double>({9, 14}, {true, true}, 1, {Mode::separate},
+                               mpi::Transport::automatic, one_row_methods, 1, one_row);
+}
+
+TEST(GpuRanksOneRow, JacobiWithinItsTolerance) {
+  TRIAX_NEEDS_GPU();
+  const GlobalProblem<double> p({24, 7}, 0, 11);
+  mpi::Options options;
+  options.method = mpi::Method::jacobi;
+  options.reduced_rows = one_row;
+  options.transport = mpi::Transport::host_staging;
+  options.jacobi_tolerance = 1e-12;
+  options.jacobi_iterations = 200;
+  const Outcome got = solve_on_gpus(p, {true, true}, Mode::separate, 1, options);
+  EXPECT_LE(got.error, 1e-10);
+  EXPECT_TRUE(got.ghosts_clean);
+}
+
+TEST(GpuRanksOneRow, NcclEveryModeAndBatches) {
+  TRIAX_NEEDS_GPU_PER_RANK();
+  expect_exact_on_gpus<double>({43}, {true}, 1, {Mode::in_place, Mode::separate, Mode::increment},
+                               mpi::Transport::nccl, one_row_methods, 1, one_row);
+  expect_exact_on_gpus<float>({12, 10, 11}, {true, true, true}, 1, {Mode::separate},
+                              mpi::Transport::nccl, one_row_methods, 1, one_row);
+  expect_exact_on_gpus<double>({13, 17}, {true, true}, 1, {Mode::increment}, mpi::Transport::nccl,
+                               one_row_methods, 3, one_row);
+}
+
+TEST(GpuRanksOneRow, NcclCheckedModeRunsTheDevicePath) {
+  // Checked mode keeps even a line of one rank on the distributed path: with one GPU the NCCL
+  // one-row solve runs there with no neighbours.
+  TRIAX_NEEDS_GPU_PER_RANK();
+  const GlobalProblem<double> p({21, 6}, 0, 31);
+  const int ranks = world_size();
+  const std::int64_t lo = piece_start(21, ranks, world_rank()),
+                     hi = piece_start(21, ranks, world_rank() + 1);
+  const Block block{{lo, 0}, {hi - lo, 6}};
+  LocalBuffers<double> buf(p, block, 0);
+  DeviceArray<double> a(buf.a), b(buf.b), c(buf.c), d(buf.d), x(buf.x);
+  DeviceArray<int> info(std::vector<int>(6, 99));
+  mpi::Options options;
+  options.backend = Backend::cuda;
+  options.transport = mpi::Transport::nccl;
+  options.reduced_rows = one_row;
+  options.checked = true;
+  {
+    mpi::Solver<double> solver(mpi::Decomposition::line(MPI_COMM_WORLD), buf.layout, 0, options);
+    EXPECT_EQ(solver.transport(), mpi::Transport::nccl);
+    solver.solve(a.p, b.p, c.p, d.p, x.p, info.p);
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  }
+  const std::vector<double> out = x.to_host();
+  double error = 0;
+  for_each_element(p.extents, block, buf.layout, [&](std::int64_t o, std::int64_t g) {
+    const double e = std::abs(out[o] - p.reference[g]) / p.scale;
+    error = std::isnan(e) ? INFINITY : std::max(error, e);
+  });
+  EXPECT_LE(world_max(error), p.allowed_error());
+  for (int i : info.to_host()) EXPECT_EQ(i, 0);
+}
+
+TEST(GpuRanksOneRow, JacobiOnNcclRefused) {
+  TRIAX_NEEDS_GPU();
+  mpi::Options options;
+  options.backend = Backend::cuda;
+  options.transport = mpi::Transport::nccl;
+  options.method = mpi::Method::jacobi;
+  options.reduced_rows = one_row;
+#if defined(TRIAX_TEST_NCCL)
+  const char* expected = "options.method = jacobi does not run on the nccl transport";
+#else
+  const char* expected = "options.transport = nccl";  // the missing library is named
+#endif
+  expect_invalid_everywhere(
+      [&] {
+        mpi::Solver<double>(mpi::Decomposition::line(MPI_COMM_WORLD),
+                            line_layout(8 * world_size(), 3), 0, options);
+      },
+      expected);
 }
 
 }  // namespace

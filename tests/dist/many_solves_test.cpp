@@ -99,6 +99,41 @@ TEST(DistMany, TenThousandSolvesOnOnePlan) {
   }
 }
 
+TEST(DistMany, ManySolvesOneRowPerRank) {
+  // One reduced row per rank: one more exchange before and after the reduced solve; none may
+  // leave a request or a communicator behind.
+  const std::int64_t n = 3 * world_size() + 2;
+  const GlobalProblem<double> p({n, 2}, 0, 22);
+  const std::int64_t lo = n * world_rank() / world_size(),
+                     hi = n * (world_rank() + 1) / world_size();
+  const Block block{{lo, 0}, {hi - lo, 2}};
+  for (mpi::Method method : {mpi::Method::pcr, mpi::Method::jacobi}) {
+    SCOPED_TRACE(mpi::to_string(method));
+    LocalBuffers<double> buf(p, block, 0);
+    mpi::Options options;
+    options.method = method;
+    options.jacobi_iterations = 200;
+    options.reduced_rows = mpi::ReducedRows::one_per_rank;
+    mpi::Solver<double> solver(mpi::Decomposition::line(MPI_COMM_WORLD), buf.layout, 0, options);
+    const long started_before = requests_started;
+    const Alive before = Alive::now();
+    for (int i = 0; i < 1000; ++i) {
+      solver.solve(buf.a.data(), buf.b.data(), buf.c.data(), buf.d.data(), buf.x.data());
+    }
+    EXPECT_EQ(Alive::now().communicators, before.communicators);
+    EXPECT_EQ(Alive::now().requests, before.requests);
+    if (world_size() > 1 || method == mpi::Method::jacobi) {
+      EXPECT_GT(requests_started, started_before);
+    }
+    double error = 0;
+    for_each_element(p.extents, block, buf.layout, [&](std::int64_t o, std::int64_t g) {
+      error = std::max(error, std::abs(buf.x[o] - p.reference[g]) / p.scale);
+    });
+    const double allowed = method == mpi::Method::jacobi ? 1e-13 : p.allowed_error();
+    EXPECT_LE(world_max(error), allowed);
+  }
+}
+
 TEST(DistMany, PlansMadeAndFreed) {
   const Layout l = Layout::packed({2, 2});
   const long made_before = communicators_made;

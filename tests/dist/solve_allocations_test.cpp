@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <new>
+#include <string>
 
 #include "dist_problems.hpp"
 
@@ -34,12 +35,22 @@ TEST(DistAllocations, SolvesAllocateNothing) {
   const std::int64_t lo = piece_start(n, world_size(), world_rank());
   const std::int64_t hi = piece_start(n, world_size(), world_rank() + 1);
   const Block block{{lo, 0}, {hi - lo, systems}};
-  for (mpi::Method method : {mpi::Method::allgather, mpi::Method::gather_scatter, mpi::Method::pcr,
-                             mpi::Method::jacobi}) {
-    SCOPED_TRACE(mpi::to_string(method));
+  struct Case {
+    mpi::Method method;
+    mpi::ReducedRows rows;
+  };
+  for (const Case c : {Case{mpi::Method::allgather, mpi::ReducedRows::two_per_rank},
+                       Case{mpi::Method::gather_scatter, mpi::ReducedRows::two_per_rank},
+                       Case{mpi::Method::pcr, mpi::ReducedRows::two_per_rank},
+                       Case{mpi::Method::jacobi, mpi::ReducedRows::two_per_rank},
+                       Case{mpi::Method::pcr, mpi::ReducedRows::one_per_rank},
+                       Case{mpi::Method::jacobi, mpi::ReducedRows::one_per_rank}}) {
+    SCOPED_TRACE(std::string(mpi::to_string(c.method)) + ", " +
+                 std::string(mpi::to_string(c.rows)));
     LocalBuffers<double> buf(p, block, 1);
     mpi::Options options;
-    options.method = method;
+    options.method = c.method;
+    options.reduced_rows = c.rows;
     options.checked = true;
     options.batches = 2;
     options.num_threads = 1;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cuda/cuda_check.hpp"
+#include "dist/gpu/one_row_kernels.cuh"
 #include "dist/mpi_check.hpp"
 #include "dist/reduced_methods.hpp"
 
@@ -50,22 +51,28 @@ ncclDataType_t nccl_type() {
 #endif
 
 // One thread per system of the batch: system s's element i of each workspace array lies at
-// i * count + s, so that consecutive threads touch consecutive addresses.
+// i * count + s, so that consecutive threads touch consecutive addresses. Each thread loads
+// rows in batches of 8 (reduce_piece_batched: 32 loads in flight, not 4), held to 128 registers
+// so that 4 blocks fit an SM (ptxas gave 126-182 unbounded; 16 float rows took the most).
+constexpr int rows_in_flight = 8;
+constexpr int strided_min_blocks = 4;
+
 template <class T>
-__global__ void reduce_kernel(Problem p, Operands<T> ops, PiecePlace place, T* work,
-                              ReducedPair<T>* rows, std::int64_t first, std::int64_t size) {
+__global__ void __launch_bounds__(threads_per_block, strided_min_blocks)
+    reduce_kernel(Problem p, Operands<T> ops, PiecePlace place, T* work, ReducedPair<T>* rows,
+                  std::int64_t first, std::int64_t size) {
   const std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
   if (i >= size) return;
   const std::int64_t s = first + i, all = p.count * p.n;
   const StridedPieceWork<T> w{
       {work + s, p.count}, {work + all + s, p.count}, {work + 2 * all + s, p.count}};
-  rows[s] = reduce_piece(p, ops, s, place, w);
+  rows[s] = reduce_piece_batched<rows_in_flight>(p, ops, s, place, w);
 }
 
 template <class T>
-__global__ void finish_kernel(Problem p, Operands<T> ops, const T* work, const T* ends,
-                              std::int64_t* bad_rows, std::int64_t first_row, std::int64_t first,
-                              std::int64_t size) {
+__global__ void __launch_bounds__(threads_per_block, strided_min_blocks)
+    finish_kernel(Problem p, Operands<T> ops, const T* work, const T* ends, std::int64_t* bad_rows,
+                  std::int64_t first_row, std::int64_t first, std::int64_t size) {
   const std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
   if (i >= size) return;
   const std::int64_t s = first + i, all = p.count * p.n;
@@ -73,7 +80,8 @@ __global__ void finish_kernel(Problem p, Operands<T> ops, const T* work, const T
   T* base = const_cast<T*>(work);
   const StridedPieceWork<T> w{
       {base + s, p.count}, {base + all + s, p.count}, {base + 2 * all + s, p.count}};
-  const std::int64_t bad = finish_piece(p, ops, s, w, ends[2 * s], ends[2 * s + 1]);
+  const std::int64_t bad =
+      finish_piece_batched<rows_in_flight>(p, ops, s, w, ends[2 * s], ends[2 * s + 1]);
   if (bad_rows) bad_rows[s] = bad < 0 ? no_bad_row : first_row + bad;
 }
 
@@ -109,16 +117,35 @@ __global__ void __launch_bounds__(32 * tile_warps)
       {work + s, p.count}, {work + all + s, p.count}, {work + 2 * all + s, p.count}};
   ForwardSweep<T> f{};
   T a0 = 0, b0 = 1, c0 = 0, d0 = 0;
-  for (std::int64_t r0 = 0; r0 < m; r0 += tile_rows) {
+  // This lane's share of a tile (element e = j * 32 + lane: system e / tile_rows, row e %
+  // tile_rows), loaded into registers one tile ahead: the next tile's 32 loads are in flight
+  // while the lanes sweep this one, instead of each tile waiting for its own loads.
+  T next[4][tile_rows];
+  const auto load_tile = [&](std::int64_t r0) {
     const int here = static_cast<int>(m - r0 < tile_rows ? m - r0 : tile_rows);
+#pragma unroll
     for (int j = 0; j < tile_rows; ++j) {
       const int e = j * 32 + lane, q = e / tile_rows, i = e % tile_rows;
+#pragma unroll
       for (int op = 0; op < 4; ++op) {
         const std::int64_t o = __shfl_sync(full_warp, offset[op], q);
-        if (q < systems && i < here) tile[warp][op][q][i] = base[op][o + r0 + i];
+        next[op][j] = q < systems && i < here ? base[op][o + r0 + i] : T(0);
+      }
+    }
+  };
+  load_tile(0);
+  for (std::int64_t r0 = 0; r0 < m; r0 += tile_rows) {
+    const int here = static_cast<int>(m - r0 < tile_rows ? m - r0 : tile_rows);
+#pragma unroll
+    for (int j = 0; j < tile_rows; ++j) {
+      const int e = j * 32 + lane, q = e / tile_rows, i = e % tile_rows;
+#pragma unroll
+      for (int op = 0; op < 4; ++op) {
+        if (q < systems && i < here) tile[warp][op][q][i] = next[op][j];
       }
     }
     __syncwarp();
+    if (r0 + tile_rows < m) load_tile(r0 + tile_rows);  // the whole warp alike
     if (mine) {
       for (int i = 0; i < here; ++i) {
         const std::int64_t row = r0 + i;
@@ -169,11 +196,24 @@ __global__ void __launch_bounds__(32 * tile_warps)
   const T x0 = mine ? ends[2 * s] : T(0), xm = mine ? ends[2 * s + 1] : T(0);
   T next = xm;
   std::int64_t bad = -1;
-  // Last tile first: the back substitution runs from row M-2 down to row 1.
+  // Last tile first: the back substitution runs from row M-2 down to row 1. The tile's
+  // workspace rows are loaded before its arithmetic (24 loads in flight, as the strided kernels
+  // batch theirs).
   for (std::int64_t r0 = (m - 1) / tile_rows * tile_rows; r0 >= 0; r0 -= tile_rows) {
     const int here = static_cast<int>(m - r0 < tile_rows ? m - r0 : tile_rows);
     if (mine) {
-      for (int i = here - 1; i >= 0; --i) {
+      T vas[tile_rows], vcs[tile_rows], vds[tile_rows];
+#pragma unroll
+      for (int i = 0; i < tile_rows; ++i) {
+        const std::int64_t row = r0 + i;
+        const bool interior = i < here && row >= 1 && row < m - 1;
+        vas[i] = interior ? as[row * p.count] : T(0);
+        vcs[i] = interior ? cs[row * p.count] : T(0);
+        vds[i] = interior ? ds[row * p.count] : T(0);
+      }
+#pragma unroll
+      for (int i = tile_rows - 1; i >= 0; --i) {
+        if (i >= here) continue;
         const std::int64_t row = r0 + i;
         T v;
         if (row == 0) {
@@ -181,7 +221,7 @@ __global__ void __launch_bounds__(32 * tile_warps)
         } else if (row == m - 1) {
           v = xm;
         } else {
-          v = ds[row * p.count] - as[row * p.count] * x0 - cs[row * p.count] * next;
+          v = vds[i] - vas[i] * x0 - vcs[i] * next;
           next = v;
         }
         if (!finite_value(v)) bad = row;
@@ -320,6 +360,9 @@ struct GpuPath<T>::State {
   PinnedBuffer host_rows, host_ends, host_bad_rows;
   // NCCL: allgather's gathered rows, or PCR's working rows and the neighbours' rows.
   DeviceBuffer gathered, scattered, pcr_rows, receive_lower, receive_upper;
+  // NCCL with one row per rank: the rows' first unknowns (own and the upper neighbour's), the
+  // one-row system with the neighbours' rows, the last unknowns (own and the lower one's).
+  DeviceBuffer one_first, one_first_up, one_rows, one_lower, one_upper, one_y, one_y_lower;
 #if defined(TRIAX_HAS_NCCL)
   ncclComm_t comm = nullptr;
 #endif
@@ -341,7 +384,14 @@ struct GpuPath<T>::State {
                       : 0),
         pcr_rows(pcr_bytes(c)),
         receive_lower(pcr_bytes(c)),
-        receive_upper(pcr_bytes(c)) {
+        receive_upper(pcr_bytes(c)),
+        one_first(one_row_bytes(c, sizeof(FirstUnknown<T>))),
+        one_first_up(one_row_bytes(c, sizeof(FirstUnknown<T>))),
+        one_rows(one_row_bytes(c, sizeof(ReducedRow<T>))),
+        one_lower(one_row_bytes(c, sizeof(ReducedRow<T>))),
+        one_upper(one_row_bytes(c, sizeof(ReducedRow<T>))),
+        one_y(one_row_bytes(c, sizeof(T))),
+        one_y_lower(one_row_bytes(c, sizeof(T))) {
     if (c.nccl) init_nccl();
   }
 
@@ -357,8 +407,12 @@ struct GpuPath<T>::State {
     return 0;
   }
 
+  static std::size_t one_row_bytes(const GpuPathConfig& c, std::size_t per_system) {
+    return c.nccl && c.one_row ? static_cast<std::size_t>(c.largest_batch) * per_system : 0;
+  }
+
   static std::size_t pcr_bytes(const GpuPathConfig& c) {
-    return c.nccl && c.method == triax::mpi::Method::pcr
+    return c.nccl && c.method == triax::mpi::Method::pcr && !c.one_row
                ? static_cast<std::size_t>(c.largest_batch) * sizeof(ReducedPair<T>)
                : 0;
   }
@@ -444,6 +498,10 @@ void GpuPath<T>::solve_reduced_on_device(std::int64_t first, std::int64_t size) 
 #if defined(TRIAX_HAS_NCCL)
   State& st = *state_;
   const GpuPathConfig& c = st.config;
+  if (c.one_row) {
+    solve_one_row_on_device(first, size);
+    return;
+  }
   ReducedPair<T>* rows = st.rows_ptr() + first;
   const std::size_t values = 8 * static_cast<std::size_t>(size);  // 8 per pair
   if (c.method == triax::mpi::Method::allgather) {
@@ -538,6 +596,78 @@ void GpuPath<T>::solve_reduced_on_device(std::int64_t first, std::int64_t size) 
   for (int distance = 1; distance < c.ranks; distance *= 2) step(distance, false);
   pcr_ends_kernel<T>
       <<<blocks_for(size), threads_per_block, 0, st.stream>>>(w, st.ends_ptr(), first, size);
+  TRIAX_CUDA_CHECK_LAUNCH();
+#else
+  (void)first;
+  (void)size;
+  throw triax::invalid_argument("triax::mpi::Solver: built without NCCL");
+#endif
+}
+
+template <class T>
+void GpuPath<T>::solve_one_row_on_device(std::int64_t first, std::int64_t size) {
+#if defined(TRIAX_HAS_NCCL)
+  // As solve_one_row_pcr on the host: row 0 down to the lower neighbour, the one-row system,
+  // ceil(log2 P) PCR steps, the last unknowns up to the upper neighbour, the ends.
+  State& st = *state_;
+  const GpuPathConfig& c = st.config;
+  const ReducedPair<T>* pairs = st.rows_ptr() + first;
+  auto* first_unknowns = static_cast<FirstUnknown<T>*>(st.one_first.p);
+  auto* first_up = static_cast<FirstUnknown<T>*>(st.one_first_up.p);
+  auto* rows = static_cast<ReducedRow<T>*>(st.one_rows.p);
+  auto* lower = static_cast<ReducedRow<T>*>(st.one_lower.p);
+  auto* upper = static_cast<ReducedRow<T>*>(st.one_upper.p);
+  T* y = static_cast<T*>(st.one_y.p);
+  T* y_lower = static_cast<T*>(st.one_y_lower.p);
+  const auto n = static_cast<std::size_t>(size);
+  const bool has_lower = c.position > 0, has_upper = c.position + 1 < c.ranks;
+  one_row_first_kernel<T>
+      <<<blocks_for(size), threads_per_block, 0, st.stream>>>(pairs, first_unknowns, size);
+  TRIAX_CUDA_CHECK_LAUNCH();
+  TRIAX_NCCL_CHECK(ncclGroupStart());
+  if (has_lower) {
+    TRIAX_NCCL_CHECK(
+        ncclSend(first_unknowns, 3 * n, nccl_type<T>(), c.position - 1, st.comm, st.stream));
+  }
+  if (has_upper) {
+    TRIAX_NCCL_CHECK(ncclRecv(first_up, 3 * n, nccl_type<T>(), c.position + 1, st.comm, st.stream));
+  }
+  TRIAX_NCCL_CHECK(ncclGroupEnd());
+  one_row_form_kernel<T><<<blocks_for(size), threads_per_block, 0, st.stream>>>(
+      pairs, first_unknowns, first_up, has_upper, rows, size);
+  TRIAX_CUDA_CHECK_LAUNCH();
+  for (int distance = 1; distance < c.ranks; distance *= 2) {
+    const bool below = c.position - distance >= 0, above = c.position + distance < c.ranks;
+    TRIAX_NCCL_CHECK(ncclGroupStart());
+    if (below) {
+      TRIAX_NCCL_CHECK(
+          ncclSend(rows, 4 * n, nccl_type<T>(), c.position - distance, st.comm, st.stream));
+      TRIAX_NCCL_CHECK(
+          ncclRecv(lower, 4 * n, nccl_type<T>(), c.position - distance, st.comm, st.stream));
+    }
+    if (above) {
+      TRIAX_NCCL_CHECK(
+          ncclSend(rows, 4 * n, nccl_type<T>(), c.position + distance, st.comm, st.stream));
+      TRIAX_NCCL_CHECK(
+          ncclRecv(upper, 4 * n, nccl_type<T>(), c.position + distance, st.comm, st.stream));
+    }
+    TRIAX_NCCL_CHECK(ncclGroupEnd());
+    one_row_pcr_kernel<T><<<blocks_for(size), threads_per_block, 0, st.stream>>>(
+        rows, lower, upper, below, above, size);
+    TRIAX_CUDA_CHECK_LAUNCH();
+  }
+  one_row_last_kernel<T><<<blocks_for(size), threads_per_block, 0, st.stream>>>(rows, y, size);
+  TRIAX_CUDA_CHECK_LAUNCH();
+  TRIAX_NCCL_CHECK(ncclGroupStart());
+  if (has_upper) {
+    TRIAX_NCCL_CHECK(ncclSend(y, n, nccl_type<T>(), c.position + 1, st.comm, st.stream));
+  }
+  if (has_lower) {
+    TRIAX_NCCL_CHECK(ncclRecv(y_lower, n, nccl_type<T>(), c.position - 1, st.comm, st.stream));
+  }
+  TRIAX_NCCL_CHECK(ncclGroupEnd());
+  one_row_ends_kernel<T><<<blocks_for(size), threads_per_block, 0, st.stream>>>(
+      first_unknowns, y, y_lower, has_lower, st.ends_ptr(), first, size);
   TRIAX_CUDA_CHECK_LAUNCH();
 #else
   (void)first;

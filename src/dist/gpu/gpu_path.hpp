@@ -25,6 +25,7 @@ struct GpuPathConfig {
   void* stream = nullptr;  // cudaStream_t
   triax::mpi::Method method = triax::mpi::Method::allgather;
   bool nccl = false;              // the reduced system on the device through NCCL
+  bool one_row = false;           // one reduced row per rank (pcr; Options::reduced_rows)
   MPI_Comm line = MPI_COMM_NULL;  // the line's communicator (NCCL's id travels over it)
   int ranks = 1;
   int position = 0;
@@ -50,6 +51,8 @@ class GpuPath {
   void ends_to_device(std::int64_t first, std::int64_t size);
   /// NCCL: queues the reduced solve of the batch (its collectives and kernels) on the stream.
   void solve_reduced_on_device(std::int64_t first, std::int64_t size);
+  /// The same with one reduced row per rank (pcr).
+  void solve_one_row_on_device(std::int64_t first, std::int64_t size);
   /// Queues the back substitution of the batch; in checked mode it records each system's first
   /// non-finite row (+ first_row, the piece's global offset) on the device.
   void finish(const Problem& p, const Operands<T>& ops, std::int64_t first, std::int64_t size,
