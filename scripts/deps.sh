@@ -28,3 +28,5 @@ TRIAX_TEST_PACKAGES=(libgtest-dev liblapacke-dev libopenblas-dev "${TRIAX_BENCH_
                      "${TRIAX_MPI_PACKAGES[@]}")
 # scripts/fuzz: Clang with libFuzzer and the sanitizer runtimes, and LLVM's OpenMP for Clang.
 TRIAX_FUZZ_PACKAGES=(clang libclang-rt-dev libomp-dev)
+# scripts/test-arm: the 64-bit Arm cross compiler and qemu's user-mode emulator.
+TRIAX_ARM_PACKAGES=(g++-aarch64-linux-gnu qemu-user)
