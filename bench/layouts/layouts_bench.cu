@@ -135,6 +135,15 @@ void measure_copy() {
 
 double gbps(double bytes, double ms) { return bytes / (ms * 1e-3) / 1e9; }
 
+/// The rows so far, rewritten after each section, so that a caller's timeout keeps them.
+void write_json(const std::string& path) {
+  if (path.empty()) return;
+  if (FILE* f = std::fopen(path.c_str(), "w")) {
+    std::fprintf(f, "{\"copy_gbps\": %f, \"rows\": [\n%s\n]}\n", copy_gbps, json_rows.c_str());
+    std::fclose(f);
+  }
+}
+
 template <class T>
 cusparseStatus_t il_buffer(cusparseHandle_t h, int algo, int m, T* dl, T* d, T* du, T* x, int count,
                            size_t* bytes) {
@@ -294,7 +303,9 @@ void var_rows() {
   std::printf("padded interleaved NCP %s %ld systems (256..512 of 512): %.4f ms; fixed batch of "
               "512 (CP form): %.4f ms; ratio %.3f%s\n",
               prec(sizeof(T)), long(count), ms_var, ms_fixed, ms_var / ms_fixed,
-              ms_var <= 1.05 * ms_fixed ? " PASS" : " FAIL");
+              ms_var <= 1.05 * ms_fixed   ? " PASS"
+              : ms_var <= 1.2 * ms_fixed ? " (within 1.2x, not 5%) FAIL"
+                                         : " FAIL");
   add_json("{\"kind\": \"padded\", \"precision\": \"" + std::string(prec(sizeof(T))) +
            "\", \"count\": " + std::to_string(count) + ", \"ms_ncp\": " + std::to_string(ms_var) +
            ", \"ms_fixed\": " + std::to_string(ms_fixed) + "}");
@@ -360,6 +371,7 @@ int main(int argc, char** argv) {
   var_rows<double>();
   convert_rows<float>();
   convert_rows<double>();
+  write_json(json_path);
   cusparseHandle_t handle;
   CHECK_SPARSE(cusparseCreate(&handle));
   const std::vector<std::int64_t> counts =
@@ -370,14 +382,10 @@ int main(int argc, char** argv) {
     for (const std::int64_t count : counts) {
       layout_point<float>(handle, n, count);
       layout_point<double>(handle, n, count);
+      write_json(json_path);
     }
   }
   cusparseDestroy(handle);
-  if (!json_path.empty()) {
-    if (FILE* f = std::fopen(json_path.c_str(), "w")) {
-      std::fprintf(f, "{\"copy_gbps\": %f, \"rows\": [\n%s\n]}\n", copy_gbps, json_rows.c_str());
-      std::fclose(f);
-    }
-  }
+  write_json(json_path);
   return 0;
 }

@@ -94,10 +94,13 @@ class TRIAX_API VarLayout {
 /// A plan for a variable-size batch: as triax::Solver, with per-system lengths.
 ///
 /// Backends: reference (long double Thomas, one system at a time), cpu (one thread per system,
-/// the systems split among the OpenMP threads into shares of equal rows), cuda (one thread per
-/// system, ordered by length so that a warp's systems have similar lengths, c' and d' interleaved
-/// by warp; systems longer than `long_system_rows` are each solved by the fixed-size CUDA plan,
-/// whose hybrid splits them across many threads). Options::algorithm must be automatic.
+/// the systems split among the OpenMP threads into shares of equal rows), cuda (systems of unit
+/// row stride up to 512 rows: a warp each, the Thomas-PCR hybrid in shared memory; back to back
+/// up to 131072 rows: cut into segments of 257..512 rows, a warp each, joined through a reduced
+/// system of two rows per segment; the rest, and checked mode: one thread per system, ordered by
+/// length so that a warp's systems have similar lengths, c' and d' interleaved by warp, and
+/// systems longer than `long_system_rows` each solved by the fixed-size CUDA plan, whose hybrid
+/// splits them across many threads). Options::algorithm must be automatic.
 ///
 /// Preconditions at every solve, checked before anything is written (triax::invalid_argument):
 /// no null pointer unless the batch has no rows; alignment; memory space; the output sharing no
@@ -111,7 +114,8 @@ class TRIAX_API VarSolver {
                 "triax::VarSolver supports float and double");
 
  public:
-  /// The CUDA plan solves systems longer than this with the fixed-size hybrid, one system each.
+  /// The CUDA plan solves systems longer than this with the fixed-size hybrid, one system each,
+  /// where the segments do not take them (checked mode, padded storage, beyond 131072 rows).
   static constexpr std::int64_t long_system_rows = 8192;
 
   VarSolver(Backend backend, const VarLayout& layout, const Options& options = {});
