@@ -228,6 +228,89 @@ TYPED_TEST(CudaVarBatch, LengthsAndOffsetsInDeviceMemory) {
   EXPECT_EQ(padded.total_rows(), VarLayout::back_to_back(lengths).total_rows());
 }
 
+// Lengths passed per solve, on a plan made for other lengths of the same padded storage (the
+// tile kernel on Full-Interleaved and Unified-Vector, the staged kernel on Flat): from host
+// memory and from device memory, and device lengths beyond the bound clamped to it.
+template <class T>
+VarRunner<T> var_cuda_lengths_runner(const VarLayout& plan, bool lengths_on_device,
+                                     std::int64_t raise_first_to = -1) {
+  return [=](VarBatch<T>& v, Mode mode, int*) {
+    std::vector<std::int64_t> lengths(static_cast<std::size_t>(v.layout.count()));
+    for (std::size_t s = 0; s < lengths.size(); ++s) lengths[s] = v.layout.length(s);
+    // On the device an out-of-range length is clamped, not rejected: system 0 of the batch has
+    // the bound, and is passed as more.
+    if (raise_first_to >= 0) lengths[0] = raise_first_to;
+    DeviceBuffer<T> a(v.a), b(v.b), c(v.c), d(v.d), x(v.x);
+    DeviceBuffer<std::int64_t> dl(lengths);
+    ASSERT_TRUE(a.get() && b.get() && c.get() && d.get() && x.get() && dl.get());
+    const std::span<const std::int64_t> l =
+        lengths_on_device ? std::span<const std::int64_t>(dl.get(), lengths.size())
+                          : std::span<const std::int64_t>(lengths);
+    VarSolver<T> s(Backend::cuda, plan);
+    switch (mode) {
+      case Mode::in_place: s.solve_in_place(a.get(), b.get(), c.get(), d.get(), l); break;
+      case Mode::separate: s.solve(a.get(), b.get(), c.get(), d.get(), x.get(), l); break;
+      case Mode::increment: s.solve_increment(a.get(), b.get(), c.get(), d.get(), x.get(), l); break;
+    }
+    TRIAX_TEST_CUDA_OK(cudaDeviceSynchronize());
+    d.download(v.d);
+    x.download(v.x);
+  };
+}
+
+TYPED_TEST(CudaVarBatch, LengthsPassedPerSolve) {
+  TRIAX_NEED_DEVICE();
+  using T = TypeParam;
+  const std::int64_t n = quick() ? 40 : 512, count = quick() ? 37 : 1003;
+  const auto plan_lengths = mixed_lengths(test_seed(), count, n);
+  const std::pair<const char*, OperandLayouts> cases[] = {
+      {"flat", OperandLayouts(layouts::flat(n, count))},
+      {"interleaved", OperandLayouts(layouts::interleaved(n, count))},
+      {"unified", layouts::unified_vector(n, count)}};
+  for (const auto& [name, l] : cases) {
+    SCOPED_TRACE(name);
+    const VarLayout plan = VarLayout::padded(l, 0, plan_lengths);
+    auto lengths = mixed_lengths(test_seed(9), count, n);
+    lengths[0] = n;
+    VarBatch<T> v(VarLayout::padded(l, 0, lengths), l, 0);
+    v.fill(test_seed(10));
+    for (const Mode m : modes) {
+      expect_var_matches_reference(v, m, var_cuda_lengths_runner<T>(plan, false));
+      expect_var_matches_reference(v, m, var_cuda_lengths_runner<T>(plan, true));
+    }
+    expect_var_matches_reference(v, Mode::in_place, var_cuda_lengths_runner<T>(plan, true, n + 9));
+  }
+}
+
+// Plans whose kernels do not read lengths on the device reject per-solve lengths before anything
+// is written: checked mode, and padded systems longer than a stage.
+TEST(CudaVarBatchChecks, PerSolveLengthsRejectedWhereThePlanCannotTakeThem) {
+  TRIAX_NEED_DEVICE();
+  for (const std::int64_t n : {std::int64_t(40), std::int64_t(600)}) {
+    const std::int64_t count = 5;
+    const OperandLayouts l(layouts::interleaved(n, count));
+    const auto lengths = mixed_lengths(test_seed(), count, n);
+    VarBatch<float> v(VarLayout::padded(l, 0, lengths), l, 0);
+    v.fill(test_seed(1));
+    DeviceBuffer<float> a(v.a), b(v.b), c(v.c), d(v.d);
+    DeviceBuffer<int> info(std::vector<int>(count, -7));
+    ASSERT_TRUE(a.get() && b.get() && c.get() && d.get() && info.get());
+    VarSolver<float> checked(Backend::cuda, v.layout, {.checked = true});
+    EXPECT_THROW(checked.solve_in_place(a.get(), b.get(), c.get(), d.get(),
+                                        std::span<const std::int64_t>(lengths), info.get()),
+                 invalid_argument);
+    if (n > 512) {
+      VarSolver<float> plain(Backend::cuda, v.layout);
+      EXPECT_THROW(plain.solve_in_place(a.get(), b.get(), c.get(), d.get(),
+                                        std::span<const std::int64_t>(lengths)),
+                   invalid_argument);
+    }
+    std::vector<float> back(v.d.size());
+    d.download(back);
+    EXPECT_TRUE(same_bits(back, v.d));
+  }
+}
+
 TEST(CudaVarBatchChecks, HostPointersRejected) {
   TRIAX_NEED_DEVICE();
   const std::vector<std::int64_t> lengths = {3, 4};

@@ -101,7 +101,8 @@ template <class T, bool Accumulate, bool Padded>
 __global__ void __launch_bounds__(staged_warps * warp)
     var_staged_hybrid_kernel(Problem p, Operands<T> ops, const std::int64_t* __restrict__ order,
                              const std::int64_t* __restrict__ lengths,
-                             const std::int64_t* __restrict__ offsets, std::int64_t systems) {
+                             const std::int64_t* __restrict__ offsets, std::int64_t systems,
+                             std::int64_t bound) {
   __shared__ T stage[staged_warps][4][cuda::stage_size];
   const int lane = threadIdx.x % warp, w_in_block = threadIdx.x / warp;
   const cuda::Stage<T> st{stage[w_in_block][0], stage[w_in_block][1], stage[w_in_block][2],
@@ -109,7 +110,9 @@ __global__ void __launch_bounds__(staged_warps * warp)
   for (std::int64_t w = std::int64_t(blockIdx.x) * staged_warps + w_in_block; w < systems;
        w += std::int64_t(gridDim.x) * staged_warps) {
     const std::int64_t s = order[w];
-    const int n = static_cast<int>(lengths[s]);
+    // Clamped to the plan's bound: lengths passed per solve in device memory are not checked.
+    const int n = static_cast<int>(min(max(lengths[s], std::int64_t(0)), bound));
+    if (n == 0) continue;  // padded plans list every system (lengths may change per solve)
     std::int64_t off[operand_count];
     for (int op = 0; op < operand_count; ++op) off[op] = Padded ? p.system_offset(op, s) : offsets[s];
     const cuda::Chunks chunks(n);
@@ -166,9 +169,12 @@ class CudaVarPlan final : public VarBackendPlan<T> {
     std::vector<std::int64_t> order, staged_order;
     std::vector<cuda::Segment> segments;
     std::vector<std::int64_t> reduced_lengths, reduced_offsets;
+    // Padded with unit row stride, every system within a stage: the staged kernel takes them
+    // all, empty ones too, so that lengths passed per solve need no other kernel.
+    staged_all_ = staged && layout.padded() && layout.max_length <= staged_rows;
     for (std::int64_t s = 0; s < count && !tiled_; ++s) {
       const std::int64_t n = layout.lengths[s];
-      if (staged && n >= 1 && n <= staged_rows) {
+      if (staged_all_ || (staged && n >= 1 && n <= staged_rows)) {
         staged_order.push_back(s);
       } else if (segmented && n > staged_rows && n <= cuda::max_segmented_rows) {
         add_segments(layout.offsets[s], n, segments, reduced_lengths, reduced_offsets);
@@ -216,6 +222,9 @@ class CudaVarPlan final : public VarBackendPlan<T> {
     warp_base_ = to_device(base);
     work_ = std::make_unique<cuda::DeviceWorkspace>(2 * static_cast<std::size_t>(ws_values_) *
                                                    sizeof(T));
+    // Where lengths passed per solve in host memory go (copied on the stream).
+    solve_lengths_ = std::make_unique<cuda::DeviceWorkspace>(
+        takes_solve_lengths() ? static_cast<std::size_t>(count) * sizeof(std::int64_t) : 0);
     for (const std::int64_t s : long_systems_) {
       long_plans_.push_back(make_cuda_plan<T>(one_system(layout.fixed, s), options));
     }
@@ -225,6 +234,28 @@ class CudaVarPlan final : public VarBackendPlan<T> {
     for (const bool accumulate : {false, true}) {
       launch(layout.fixed, {nullptr, nullptr, nullptr, nullptr, nullptr, accumulate,
                             options.checked ? &unused : nullptr});
+    }
+  }
+
+  bool takes_solve_lengths() const override { return tiled_ || staged_all_; }
+
+  // Only the tile or the staged kernel runs (takes_solve_lengths), reading the lengths on the
+  // device; host lengths are copied there first, in stream order (the copy of pageable memory
+  // returns once the values are staged, so the caller may reuse its array).
+  void solve_lengths(const Problem& p, const Operands<T>& ops, const std::int64_t* lengths,
+                     bool on_device) override {
+    const auto count = static_cast<std::int64_t>(layout_.lengths.size());
+    const std::int64_t* dl = lengths;
+    if (!on_device) {
+      TRIAX_CUDA_CHECK(cudaMemcpyAsync(solve_lengths_->get(), lengths,
+                                       static_cast<std::size_t>(count) * sizeof(std::int64_t),
+                                       cudaMemcpyHostToDevice, stream_));
+      dl = static_cast<const std::int64_t*>(solve_lengths_->get());
+    }
+    if (tiled_) {
+      launch_tiled(p, ops, dl);
+    } else {
+      launch_staged(p, ops, dl);
     }
   }
 
@@ -242,7 +273,8 @@ class CudaVarPlan final : public VarBackendPlan<T> {
     std::size_t bytes = work_->bytes() + order_->bytes() + lengths_->bytes() +
                         offsets_->bytes() + warp_base_->bytes() + staged_order_->bytes() +
                         segments_buffer_->bytes() + reduced_lengths_->bytes() +
-                        reduced_offsets_->bytes() + reduced_order_->bytes() + reduced_->bytes();
+                        reduced_offsets_->bytes() + reduced_order_->bytes() + reduced_->bytes() +
+                        solve_lengths_->bytes();
     for (const auto& plan : long_plans_) bytes += plan->workspace_bytes();
     return bytes;
   }
@@ -281,11 +313,12 @@ class CudaVarPlan final : public VarBackendPlan<T> {
   }
 
   void launch(const Problem& p, const Operands<T>& ops) {
+    const auto* layout_lengths = static_cast<const std::int64_t*>(lengths_->get());
     if (tiled_) {
-      launch_tiled(p, ops);
+      launch_tiled(p, ops, layout_lengths);
       return;
     }
-    launch_staged(p, ops);
+    launch_staged(p, ops, layout_lengths);
     launch_segments(p, ops);
     if (threads_ == 0) return;
     T* cp = static_cast<T*>(work_->get());
@@ -307,16 +340,15 @@ class CudaVarPlan final : public VarBackendPlan<T> {
     });
   }
 
-  void launch_staged(const Problem& p, const Operands<T>& ops) {
+  void launch_staged(const Problem& p, const Operands<T>& ops, const std::int64_t* lengths) {
     if (staged_ == 0 || ops.info != nullptr) return;
     const auto grid = static_cast<unsigned>(
         std::min<std::int64_t>((staged_ + staged_warps - 1) / staged_warps, std::int64_t(1) << 30));
     const auto* order = static_cast<const std::int64_t*>(staged_order_->get());
-    const auto* lengths = static_cast<const std::int64_t*>(lengths_->get());
     const auto* offsets = static_cast<const std::int64_t*>(offsets_->get());
     const auto go = [&](auto kernel) {
       cuda::launch_kernel(kernel, grid, staged_warps * warp, 0, stream_, p, ops, order, lengths,
-                          offsets, staged_);
+                          offsets, staged_, std::int64_t(staged_rows));
     };
     if (layout_.padded()) {
       ops.accumulate ? go(var_staged_hybrid_kernel<T, true, true>)
@@ -327,16 +359,15 @@ class CudaVarPlan final : public VarBackendPlan<T> {
     }
   }
 
-  void launch_tiled(const Problem& p, const Operands<T>& ops) {
+  void launch_tiled(const Problem& p, const Operands<T>& ops, const std::int64_t* lengths) {
     const std::int64_t count = static_cast<std::int64_t>(layout_.lengths.size());
     if (count == 0) return;
     constexpr int G = cuda::tile_systems<T>;
     const auto grid = static_cast<unsigned>(
         std::min<std::int64_t>((count + G - 1) / G, std::int64_t(1) << 30));
-    const auto* lengths = static_cast<const std::int64_t*>(lengths_->get());
     const auto go = [&](auto kernel) {
       cuda::launch_kernel(kernel, grid, G * warp, cuda::tile_smem_bytes<T>, stream_, p, ops,
-                          lengths, count);
+                          lengths, count, layout_.max_length);
     };
     ops.accumulate ? go(cuda::var_tile_staged_kernel<T, true>)
                    : go(cuda::var_tile_staged_kernel<T, false>);
@@ -363,7 +394,7 @@ class CudaVarPlan final : public VarBackendPlan<T> {
                         static_cast<const std::int64_t*>(reduced_order_->get()),
                         static_cast<const std::int64_t*>(reduced_lengths_->get()),
                         static_cast<const std::int64_t*>(reduced_offsets_->get()),
-                        reduced_systems_);
+                        reduced_systems_, std::int64_t(staged_rows));
     const auto back = [&](auto kernel) {
       cuda::launch_kernel(kernel, grid, block, 0, stream_, ops, segs, segments_,
                           static_cast<const T*>(rd));
@@ -374,7 +405,8 @@ class CudaVarPlan final : public VarBackendPlan<T> {
 
   const VarLayout::Data& layout_;  // owned by the VarSolver, which outlives this plan
   cudaStream_t stream_;
-  bool tiled_ = false;
+  bool tiled_ = false, staged_all_ = false;
+  Buffer solve_lengths_;
   std::int64_t staged_ = 0;
   Buffer staged_order_;
   std::int64_t segments_ = 0, reduced_systems_ = 0, reduced_rows_ = 0;

@@ -31,7 +31,7 @@ inline constexpr std::size_t tile_smem_bytes =
 template <class T, bool Accumulate>
 __global__ void __launch_bounds__(tile_systems<T>* stage_warp)
     var_tile_staged_kernel(Problem p, Operands<T> ops, const std::int64_t* __restrict__ lengths,
-                           std::int64_t count) {
+                           std::int64_t count, std::int64_t bound) {
   constexpr int G = tile_systems<T>;
   constexpr int rows_per_pass = stage_warp;  // the block's threads / G
   extern __shared__ __align__(16) unsigned char tile_smem[];
@@ -48,7 +48,11 @@ __global__ void __launch_bounds__(tile_systems<T>* stage_warp)
                                           p.map[op_x].row_stride};
   for (std::int64_t tile = blockIdx.x; tile * G < count; tile += gridDim.x) {
     const std::int64_t s = tile * G + g;
-    const int n = s < count ? static_cast<int>(lengths[s]) : 0;
+    // Clamped to the plan's bound: lengths passed per solve in device memory are not checked.
+    const auto length_of = [&](std::int64_t sys) {
+      return sys < count ? static_cast<int>(min(max(lengths[sys], std::int64_t(0)), bound)) : 0;
+    };
+    const int n = length_of(s);
     std::int64_t off[operand_count] = {};
     if (n > 0) {
 #pragma unroll
@@ -65,7 +69,7 @@ __global__ void __launch_bounds__(tile_systems<T>* stage_warp)
     }
     __syncthreads();
     const std::int64_t sw = tile * G + wib;
-    const int nw = sw < count ? static_cast<int>(lengths[sw]) : 0;
+    const int nw = length_of(sw);
     if (nw > 0) stage_solve(solved, Chunks(nw), lane);
     __syncthreads();
 #pragma unroll 4
