@@ -133,11 +133,13 @@ class TRIAX_API VarSolver {
   /// its first lengths[s] rows instead of the layout's; the layout's longest length is the bound
   /// the plan was made for (workspace, kernels), so each must lie in 0 .. layout max_length().
   /// `lengths`: one per system (count() values), in host memory (checked before anything is
-  /// written: triax::invalid_argument names the first bad index and value) or, on cuda, device
-  /// memory (read on the plan's stream, no synchronisation, so not checked: a value outside the
-  /// bound is clamped into it). The cuda plan takes per-solve lengths where its kernels read
-  /// lengths on the device: padded layouts whose longest system has at most 512 rows, outside
-  /// checked mode; other plans on cuda, and back-to-back layouts on any backend, reject them.
+  /// written: triax::invalid_argument names the first bad index and value; on cuda then copied
+  /// on the plan's stream, which for pageable memory the driver may start only after the
+  /// stream's earlier work) or, on cuda, device memory (read on the plan's stream, no
+  /// synchronisation, so not checked: a value outside the bound is clamped into it). The cuda
+  /// plan takes per-solve lengths where its kernels read lengths on the device: padded layouts
+  /// whose longest system has at most 512 rows, outside checked mode; other plans on cuda, and
+  /// back-to-back layouts on any backend, reject them.
   /// The CPU plan keeps the shares of threads it cut for the layout's lengths.
   void solve_in_place(const T* a, const T* b, const T* c, T* d,
                       std::span<const std::int64_t> lengths, int* info = nullptr);

@@ -35,8 +35,8 @@ struct ConvertGroup {
 struct ConvertTiles {
   int rank = 0;
   std::int64_t extent[max_rank] = {}, src[max_rank] = {}, dst[max_rank] = {};
-  bool tiled = false;           // false: rows of dimension 0, the fastest of both sides
-  ConvertGroup a, b, outer;     // tiled only
+  bool tiled = false;        // false: rows of dimension 0, the fastest of both sides
+  ConvertGroup a, b, outer;  // tiled only
   std::int64_t size_a = 1, size_b = 1, size_outer = 1;
 };
 

@@ -17,9 +17,9 @@
 namespace triax {
 namespace {
 
-using detail::ConvertTiles;
 using detail::convert_tile_a;
 using detail::convert_tile_b;
+using detail::ConvertTiles;
 
 // What device_convert's two kernels write, as (destination offset, source offset) pairs, in the
 // kernels' own index arithmetic (offsets relative to each layout's first element).
@@ -145,8 +145,7 @@ TEST(ConvertTiles, FourOperandsGroupTheComponentWithTheSystems) {
 TEST(ConvertTiles, PaddedAndOffsetSubArrays) {
   expect_replay_matches(Layout::padded({30, 31, 5}, {34, 33, 6}, {2, 1, 1}),
                         Layout::packed({30, 31, 5}));
-  expect_replay_matches(Layout::packed({30, 31, 5}),
-                        layouts::ordered({30, 31, 5}, {2, 0, 1}));
+  expect_replay_matches(Layout::packed({30, 31, 5}), layouts::ordered({30, 31, 5}, {2, 0, 1}));
   expect_replay_matches(Layout::packed({1, 1, 7}), Layout::packed({1, 1, 7}));
 }
 

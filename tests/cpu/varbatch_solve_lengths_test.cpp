@@ -27,8 +27,8 @@ VarRunner<T> per_solve_runner(Backend backend, const VarLayout& plan, int thread
         solver.solve(v.a.data(), v.b.data(), v.c.data(), v.d.data(), v.x.data(), lengths, info);
         break;
       case Mode::increment:
-        solver.solve_increment(v.a.data(), v.b.data(), v.c.data(), v.d.data(), v.x.data(),
-                               lengths, info);
+        solver.solve_increment(v.a.data(), v.b.data(), v.c.data(), v.d.data(), v.x.data(), lengths,
+                               info);
         break;
     }
   };

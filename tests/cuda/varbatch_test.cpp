@@ -1,7 +1,8 @@
 // triax::VarSolver on the CUDA backend against the reference backend, and paper 002's layouts
 // through the fixed-size CUDA plan: back to back (short systems a warp each, longer ones in
-// segments of a warp each, the longest and checked mode as before), padded Flat / Full-Interleaved / Unified-Vector, every
-// mode, checked mode. Every test reports SKIPPED without a device. TRIAX_TEST_QUICK=1
+// segments of a warp each, the longest and checked mode as before), padded Flat /
+// Full-Interleaved / Unified-Vector (tiles of neighbouring systems), every mode, checked mode,
+// lengths passed per solve. Every test reports SKIPPED without a device. TRIAX_TEST_QUICK=1
 // (compute-sanitizer) keeps the batches small.
 #include <gtest/gtest.h>
 
@@ -250,7 +251,9 @@ VarRunner<T> var_cuda_lengths_runner(const VarLayout& plan, bool lengths_on_devi
     switch (mode) {
       case Mode::in_place: s.solve_in_place(a.get(), b.get(), c.get(), d.get(), l); break;
       case Mode::separate: s.solve(a.get(), b.get(), c.get(), d.get(), x.get(), l); break;
-      case Mode::increment: s.solve_increment(a.get(), b.get(), c.get(), d.get(), x.get(), l); break;
+      case Mode::increment:
+        s.solve_increment(a.get(), b.get(), c.get(), d.get(), x.get(), l);
+        break;
     }
     TRIAX_TEST_CUDA_OK(cudaDeviceSynchronize());
     d.download(v.d);

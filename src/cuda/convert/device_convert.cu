@@ -34,8 +34,8 @@ constexpr int tile_rows = 8;  // threadIdx.y: the block is 32 x 8
 constexpr int row_threads = 256;
 
 // The outer dimensions (from `first` on) of item o: source and destination offsets.
-__device__ __forceinline__ void row_offsets(const ConvertTiles& d, std::int64_t o,
-                                            std::int64_t& so, std::int64_t& dof) {
+__device__ __forceinline__ void row_offsets(const ConvertTiles& d, std::int64_t o, std::int64_t& so,
+                                            std::int64_t& dof) {
   so = 0;
   dof = 0;
   for (int k = 1; k < d.rank; ++k) {
@@ -142,8 +142,8 @@ void device_convert(const Layout& from, const T* src, const Layout& to, T* dst, 
   std::int64_t outer = 1;
   for (int k = 1; k < d.rank; ++k) outer *= d.extent[k];
   const std::int64_t chunks = (d.extent[0] + row_threads - 1) / row_threads;
-  cuda::launch_kernel(copy_rows<T>, clamp_grid(chunks * outer, std::int64_t(1) << 30),
-                      row_threads, 0, s, d, src, dst, chunks, chunks * outer);
+  cuda::launch_kernel(copy_rows<T>, clamp_grid(chunks * outer, std::int64_t(1) << 30), row_threads,
+                      0, s, d, src, dst, chunks, chunks * outer);
 }
 
 template void device_convert(const Layout&, const float*, const Layout&, float*, void*);

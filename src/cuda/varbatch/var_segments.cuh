@@ -113,8 +113,8 @@ __global__ void __launch_bounds__(segment_warps* stage_warp)
     const Segment g = segments[w];
     const Chunks chunks(g.rows);
     // The end rows are replaced below: their a and c need not be read.
-    stage_load(st, chunks, ops.a + g.start, ops.b + g.start, ops.c + g.start, ops.d + g.start,
-               true, true, lane);
+    stage_load(st, chunks, ops.a + g.start, ops.b + g.start, ops.c + g.start, ops.d + g.start, true,
+               true, lane);
     __syncwarp();
     if (lane == 0) {
       const int e0 = chunks.at(0), e1 = chunks.at(g.rows - 1);

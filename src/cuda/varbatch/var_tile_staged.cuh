@@ -25,8 +25,8 @@ inline constexpr int tile_systems = 32 / static_cast<int>(sizeof(T));  // one se
 /// banks: the G threads storing one row's values into their systems' stages do not conflict.
 inline constexpr int tile_stage_stride = 4 * stage_size + 1;
 template <class T>
-inline constexpr std::size_t tile_smem_bytes =
-    std::size_t(tile_systems<T>) * tile_stage_stride * sizeof(T);
+inline constexpr std::size_t tile_smem_bytes = std::size_t(tile_systems<T>) * tile_stage_stride *
+                                               sizeof(T);
 
 template <class T, bool Accumulate>
 __global__ void __launch_bounds__(tile_systems<T>* stage_warp)
@@ -41,7 +41,8 @@ __global__ void __launch_bounds__(tile_systems<T>* stage_warp)
     return Stage<T>{base, base + stage_size, base + 2 * stage_size, base + 3 * stage_size};
   };
   const int lane = threadIdx.x % stage_warp, wib = threadIdx.x / stage_warp;
-  const int g = threadIdx.x % G, r0 = threadIdx.x / G;  // loads and stores: system g, rows r0 + 32 k
+  // Loads and stores: this thread's system g of the tile, its rows r0, r0 + 32, ...
+  const int g = threadIdx.x % G, r0 = threadIdx.x / G;
   const Stage<T> mine = stage_of(g), solved = stage_of(wib);
   const std::int64_t rs[operand_count] = {p.map[op_a].row_stride, p.map[op_b].row_stride,
                                           p.map[op_c].row_stride, p.map[op_d].row_stride,
