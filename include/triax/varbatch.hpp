@@ -94,10 +94,13 @@ class TRIAX_API VarLayout {
 /// A plan for a variable-size batch: as triax::Solver, with per-system lengths.
 ///
 /// Backends: reference (long double Thomas, one system at a time), cpu (one thread per system,
-/// the systems split among the OpenMP threads into shares of equal rows), cuda (one thread per
-/// system, ordered by length so that a warp's systems have similar lengths, c' and d' interleaved
-/// by warp; systems longer than `long_system_rows` are each solved by the fixed-size CUDA plan,
-/// whose hybrid splits them across many threads). Options::algorithm must be automatic.
+/// the systems split among the OpenMP threads into shares of equal rows), cuda (systems of unit
+/// row stride up to 512 rows: a warp each, the Thomas-PCR hybrid in shared memory; back to back
+/// up to 131072 rows: cut into segments of 257..512 rows, a warp each, joined through a reduced
+/// system of two rows per segment; the rest, and checked mode: one thread per system, ordered by
+/// length so that a warp's systems have similar lengths, c' and d' interleaved by warp, and
+/// systems longer than `long_system_rows` each solved by the fixed-size CUDA plan, whose hybrid
+/// splits them across many threads). Options::algorithm must be automatic.
 ///
 /// Preconditions at every solve, checked before anything is written (triax::invalid_argument):
 /// no null pointer unless the batch has no rows; alignment; memory space; the output sharing no
@@ -111,7 +114,8 @@ class TRIAX_API VarSolver {
                 "triax::VarSolver supports float and double");
 
  public:
-  /// The CUDA plan solves systems longer than this with the fixed-size hybrid, one system each.
+  /// The CUDA plan solves systems longer than this with the fixed-size hybrid, one system each,
+  /// where the segments do not take them (checked mode, padded storage, beyond 131072 rows).
   static constexpr std::int64_t long_system_rows = 8192;
 
   VarSolver(Backend backend, const VarLayout& layout, const Options& options = {});
@@ -124,6 +128,25 @@ class TRIAX_API VarSolver {
   void solve_in_place(const T* a, const T* b, const T* c, T* d, int* info = nullptr);
   void solve(const T* a, const T* b, const T* c, const T* d, T* x, int* info = nullptr);
   void solve_increment(const T* a, const T* b, const T* c, const T* d, T* u, int* info = nullptr);
+
+  /// Lengths passed per solve (padded layouts only): as the three solves above, system s solving
+  /// its first lengths[s] rows instead of the layout's; the layout's longest length is the bound
+  /// the plan was made for (workspace, kernels), so each must lie in 0 .. layout max_length().
+  /// `lengths`: one per system (count() values), in host memory (checked before anything is
+  /// written: triax::invalid_argument names the first bad index and value; on cuda then copied
+  /// on the plan's stream, which for pageable memory the driver may start only after the
+  /// stream's earlier work) or, on cuda, device memory (read on the plan's stream, no
+  /// synchronisation, so not checked: a value outside the bound is clamped into it). The cuda
+  /// plan takes per-solve lengths where its kernels read lengths on the device: padded layouts
+  /// whose longest system has at most 512 rows, outside checked mode; other plans on cuda, and
+  /// back-to-back layouts on any backend, reject them.
+  /// The CPU plan keeps the shares of threads it cut for the layout's lengths.
+  void solve_in_place(const T* a, const T* b, const T* c, T* d,
+                      std::span<const std::int64_t> lengths, int* info = nullptr);
+  void solve(const T* a, const T* b, const T* c, const T* d, T* x,
+             std::span<const std::int64_t> lengths, int* info = nullptr);
+  void solve_increment(const T* a, const T* b, const T* c, const T* d, T* u,
+                       std::span<const std::int64_t> lengths, int* info = nullptr);
 
   Backend backend() const;
   std::int64_t system_count() const;

@@ -45,6 +45,12 @@ class VarBackendPlan {
   /// Runs the solve; `p` is the layout's fixed problem with op_x replaced by op_d in place (only
   /// meaningful when padded). Must not allocate.
   virtual void solve(const Problem& p, const Operands<T>& ops) = 0;
+  /// As solve, system s solving its first lengths[s] rows (padded layouts only; host memory,
+  /// each in 0 .. the layout's max_length, or device memory where on_device). Must not allocate.
+  virtual void solve_lengths(const Problem& p, const Operands<T>& ops,
+                             const std::int64_t* lengths, bool on_device) = 0;
+  /// Whether solve_lengths may be called (with lengths in device memory too, on cuda).
+  virtual bool takes_solve_lengths() const = 0;
   virtual std::size_t workspace_bytes() const = 0;
 };
 

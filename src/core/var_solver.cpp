@@ -3,9 +3,12 @@
 #include <atomic>
 #include <cstdio>
 #include <new>
+#include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 
+#include "core/backend_plan.hpp"
 #include "core/plan_guards.hpp"
 #include "core/validate.hpp"
 #include "core/var_problem.hpp"
@@ -115,11 +118,46 @@ class VarSolver<T>::Impl {
     }
   }
 
+  // Per-solve lengths: where they live (device memory only on cuda), and, in host memory,
+  // each within the layout's longest, before anything is written.
+  bool check_solve_lengths(std::span<const std::int64_t> lengths) const {
+    const VarLayout::Data& d = layout_.data();
+    if (!d.padded()) {
+      reject("lengths passed per solve need a padded layout; this one is back to back (its "
+             "offsets follow from its lengths)");
+    }
+    if (static_cast<std::size_t>(lengths.size()) != d.lengths.size()) {
+      reject("lengths.size() = " + std::to_string(lengths.size()) + ", but the layout has " +
+             std::to_string(d.lengths.size()) + " systems");
+    }
+    if (!plan_->takes_solve_lengths()) {
+      reject("the " + std::string(to_string(backend_)) +
+             " plan of this layout does not take lengths per solve (cuda: padded layouts whose "
+             "longest system has at most 512 rows, outside checked mode)");
+    }
+    if (lengths.empty()) return false;
+    const bool on_device = detail::memory_space_of(lengths.data()) == detail::MemorySpace::device;
+    if (on_device && backend_ != Backend::cuda) {
+      reject("lengths = " + address(lengths.data()) + " is device memory, which the " +
+             std::string(to_string(backend_)) + " backend cannot read");
+    }
+    if (on_device) return true;
+    for (std::size_t s = 0; s < lengths.size(); ++s) {
+      if (lengths[s] < 0 || lengths[s] > d.max_length) {
+        reject("lengths[" + std::to_string(s) + "] = " + std::to_string(lengths[s]) +
+               " is outside 0 .. " + std::to_string(d.max_length) +
+               " (the layout's longest length, which the plan was made for)");
+      }
+    }
+    return false;
+  }
+
   void run(const T* a, const T* b, const T* c, const T* dd, T* x, detail::SolveMode mode,
-           int* info) {
+           int* info, std::optional<std::span<const std::int64_t>> solve_lengths = {}) {
     const detail::OneSolveAtATime one_solve(busy_, who);
     const VarLayout::Data& d = layout_.data();
     const auto count = static_cast<std::int64_t>(d.lengths.size());
+    const bool lengths_on_device = solve_lengths && check_solve_lengths(*solve_lengths);
     int* checked_info = options_.checked ? info : nullptr;
     if (d.padded()) {
       if (mode == detail::SolveMode::separate && x == dd && d.layouts->x == d.layouts->d) {
@@ -139,7 +177,13 @@ class VarSolver<T>::Impl {
     if (count == 0) return;
     detail::Problem p = d.fixed;
     if (mode == detail::SolveMode::in_place) p.map[detail::op_x] = p.map[detail::op_d];
-    plan_->solve(p, {a, b, c, dd, x, mode == detail::SolveMode::increment, checked_info});
+    const detail::Operands<T> ops{a, b, c, dd, x, mode == detail::SolveMode::increment,
+                                  checked_info};
+    if (solve_lengths) {
+      plan_->solve_lengths(p, ops, solve_lengths->data(), lengths_on_device);
+    } else {
+      plan_->solve(p, ops);
+    }
   }
 
   Backend backend_;
@@ -172,6 +216,21 @@ template <class T>
 void VarSolver<T>::solve_increment(const T* a, const T* b, const T* c, const T* d, T* u,
                                    int* info) {
   detail::live(impl_, who).run(a, b, c, d, u, detail::SolveMode::increment, info);
+}
+template <class T>
+void VarSolver<T>::solve_in_place(const T* a, const T* b, const T* c, T* d,
+                                  std::span<const std::int64_t> lengths, int* info) {
+  detail::live(impl_, who).run(a, b, c, d, d, detail::SolveMode::in_place, info, lengths);
+}
+template <class T>
+void VarSolver<T>::solve(const T* a, const T* b, const T* c, const T* d, T* x,
+                         std::span<const std::int64_t> lengths, int* info) {
+  detail::live(impl_, who).run(a, b, c, d, x, detail::SolveMode::separate, info, lengths);
+}
+template <class T>
+void VarSolver<T>::solve_increment(const T* a, const T* b, const T* c, const T* d, T* u,
+                                   std::span<const std::int64_t> lengths, int* info) {
+  detail::live(impl_, who).run(a, b, c, d, u, detail::SolveMode::increment, info, lengths);
 }
 template <class T>
 Backend VarSolver<T>::backend() const {

@@ -65,6 +65,23 @@ TYPED_TEST(CudaConvert, NdComponentsAnywhere) {
                                    Layout::packed({30, 31, 5}));
 }
 
+// The four operands of a Flat batch (a, b, c, d one after another in one buffer) into one
+// Unified-Vector buffer and back as one rank-3 conversion (tiles over groups of two dimensions),
+// at sizes that leave partial tiles on both sides, and a 3-D array transposed on its middle axis.
+TYPED_TEST(CudaConvert, FourOperandsAndGroupedTiles) {
+  if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
+  for (const std::int64_t n : {1, 33, 100}) {
+    for (const std::int64_t count : {1, 31, 1037}) {
+      const Layout flat4 = Layout::strided({4, n, count}, {n * count, 1, n});
+      const Layout unified4 = Layout::strided({4, n, count}, {1, 4 * count, 4});
+      expect_device_convert<TypeParam>(flat4, unified4);
+      expect_device_convert<TypeParam>(unified4, flat4);
+    }
+  }
+  expect_device_convert<TypeParam>(layouts::ordered({65, 3, 97}, {0, 1, 2}),
+                                   layouts::ordered({65, 3, 97}, {2, 1, 0}));
+}
+
 TEST(CudaConvertChecks, HostPointersRejected) {
   if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
   std::vector<float> a(16), b(16);

@@ -1,11 +1,14 @@
 // triax::VarSolver on the CUDA backend against the reference backend, and paper 002's layouts
-// through the fixed-size CUDA plan: back to back (systems ordered by length into warps, the long
-// ones through the fixed-size hybrid), padded Flat / Full-Interleaved / Unified-Vector, every
-// mode, checked mode. Every test reports SKIPPED without a device. TRIAX_TEST_QUICK=1
+// through the fixed-size CUDA plan: back to back (short systems a warp each, longer ones in
+// segments of a warp each, the longest and checked mode as before), padded Flat /
+// Full-Interleaved / Unified-Vector (tiles of neighbouring systems), every mode, checked mode,
+// lengths passed per solve. Every test reports SKIPPED without a device. TRIAX_TEST_QUICK=1
 // (compute-sanitizer) keeps the batches small.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
+#include <random>
 
 #include "support/device_runner.hpp"
 #include "support/var_batches.hpp"
@@ -89,6 +92,56 @@ TYPED_TEST(CudaVarBatch, BackToBackGapsAndLongSystems) {
   expect_var_matches_reference(v, Mode::separate, var_cuda_runner<T>(), /*checked=*/true);
 }
 
+// The segment kernels (varbatch/var_segments.cuh) take back-to-back systems of 513 rows and up
+// (segments of 257..512 rows, a reduced system of 2 rows per segment): every boundary of that
+// split (511, 512, 513, 1024, 1025, a reduced system of exactly 512 rows at 131072 and the first
+// system beyond at 131073, which goes to a fixed-size plan of its own) among lengths 0, 1, 2, 3
+// and short ones, with gaps between the systems, every mode; one long system is scaled by 2^60
+// (the same solution: the sweeps' power-of-two scaling must hold across the segments).
+TYPED_TEST(CudaVarBatch, SegmentedLongSystemsAmongShortOnes) {
+  TRIAX_NEED_DEVICE();
+  using T = TypeParam;
+  std::vector<std::int64_t> lengths = {513, 0, 1, 2, 3, 1024, 1025, 511, 512, 64, 65, 4097};
+  if (quick()) {
+    lengths.push_back(20000);
+  } else {
+    lengths.push_back(131072);
+    lengths.push_back(131073);
+  }
+  for (int k = 0; k < 60; ++k) lengths.push_back((k * 97) % 700);
+  std::vector<std::int64_t> offsets(lengths.size());
+  std::int64_t next = 3;
+  for (std::size_t k = 0; k < lengths.size(); ++k) {
+    offsets[k] = next;
+    next += lengths[k] + static_cast<std::int64_t>(k % 3);
+  }
+  VarBatch<T> v(VarLayout::back_to_back(lengths, offsets));
+  v.fill(test_seed(2));
+  const T big = std::ldexp(T(1), 60);
+  for (int op = 0; op < 4; ++op) {
+    std::vector<T>* arrays[] = {&v.a, &v.b, &v.c, &v.d};
+    for (const std::int64_t r : v.rows(op, 6)) (*arrays[op])[r] *= big;  // the 1025-row one
+  }
+  for (const Mode m : modes) expect_var_matches_reference(v, m, var_cuda_runner<T>());
+}
+
+// A heavy-tailed batch (lengths log-uniform, as the bench's 8..65536): most of its rows are in
+// systems that the segment kernels take, the rest in the staged kernel's.
+TYPED_TEST(CudaVarBatch, HeavyTailEveryMode) {
+  TRIAX_NEED_DEVICE();
+  using T = TypeParam;
+  std::mt19937_64 g(test_seed(3));
+  std::uniform_real_distribution<double> logu(std::log(8.0), std::log(quick() ? 4096.0 : 65536.0));
+  std::vector<std::int64_t> lengths(quick() ? 40 : 300);
+  for (auto& l : lengths) l = std::llround(std::exp(logu(g)));
+  lengths[7] = 0;
+  lengths[11] = 1;
+  lengths[13] = 2;
+  VarBatch<T> v(VarLayout::back_to_back(lengths));
+  v.fill(test_seed(4));
+  for (const Mode m : modes) expect_var_matches_reference(v, m, var_cuda_runner<T>());
+}
+
 TYPED_TEST(CudaVarBatch, PaddedPaperLayoutsEveryMode) {
   TRIAX_NEED_DEVICE();
   using T = TypeParam;
@@ -104,6 +157,32 @@ TYPED_TEST(CudaVarBatch, PaddedPaperLayoutsEveryMode) {
     v.fill(test_seed(1));
     for (const Mode m : modes) expect_var_matches_reference(v, m, var_cuda_runner<T>());
   }
+}
+
+// Padded storage with a row stride other than 1 goes to the tile kernel (G neighbouring systems
+// a block, a warp each) while every length fits a stage (512 rows), and to the per-thread kernel
+// beyond (513) and in checked mode: lengths 0..n with 0, 1, 2, 3 and n among them, a count that
+// leaves the last tile partial, and a middle axis of a padded 3-D array (systems not adjacent).
+TYPED_TEST(CudaVarBatch, PaddedTilesAtTheStageBoundary) {
+  TRIAX_NEED_DEVICE();
+  using T = TypeParam;
+  const std::int64_t count = quick() ? 45 : 1001;
+  for (const std::int64_t n : {std::int64_t(512), std::int64_t(513)}) {
+    SCOPED_TRACE(n);
+    const auto lengths = mixed_lengths(test_seed(5), count, n);
+    for (const OperandLayouts& l :
+         {OperandLayouts(layouts::interleaved(n, count)), layouts::unified_vector(n, count)}) {
+      VarBatch<T> v(VarLayout::padded(l, 0, lengths), l, 0);
+      v.fill(test_seed(6));
+      for (const Mode m : modes) expect_var_matches_reference(v, m, var_cuda_runner<T>());
+      expect_var_matches_reference(v, Mode::in_place, var_cuda_runner<T>(), /*checked=*/true);
+    }
+  }
+  const OperandLayouts nd(Layout::padded({5, 40, 7}, {6, 44, 7}, {1, 2, 0}));
+  const auto lengths = mixed_lengths(test_seed(7), 35, 40);
+  VarBatch<T> v(VarLayout::padded(nd, 1, lengths), nd, 1);
+  v.fill(test_seed(8));
+  for (const Mode m : modes) expect_var_matches_reference(v, m, var_cuda_runner<T>());
 }
 
 TYPED_TEST(CudaVarBatch, CheckedModeReportsBreakdownPerSystem) {
@@ -148,6 +227,91 @@ TYPED_TEST(CudaVarBatch, LengthsAndOffsetsInDeviceMemory) {
   const VarLayout padded =
       VarLayout::padded(il, 0, std::span<const std::int64_t>(dl.get(), lengths.size()));
   EXPECT_EQ(padded.total_rows(), VarLayout::back_to_back(lengths).total_rows());
+}
+
+// Lengths passed per solve, on a plan made for other lengths of the same padded storage (the
+// tile kernel on Full-Interleaved and Unified-Vector, the staged kernel on Flat): from host
+// memory and from device memory, and device lengths beyond the bound clamped to it.
+template <class T>
+VarRunner<T> var_cuda_lengths_runner(const VarLayout& plan, bool lengths_on_device,
+                                     std::int64_t raise_first_to = -1) {
+  return [=](VarBatch<T>& v, Mode mode, int*) {
+    std::vector<std::int64_t> lengths(static_cast<std::size_t>(v.layout.count()));
+    for (std::size_t s = 0; s < lengths.size(); ++s) lengths[s] = v.layout.length(s);
+    // On the device an out-of-range length is clamped, not rejected: system 0 of the batch has
+    // the bound, and is passed as more.
+    if (raise_first_to >= 0) lengths[0] = raise_first_to;
+    DeviceBuffer<T> a(v.a), b(v.b), c(v.c), d(v.d), x(v.x);
+    DeviceBuffer<std::int64_t> dl(lengths);
+    ASSERT_TRUE(a.get() && b.get() && c.get() && d.get() && x.get() && dl.get());
+    const std::span<const std::int64_t> l =
+        lengths_on_device ? std::span<const std::int64_t>(dl.get(), lengths.size())
+                          : std::span<const std::int64_t>(lengths);
+    VarSolver<T> s(Backend::cuda, plan);
+    switch (mode) {
+      case Mode::in_place: s.solve_in_place(a.get(), b.get(), c.get(), d.get(), l); break;
+      case Mode::separate: s.solve(a.get(), b.get(), c.get(), d.get(), x.get(), l); break;
+      case Mode::increment:
+        s.solve_increment(a.get(), b.get(), c.get(), d.get(), x.get(), l);
+        break;
+    }
+    TRIAX_TEST_CUDA_OK(cudaDeviceSynchronize());
+    d.download(v.d);
+    x.download(v.x);
+  };
+}
+
+TYPED_TEST(CudaVarBatch, LengthsPassedPerSolve) {
+  TRIAX_NEED_DEVICE();
+  using T = TypeParam;
+  const std::int64_t n = quick() ? 40 : 512, count = quick() ? 37 : 1003;
+  const auto plan_lengths = mixed_lengths(test_seed(), count, n);
+  const std::pair<const char*, OperandLayouts> cases[] = {
+      {"flat", OperandLayouts(layouts::flat(n, count))},
+      {"interleaved", OperandLayouts(layouts::interleaved(n, count))},
+      {"unified", layouts::unified_vector(n, count)}};
+  for (const auto& [name, l] : cases) {
+    SCOPED_TRACE(name);
+    const VarLayout plan = VarLayout::padded(l, 0, plan_lengths);
+    auto lengths = mixed_lengths(test_seed(9), count, n);
+    lengths[0] = n;
+    VarBatch<T> v(VarLayout::padded(l, 0, lengths), l, 0);
+    v.fill(test_seed(10));
+    for (const Mode m : modes) {
+      expect_var_matches_reference(v, m, var_cuda_lengths_runner<T>(plan, false));
+      expect_var_matches_reference(v, m, var_cuda_lengths_runner<T>(plan, true));
+    }
+    expect_var_matches_reference(v, Mode::in_place, var_cuda_lengths_runner<T>(plan, true, n + 9));
+  }
+}
+
+// Plans whose kernels do not read lengths on the device reject per-solve lengths before anything
+// is written: checked mode, and padded systems longer than a stage.
+TEST(CudaVarBatchChecks, PerSolveLengthsRejectedWhereThePlanCannotTakeThem) {
+  TRIAX_NEED_DEVICE();
+  for (const std::int64_t n : {std::int64_t(40), std::int64_t(600)}) {
+    const std::int64_t count = 5;
+    const OperandLayouts l(layouts::interleaved(n, count));
+    const auto lengths = mixed_lengths(test_seed(), count, n);
+    VarBatch<float> v(VarLayout::padded(l, 0, lengths), l, 0);
+    v.fill(test_seed(1));
+    DeviceBuffer<float> a(v.a), b(v.b), c(v.c), d(v.d);
+    DeviceBuffer<int> info(std::vector<int>(count, -7));
+    ASSERT_TRUE(a.get() && b.get() && c.get() && d.get() && info.get());
+    VarSolver<float> checked(Backend::cuda, v.layout, {.checked = true});
+    EXPECT_THROW(checked.solve_in_place(a.get(), b.get(), c.get(), d.get(),
+                                        std::span<const std::int64_t>(lengths), info.get()),
+                 invalid_argument);
+    if (n > 512) {
+      VarSolver<float> plain(Backend::cuda, v.layout);
+      EXPECT_THROW(plain.solve_in_place(a.get(), b.get(), c.get(), d.get(),
+                                        std::span<const std::int64_t>(lengths)),
+                   invalid_argument);
+    }
+    std::vector<float> back(v.d.size());
+    d.download(back);
+    EXPECT_TRUE(same_bits(back, v.d));
+  }
 }
 
 TEST(CudaVarBatchChecks, HostPointersRejected) {

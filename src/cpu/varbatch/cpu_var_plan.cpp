@@ -62,13 +62,21 @@ class CpuVarPlan final : public VarBackendPlan<T> {
   }
 
   void solve(const Problem& p, const Operands<T>& ops) override {
+    solve_lengths(p, ops, layout_.lengths.data(), false);
+  }
+  bool takes_solve_lengths() const override { return true; }
+
+  // Per-solve lengths (at most the layout's longest: the workspace's bound) keep the shares cut
+  // for the layout's lengths: correct, balanced as far as the lengths resemble them.
+  void solve_lengths(const Problem& p, const Operands<T>& ops, const std::int64_t* lengths,
+                     bool) override {
     const std::int64_t sa = layout_.row_stride(p, op_a), sb = layout_.row_stride(p, op_b),
                        sc = layout_.row_stride(p, op_c), sd = layout_.row_stride(p, op_d),
                        sx = layout_.row_stride(p, op_x);
     for_each_item(threads_, threads_, [&](std::int64_t t, int) {
       T* w = work_.data() + per_thread_ * t;
       for (std::int64_t s = bounds_[t]; s < bounds_[t + 1]; ++s) {
-        const std::int64_t n = layout_.lengths[static_cast<std::size_t>(s)];
+        const std::int64_t n = lengths[s];
         int info = 0;
         if (n > 0) {
           info = thomas(ops.a + layout_.system_offset(p, op_a, s),

@@ -1,20 +1,26 @@
-// triax::layouts::convert on the GPU. The dimensions are ordered by the destination's strides
-// and merged where both sides allow (as triax::convert does on the host), so that dimension 0
-// is the one the destination stores fastest. Two kernels:
-// - the source's fastest dimension is the same (Flat -> Flat, a sub-array copy): rows of
-//   dimension 0, one thread per element, coalesced on both sides; the row's place in the outer
-//   dimensions is decoded once per row, not per element (64-bit divisions are slow on the GPU);
-// - it is another (Flat <-> Full-Interleaved, any axis of an N-D array, Unified-Vector
-//   components): 32 x 32 tiles of (dimension 0, the source's fastest) through shared memory,
-//   read along the source's fastest dimension and written along the destination's, both
-//   coalesced; the tile has one column of padding so that the column reads meet no bank
-//   conflicts.
+// triax::layouts::convert on the GPU. core/convert_tiles.hpp plans the copy (dimensions merged,
+// ordered by the destination's strides, grouped for tiles); two kernels run it:
+// - rows (the source's fastest dimension is the destination's too: a sub-array copy): one
+//   thread per element of a row of dimension 0, coalesced on both sides; the row's place in the
+//   outer dimensions is decoded once per row;
+// - tiles (Flat <-> Full-Interleaved, any axis of an N-D array, Unified-Vector components):
+//   32 x 64 tiles of (group A, group B) through shared memory, read along B (the source's
+//   fastest) and written along A (the destination's fastest), both coalesced.
+//
+// Why these tiles (the 32 x 32 tiles of one 4-element read per thread reached 50% of the copy in
+// float and 75% in double on the H200, bench/results/layouts/gpu-h200.json): the copy of a
+// streaming kernel is bounded by the bytes each SM keeps in flight, and a thread that loads 4
+// floats and then waits at the barrier holds 16 bytes. Each thread here issues 8 independent
+// loads before its first shared-memory store (32 bytes in float, 64 in double), the tile's
+// coordinates come from a 3-D grid instead of 64-bit divisions of a tile number, and the tile
+// positions' offsets of a group of several dimensions are decoded once per tile into shared
+// memory, so that the element loop is a load, an add and a store.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdint>
-#include <vector>
 
+#include "core/convert_tiles.hpp"
 #include "core/device_convert.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/launch/launch_kernel.hpp"
@@ -22,21 +28,17 @@
 namespace triax::detail {
 namespace {
 
-struct Dims {
-  int rank = 0;
-  std::int64_t extent[max_rank] = {}, src[max_rank] = {}, dst[max_rank] = {};
-};
-
-constexpr int tile = 32;
-constexpr int tile_rows = 8;  // threads per tile column: each thread moves tile / tile_rows
+constexpr int tile_a = convert_tile_a;
+constexpr int tile_b = convert_tile_b;
+constexpr int tile_rows = 8;  // threadIdx.y: the block is 32 x 8
 constexpr int row_threads = 256;
 
 // The outer dimensions (from `first` on) of item o: source and destination offsets.
-__device__ __forceinline__ void outer_offsets(const Dims& d, int first, std::int64_t o,
-                                              std::int64_t& so, std::int64_t& dof) {
+__device__ __forceinline__ void row_offsets(const ConvertTiles& d, std::int64_t o, std::int64_t& so,
+                                            std::int64_t& dof) {
   so = 0;
   dof = 0;
-  for (int k = first; k < d.rank; ++k) {
+  for (int k = 1; k < d.rank; ++k) {
     const std::int64_t i = o % d.extent[k];
     o /= d.extent[k];
     so += i * d.src[k];
@@ -45,115 +47,103 @@ __device__ __forceinline__ void outer_offsets(const Dims& d, int first, std::int
 }
 
 template <class T>
-__global__ void copy_rows(Dims d, const T* __restrict__ src, T* __restrict__ dst,
+__global__ void copy_rows(ConvertTiles d, const T* __restrict__ src, T* __restrict__ dst,
                           std::int64_t chunks, std::int64_t items) {
   for (std::int64_t item = blockIdx.x; item < items; item += gridDim.x) {
     const std::int64_t chunk = item % chunks;
     std::int64_t so, dof;
-    outer_offsets(d, 1, item / chunks, so, dof);
+    row_offsets(d, item / chunks, so, dof);
     const std::int64_t i = chunk * row_threads + threadIdx.x;
     if (i < d.extent[0]) dst[dof + i * d.dst[0]] = src[so + i * d.src[0]];
   }
 }
 
-template <class T>
-__global__ void transpose_tiles(Dims d, const T* __restrict__ src, T* __restrict__ dst,
-                                std::int64_t tiles0, std::int64_t tiles1, std::int64_t items) {
-  __shared__ T buffer[tile][tile + 1];
-  for (std::int64_t item = blockIdx.x; item < items; item += gridDim.x) {
-    const std::int64_t t0 = item % tiles0, t1 = (item / tiles0) % tiles1;
+// Simple: A and B are one dimension each, whose offsets are products (no tables).
+template <class T, bool Simple>
+__global__ void __launch_bounds__(tile_a* tile_rows)
+    transpose_tiles(ConvertTiles d, const T* __restrict__ src, T* __restrict__ dst) {
+  __shared__ T buffer[tile_a][tile_b + 1];  // + 1: the column reads meet no bank conflicts
+  __shared__ std::int64_t a_src[tile_a], a_dst[tile_a], b_src[tile_b], b_dst[tile_b];
+  const int x = threadIdx.x, y = threadIdx.y;
+  const std::int64_t tiles_a = (d.size_a + tile_a - 1) / tile_a;
+  const std::int64_t tiles_b = (d.size_b + tile_b - 1) / tile_b;
+  const std::int64_t sa = d.src[d.a.dim[0]], da = d.dst[d.a.dim[0]];
+  const std::int64_t sb = d.src[d.b.dim[0]], db = d.dst[d.b.dim[0]];
+  for (std::int64_t o = blockIdx.z; o < d.size_outer; o += gridDim.z) {
     std::int64_t so, dof;
-    outer_offsets(d, 2, item / tiles0 / tiles1, so, dof);
-    const std::int64_t i0 = t0 * tile, j0 = t1 * tile;
-    // Read: consecutive threads along dimension 1 (the source's fastest).
-    const std::int64_t j = j0 + threadIdx.x;
-    for (int r = threadIdx.y; r < tile; r += tile_rows) {
-      const std::int64_t i = i0 + r;
-      if (i < d.extent[0] && j < d.extent[1]) {
-        buffer[r][threadIdx.x] = src[so + i * d.src[0] + j * d.src[1]];
+    group_offsets(d, d.outer, o, so, dof);
+    for (std::int64_t tb = blockIdx.y; tb < tiles_b; tb += gridDim.y) {
+      for (std::int64_t ta = blockIdx.x; ta < tiles_a; ta += gridDim.x) {
+        const std::int64_t a0 = ta * tile_a, b0 = tb * tile_b;
+        const int na = static_cast<int>(min(std::int64_t(tile_a), d.size_a - a0));
+        const int nb = static_cast<int>(min(std::int64_t(tile_b), d.size_b - b0));
+        if constexpr (!Simple) {
+          // Warp 0 decodes the tile's A positions, warps 1 and 2 its B positions.
+          if (y == 0 && x < na) group_offsets(d, d.a, a0 + x, a_src[x], a_dst[x]);
+          const int pb = x + (y - 1) * 32;
+          if ((y == 1 || y == 2) && pb < nb) group_offsets(d, d.b, b0 + pb, b_src[pb], b_dst[pb]);
+          __syncthreads();
+        }
+        const auto src_at = [&](int pa, int pb) {
+          return Simple ? so + (a0 + pa) * sa + (b0 + pb) * sb : so + a_src[pa] + b_src[pb];
+        };
+        const auto dst_at = [&](int pa, int pb) {
+          return Simple ? dof + (a0 + pa) * da + (b0 + pb) * db : dof + a_dst[pa] + b_dst[pb];
+        };
+        // Read: consecutive lanes along B; every load of the thread before the first store.
+        T v[tile_a / tile_rows][tile_b / 32] = {};
+#pragma unroll
+        for (int r = 0; r < tile_a / tile_rows; ++r) {
+#pragma unroll
+          for (int w = 0; w < tile_b / 32; ++w) {
+            const int pa = y + r * tile_rows, pb = x + w * 32;
+            if (pa < na && pb < nb) v[r][w] = src[src_at(pa, pb)];
+          }
+        }
+#pragma unroll
+        for (int r = 0; r < tile_a / tile_rows; ++r) {
+#pragma unroll
+          for (int w = 0; w < tile_b / 32; ++w) buffer[y + r * tile_rows][x + w * 32] = v[r][w];
+        }
+        __syncthreads();
+        // Write: consecutive lanes along A.
+#pragma unroll
+        for (int r = 0; r < tile_b / tile_rows; ++r) {
+          const int pb = y + r * tile_rows;
+          if (x < na && pb < nb) dst[dst_at(x, pb)] = buffer[x][pb];
+        }
+        __syncthreads();  // the next tile overwrites the buffer and the tables
       }
     }
-    __syncthreads();
-    // Write: consecutive threads along dimension 0 (the destination's fastest).
-    const std::int64_t i = i0 + threadIdx.x;
-    for (int r = threadIdx.y; r < tile; r += tile_rows) {
-      const std::int64_t jj = j0 + r;
-      if (i < d.extent[0] && jj < d.extent[1]) {
-        dst[dof + i * d.dst[0] + jj * d.dst[1]] = buffer[threadIdx.x][r];
-      }
-    }
-    __syncthreads();
   }
 }
 
-// The copy's dimensions, destination-fastest first, merged where both sides allow.
-Dims merged_dims(const Layout& from, const Layout& to) {
-  struct Dim {
-    std::int64_t extent, src, dst;
-  };
-  std::vector<Dim> dims;
-  for (int k = 0; k < from.rank(); ++k) {
-    if (from.extent(k) > 1) dims.push_back({from.extent(k), from.stride(k), to.stride(k)});
-  }
-  std::stable_sort(dims.begin(), dims.end(), [](const Dim& x, const Dim& y) {
-    return x.dst != y.dst ? x.dst < y.dst : x.src < y.src;
-  });
-  std::vector<Dim> merged;
-  for (const Dim& d : dims) {
-    if (!merged.empty() && d.src == merged.back().src * merged.back().extent &&
-        d.dst == merged.back().dst * merged.back().extent) {
-      merged.back().extent *= d.extent;
-      continue;
-    }
-    merged.push_back(d);
-  }
-  if (merged.empty()) merged.push_back({1, 0, 0});
-  // The tile partner, the source's fastest of the others, goes to position 1.
-  if (merged.size() >= 2) {
-    std::size_t q = 1;
-    for (std::size_t k = 2; k < merged.size(); ++k) {
-      if (merged[k].src < merged[q].src) q = k;
-    }
-    std::rotate(merged.begin() + 1, merged.begin() + q, merged.begin() + q + 1);
-  }
-  Dims out;
-  out.rank = static_cast<int>(merged.size());
-  for (int k = 0; k < out.rank; ++k) {
-    out.extent[k] = merged[k].extent;
-    out.src[k] = merged[k].src;
-    out.dst[k] = merged[k].dst;
-  }
-  return out;
-}
-
-unsigned grid_of(std::int64_t items) {
-  return static_cast<unsigned>(std::min<std::int64_t>(items, std::int64_t(1) << 30));
+unsigned clamp_grid(std::int64_t items, std::int64_t limit) {
+  return static_cast<unsigned>(std::max<std::int64_t>(1, std::min(items, limit)));
 }
 
 }  // namespace
 
 template <class T>
 void device_convert(const Layout& from, const T* src, const Layout& to, T* dst, void* stream) {
-  const Dims d = merged_dims(from, to);
+  const ConvertTiles d = plan_convert_tiles(from, to);
   const auto s = static_cast<cudaStream_t>(stream);
   src += from.offset();
   dst += to.offset();
-  std::int64_t outer = 1;
-  // Tiles pay where dimension 1 is the source's fastest and dimension 0 is not.
-  const bool tiled = d.rank >= 2 && d.src[1] < d.src[0];
-  for (int k = tiled ? 2 : 1; k < d.rank; ++k) outer *= d.extent[k];
-  if (tiled) {
-    const std::int64_t tiles0 = (d.extent[0] + tile - 1) / tile;
-    const std::int64_t tiles1 = (d.extent[1] + tile - 1) / tile;
-    const std::int64_t items = tiles0 * tiles1 * outer;
-    cuda::launch_kernel(transpose_tiles<T>, grid_of(items), dim3(tile, tile_rows), 0, s, d, src,
-                        dst, tiles0, tiles1, items);
-  } else {
-    const std::int64_t chunks = (d.extent[0] + row_threads - 1) / row_threads;
-    const std::int64_t items = chunks * outer;
-    cuda::launch_kernel(copy_rows<T>, grid_of(items), row_threads, 0, s, d, src, dst, chunks,
-                        items);
+  if (d.tiled) {
+    const dim3 grid(clamp_grid((d.size_a + tile_a - 1) / tile_a, (std::int64_t(1) << 31) - 1),
+                    clamp_grid((d.size_b + tile_b - 1) / tile_b, 65535),
+                    clamp_grid(d.size_outer, 65535));
+    const bool simple = d.a.count == 1 && d.b.count == 1;
+    cuda::launch_kernel(simple ? transpose_tiles<T, true> : transpose_tiles<T, false>, grid,
+                        dim3(32, tile_rows), 0, s, d, src, dst);
+    return;
   }
+  std::int64_t outer = 1;
+  for (int k = 1; k < d.rank; ++k) outer *= d.extent[k];
+  const std::int64_t chunks = (d.extent[0] + row_threads - 1) / row_threads;
+  cuda::launch_kernel(copy_rows<T>, clamp_grid(chunks * outer, std::int64_t(1) << 30), row_threads,
+                      0, s, d, src, dst, chunks, chunks * outer);
 }
 
 template void device_convert(const Layout&, const float*, const Layout&, float*, void*);

@@ -10,10 +10,20 @@
 // c' and d' go to a workspace interleaved by warp (row i of lane l of warp w at
 // base[w] + 32 i + l), as long as the warp's longest system: about 2 values per real row.
 //
-// Systems longer than VarSolver::long_system_rows would leave one thread running alone long
-// after the rest; each is solved by a fixed-size CUDA plan of its own (a batch of one system,
-// where the automatic choice is the hybrid that splits a system across a thread block), on the
-// same stream after the kernel.
+// Where each system goes (outside checked mode, which keeps the per-thread kernel for its
+// row-by-row info):
+// - unit row stride, 1..staged_rows rows: the staged kernel, a warp per system;
+// - back to back, staged_rows + 1 .. max_segmented_rows rows: the segment kernels
+//   (var_segments.cuh), a warp per segment of 257..512 rows, three launches for all of them;
+// - longer than VarSolver::long_system_rows and not segmented: a fixed-size CUDA plan of its
+//   own (a batch of one system: the hybrid that splits a system across a thread block), on the
+//   same stream after the kernels;
+// - padded with a row stride other than 1 (Full-Interleaved, Unified-Vector), every system up
+//   to staged_rows rows: the tile kernel (var_tile_staged.cuh), G neighbouring systems a block;
+// - the rest: the per-thread kernel below.
+// On the H200 (bench/results/layouts/gpu-h200.json) a heavy-tailed batch (log-uniform 8..65536
+// rows) took 30 ms in float when the systems above 512 rows ran one thread each (up to 8192
+// dependent steps) and the ~900 above 8192 one launch each: 0.5% of the copy.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -27,8 +37,10 @@
 #include "cuda/device_workspace.hpp"
 #include "cuda/launch/launch_kernel.hpp"
 #include "cuda/scalar/thread/thomas_steps.cuh"
-#include "cuda/scalar/warp/hybrid_math.cuh"
 #include "cuda/solve_modes.cuh"
+#include "cuda/varbatch/staged_warp.cuh"
+#include "cuda/varbatch/var_segments.cuh"
+#include "cuda/varbatch/var_tile_staged.cuh"
 
 namespace triax::detail {
 namespace {
@@ -79,112 +91,37 @@ __global__ void var_thread_thomas_kernel(Problem p, Operands<T> ops,
 }
 
 // The staged kernel: one warp per system of 1..staged_rows rows stored with unit row stride
-// (back to back, or padded Flat). The warp reads the system's rows in coalesced runs into shared
-// memory, each lane takes a chunk of them (32 chunks of n / 32 or n / 32 + 1 rows; for n < 64,
-// chunks of 2 or 3), and the Thomas-PCR hybrid's arithmetic (warp/hybrid_math.cuh: the modified
-// Thomas sweep per chunk, PCR over shuffles on the reduced pairs, the back substitution) solves
-// it there; x goes out in coalesced runs. Every value is read once and written once, against
-// the per-thread kernel's workspace round trip of c' and d' (4 accesses per row more).
-// Row k of chunk j sits at k * stage_pitch + j: lanes (chunks) reading their k-th row hit
-// distinct banks, and so do the loads, whose consecutive rows mostly share a chunk.
-constexpr int staged_rows = 512;
-constexpr int stage_chunk_rows = staged_rows / warp;  // the longest chunk when n >= 64
-constexpr int stage_pitch = warp + 1;
-constexpr int stage_size = stage_chunk_rows * stage_pitch;
+// (back to back, or padded Flat), solved in the warp's stage (varbatch/staged_warp.cuh); against
+// the per-thread kernel's workspace round trip of c' and d', every value is read once and
+// written once.
+using cuda::staged_rows;
 constexpr int staged_warps = 2;  // per block: 2 x 4 x 16.5 KiB of double in 48 KiB
-
-template <class T>
-struct StagedRows {
-  static constexpr int unroll = 1;
-  T *a, *b, *c, *d;  // this lane's column: row k of its chunk at k * stage_pitch
-  __device__ __forceinline__ static int bound(int length) { return length; }
-  __device__ __forceinline__ T& sub(int k) { return a[k * stage_pitch]; }
-  __device__ __forceinline__ T& diag(int k) { return b[k * stage_pitch]; }
-  __device__ __forceinline__ T& sup(int k) { return c[k * stage_pitch]; }
-  __device__ __forceinline__ T& rhs(int k) { return d[k * stage_pitch]; }
-};
-
-// How a system of n rows is cut into the warp's 32 chunks: chunk j starts at row start(j) and
-// has length(j) rows; chunk_of(i) gives the chunk of row i and its place in it.
-struct Chunks {
-  int n, q, rem, big, pairs;  // n >= 64: q or q + 1 rows; n < 64: pairs of 2, the last 2 or 3
-  __device__ __forceinline__ explicit Chunks(int rows) : n(rows) {
-    q = n / warp;
-    rem = n % warp;
-    big = rem * (q + 1);
-    pairs = n / 2 > 0 ? n / 2 : 1;
-  }
-  __device__ __forceinline__ int length(int j) const {
-    if (n >= 2 * warp) return q + (j < rem ? 1 : 0);
-    if (n == 1) return j == 0 ? 1 : 0;
-    if (j < pairs - 1) return 2;
-    return j == pairs - 1 ? n - 2 * (pairs - 1) : 0;
-  }
-  __device__ __forceinline__ void chunk_of(int i, int& j, int& k) const {
-    if (n >= 2 * warp) {
-      if (i < big) {
-        j = i / (q + 1);
-        k = i - j * (q + 1);
-      } else {
-        j = rem + (i - big) / q;
-        k = i - big - (j - rem) * q;
-      }
-    } else {
-      j = min(i / 2, pairs - 1);
-      k = i - 2 * j;
-    }
-  }
-};
 
 template <class T, bool Accumulate, bool Padded>
 __global__ void __launch_bounds__(staged_warps * warp)
     var_staged_hybrid_kernel(Problem p, Operands<T> ops, const std::int64_t* __restrict__ order,
                              const std::int64_t* __restrict__ lengths,
-                             const std::int64_t* __restrict__ offsets, std::int64_t systems) {
-  __shared__ T stage[staged_warps][4][stage_size];
+                             const std::int64_t* __restrict__ offsets, std::int64_t systems,
+                             std::int64_t bound) {
+  __shared__ T stage[staged_warps][4][cuda::stage_size];
   const int lane = threadIdx.x % warp, w_in_block = threadIdx.x / warp;
-  T* sa = stage[w_in_block][0];
-  T* sb = stage[w_in_block][1];
-  T* sc = stage[w_in_block][2];
-  T* sd = stage[w_in_block][3];
+  const cuda::Stage<T> st{stage[w_in_block][0], stage[w_in_block][1], stage[w_in_block][2],
+                          stage[w_in_block][3]};
   for (std::int64_t w = std::int64_t(blockIdx.x) * staged_warps + w_in_block; w < systems;
        w += std::int64_t(gridDim.x) * staged_warps) {
     const std::int64_t s = order[w];
-    const int n = static_cast<int>(lengths[s]);
+    // Clamped to the plan's bound: lengths passed per solve in device memory are not checked.
+    const int n = static_cast<int>(min(max(lengths[s], std::int64_t(0)), bound));
+    if (n == 0) continue;  // padded plans list every system (lengths may change per solve)
     std::int64_t off[operand_count];
     for (int op = 0; op < operand_count; ++op) off[op] = Padded ? p.system_offset(op, s) : offsets[s];
-    const T* a = ops.a + off[op_a];
-    const T* b = ops.b + off[op_b];
-    const T* c = ops.c + off[op_c];
-    const T* d = ops.d + off[op_d];
-    T* x = ops.x + off[op_x];
-    const Chunks chunks(n);
-#pragma unroll 4
-    for (int i = lane; i < n; i += warp) {
-      int j, k;
-      chunks.chunk_of(i, j, k);
-      const int e = k * stage_pitch + j;
-      sa[e] = i > 0 ? a[i] : T(0);      // a[0] is never read
-      sb[e] = b[i];
-      sc[e] = i + 1 < n ? c[i] : T(0);  // nor c[n-1]
-      sd[e] = d[i];
-    }
+    const cuda::Chunks chunks(n);
+    cuda::stage_load(st, chunks, ops.a + off[op_a], ops.b + off[op_b], ops.c + off[op_c],
+                     ops.d + off[op_d], true, true, lane);
     __syncwarp();
-    StagedRows<T> rows{sa + lane, sb + lane, sc + lane, sd + lane};
-    const int L = chunks.length(lane);
-    cuda::Row<T> first, last;
-    cuda::chunk_reduce<T>(rows, L, first, last);
-    T x_first, x_last;
-    cuda::pair_solve<T>(first, last, warp, x_first, x_last);
-    cuda::chunk_back<T>(rows, L, x_first, x_last);
+    cuda::stage_solve(st, chunks, lane);
     __syncwarp();
-#pragma unroll 4
-    for (int i = lane; i < n; i += warp) {
-      int j, k;
-      chunks.chunk_of(i, j, k);
-      const T v = sd[k * stage_pitch + j];
-      x[i] = Accumulate ? x[i] + v : v;
-    }
+    cuda::stage_store<T, Accumulate>(st, chunks, ops.x + off[op_x], lane);
     __syncwarp();  // the next system overwrites the stage
   }
 }
@@ -214,19 +151,54 @@ class CudaVarPlan final : public VarBackendPlan<T> {
       unit_rows = unit_rows && (!layout.padded() || layout.fixed.map[op].row_stride == 1);
     }
     const bool staged = unit_rows && !options.checked;
+    // Back to back, longer systems go to the segment kernels (var_segments.cuh) up to
+    // max_segmented_rows; beyond (or in checked mode, or padded) as before.
+    const bool segmented = staged && !layout.padded();
+    // Padded with another row stride (Full-Interleaved), every system within a stage: the whole
+    // batch goes to the tile kernel (var_tile_staged.cuh).
+    tiled_ = layout.padded() && !unit_rows && !options.checked &&
+             layout.max_length <= staged_rows;
+    if (tiled_) {
+      for (const auto kernel : {cuda::var_tile_staged_kernel<T, false>,
+                                cuda::var_tile_staged_kernel<T, true>}) {
+        TRIAX_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
+                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                              static_cast<int>(cuda::tile_smem_bytes<T>)));
+      }
+    }
     std::vector<std::int64_t> order, staged_order;
-    for (std::int64_t s = 0; s < count; ++s) {
+    std::vector<cuda::Segment> segments;
+    std::vector<std::int64_t> reduced_lengths, reduced_offsets;
+    // Padded with unit row stride, every system within a stage: the staged kernel takes them
+    // all, empty ones too, so that lengths passed per solve need no other kernel.
+    staged_all_ = staged && layout.padded() && layout.max_length <= staged_rows;
+    for (std::int64_t s = 0; s < count && !tiled_; ++s) {
       const std::int64_t n = layout.lengths[s];
-      if (n > limit) {
-        long_systems_.push_back(s);
-      } else if (staged && n >= 1 && n <= staged_rows) {
+      if (staged_all_ || (staged && n >= 1 && n <= staged_rows)) {
         staged_order.push_back(s);
+      } else if (segmented && n > staged_rows && n <= cuda::max_segmented_rows) {
+        add_segments(layout.offsets[s], n, segments, reduced_lengths, reduced_offsets);
+      } else if (n > limit) {
+        long_systems_.push_back(s);
       } else {
         order.push_back(s);
       }
     }
     staged_ = static_cast<std::int64_t>(staged_order.size());
     staged_order_ = to_device(staged_order);
+    segments_ = static_cast<std::int64_t>(segments.size());
+    reduced_systems_ = static_cast<std::int64_t>(reduced_lengths.size());
+    segments_buffer_ = to_device(segments);
+    reduced_lengths_ = to_device(reduced_lengths);
+    reduced_offsets_ = to_device(reduced_offsets);
+    std::vector<std::int64_t> reduced_order(reduced_lengths.size());
+    std::iota(reduced_order.begin(), reduced_order.end(), std::int64_t(0));
+    reduced_order_ = to_device(reduced_order);
+    const std::int64_t reduced_rows =
+        reduced_offsets.empty() ? 0 : reduced_offsets.back() + reduced_lengths.back();
+    reduced_ = std::make_unique<cuda::DeviceWorkspace>(4 * static_cast<std::size_t>(reduced_rows) *
+                                                       sizeof(T));
+    reduced_rows_ = reduced_rows;
     if (!layout.padded()) {
       std::stable_sort(order.begin(), order.end(), [&](std::int64_t x, std::int64_t y) {
         return layout.lengths[x] > layout.lengths[y];
@@ -250,6 +222,9 @@ class CudaVarPlan final : public VarBackendPlan<T> {
     warp_base_ = to_device(base);
     work_ = std::make_unique<cuda::DeviceWorkspace>(2 * static_cast<std::size_t>(ws_values_) *
                                                    sizeof(T));
+    // Where lengths passed per solve in host memory go (copied on the stream).
+    solve_lengths_ = std::make_unique<cuda::DeviceWorkspace>(
+        takes_solve_lengths() ? static_cast<std::size_t>(count) * sizeof(std::int64_t) : 0);
     for (const std::int64_t s : long_systems_) {
       long_plans_.push_back(make_cuda_plan<T>(one_system(layout.fixed, s), options));
     }
@@ -259,6 +234,28 @@ class CudaVarPlan final : public VarBackendPlan<T> {
     for (const bool accumulate : {false, true}) {
       launch(layout.fixed, {nullptr, nullptr, nullptr, nullptr, nullptr, accumulate,
                             options.checked ? &unused : nullptr});
+    }
+  }
+
+  bool takes_solve_lengths() const override { return tiled_ || staged_all_; }
+
+  // Only the tile or the staged kernel runs (takes_solve_lengths), reading the lengths on the
+  // device; host lengths are copied there first, in stream order (the copy of pageable memory
+  // returns once the values are staged, so the caller may reuse its array).
+  void solve_lengths(const Problem& p, const Operands<T>& ops, const std::int64_t* lengths,
+                     bool on_device) override {
+    const auto count = static_cast<std::int64_t>(layout_.lengths.size());
+    const std::int64_t* dl = lengths;
+    if (!on_device) {
+      TRIAX_CUDA_CHECK(cudaMemcpyAsync(solve_lengths_->get(), lengths,
+                                       static_cast<std::size_t>(count) * sizeof(std::int64_t),
+                                       cudaMemcpyHostToDevice, stream_));
+      dl = static_cast<const std::int64_t*>(solve_lengths_->get());
+    }
+    if (tiled_) {
+      launch_tiled(p, ops, dl);
+    } else {
+      launch_staged(p, ops, dl);
     }
   }
 
@@ -274,7 +271,10 @@ class CudaVarPlan final : public VarBackendPlan<T> {
 
   std::size_t workspace_bytes() const override {
     std::size_t bytes = work_->bytes() + order_->bytes() + lengths_->bytes() +
-                        offsets_->bytes() + warp_base_->bytes() + staged_order_->bytes();
+                        offsets_->bytes() + warp_base_->bytes() + staged_order_->bytes() +
+                        segments_buffer_->bytes() + reduced_lengths_->bytes() +
+                        reduced_offsets_->bytes() + reduced_order_->bytes() + reduced_->bytes() +
+                        solve_lengths_->bytes();
     for (const auto& plan : long_plans_) bytes += plan->workspace_bytes();
     return bytes;
   }
@@ -292,8 +292,34 @@ class CudaVarPlan final : public VarBackendPlan<T> {
     return one;
   }
 
+  // System of n rows at element `start`: segments of nearly equal rows (257..512, since
+  // n > staged_rows), and its reduced system of 2 rows per segment.
+  static void add_segments(std::int64_t start, std::int64_t n, std::vector<cuda::Segment>& segments,
+                           std::vector<std::int64_t>& reduced_lengths,
+                           std::vector<std::int64_t>& reduced_offsets) {
+    const std::int64_t parts = (n + staged_rows - 1) / staged_rows;
+    const std::int64_t first_reduced =
+        reduced_offsets.empty() ? 0 : reduced_offsets.back() + reduced_lengths.back();
+    reduced_offsets.push_back(first_reduced);
+    reduced_lengths.push_back(2 * parts);
+    const std::int64_t q = n / parts, rem = n % parts;
+    std::int64_t row = 0;
+    for (std::int64_t k = 0; k < parts; ++k) {
+      const int rows = static_cast<int>(q + (k < rem ? 1 : 0));
+      segments.push_back({start + row, first_reduced + 2 * k, rows,
+                          (k == 0 ? 1 : 0) | (k + 1 == parts ? 2 : 0)});
+      row += rows;
+    }
+  }
+
   void launch(const Problem& p, const Operands<T>& ops) {
-    launch_staged(p, ops);
+    const auto* layout_lengths = static_cast<const std::int64_t*>(lengths_->get());
+    if (tiled_) {
+      launch_tiled(p, ops, layout_lengths);
+      return;
+    }
+    launch_staged(p, ops, layout_lengths);
+    launch_segments(p, ops);
     if (threads_ == 0) return;
     T* cp = static_cast<T*>(work_->get());
     T* dp = cp + ws_values_;
@@ -314,16 +340,15 @@ class CudaVarPlan final : public VarBackendPlan<T> {
     });
   }
 
-  void launch_staged(const Problem& p, const Operands<T>& ops) {
+  void launch_staged(const Problem& p, const Operands<T>& ops, const std::int64_t* lengths) {
     if (staged_ == 0 || ops.info != nullptr) return;
     const auto grid = static_cast<unsigned>(
         std::min<std::int64_t>((staged_ + staged_warps - 1) / staged_warps, std::int64_t(1) << 30));
     const auto* order = static_cast<const std::int64_t*>(staged_order_->get());
-    const auto* lengths = static_cast<const std::int64_t*>(lengths_->get());
     const auto* offsets = static_cast<const std::int64_t*>(offsets_->get());
     const auto go = [&](auto kernel) {
       cuda::launch_kernel(kernel, grid, staged_warps * warp, 0, stream_, p, ops, order, lengths,
-                          offsets, staged_);
+                          offsets, staged_, std::int64_t(staged_rows));
     };
     if (layout_.padded()) {
       ops.accumulate ? go(var_staged_hybrid_kernel<T, true, true>)
@@ -334,10 +359,58 @@ class CudaVarPlan final : public VarBackendPlan<T> {
     }
   }
 
+  void launch_tiled(const Problem& p, const Operands<T>& ops, const std::int64_t* lengths) {
+    const std::int64_t count = static_cast<std::int64_t>(layout_.lengths.size());
+    if (count == 0) return;
+    constexpr int G = cuda::tile_systems<T>;
+    const auto grid = static_cast<unsigned>(
+        std::min<std::int64_t>((count + G - 1) / G, std::int64_t(1) << 30));
+    const auto go = [&](auto kernel) {
+      cuda::launch_kernel(kernel, grid, G * warp, cuda::tile_smem_bytes<T>, stream_, p, ops,
+                          lengths, count, layout_.max_length);
+    };
+    ops.accumulate ? go(cuda::var_tile_staged_kernel<T, true>)
+                   : go(cuda::var_tile_staged_kernel<T, false>);
+  }
+
+  void launch_segments(const Problem& p, const Operands<T>& ops) {
+    if (segments_ == 0) return;
+    const auto grid = static_cast<unsigned>(std::min<std::int64_t>(
+        (segments_ + cuda::segment_warps - 1) / cuda::segment_warps, std::int64_t(1) << 30));
+    const dim3 block(cuda::segment_warps * warp);
+    const auto* segs = static_cast<const cuda::Segment*>(segments_buffer_->get());
+    T* ra = static_cast<T*>(reduced_->get());
+    T* rb = ra + reduced_rows_;
+    T* rc = rb + reduced_rows_;
+    T* rd = rc + reduced_rows_;
+    cuda::launch_kernel(cuda::var_segment_reduce_kernel<T>, grid, block, 0, stream_, ops, segs,
+                        segments_, ra, rb, rc, rd);
+    const Operands<T> reduced{ra, rb, rc, rd, rd, false, nullptr};
+    const auto reduced_grid = static_cast<unsigned>(
+        std::min<std::int64_t>((reduced_systems_ + staged_warps - 1) / staged_warps,
+                               std::int64_t(1) << 30));
+    cuda::launch_kernel(var_staged_hybrid_kernel<T, false, false>, reduced_grid,
+                        staged_warps * warp, 0, stream_, p, reduced,
+                        static_cast<const std::int64_t*>(reduced_order_->get()),
+                        static_cast<const std::int64_t*>(reduced_lengths_->get()),
+                        static_cast<const std::int64_t*>(reduced_offsets_->get()),
+                        reduced_systems_, std::int64_t(staged_rows));
+    const auto back = [&](auto kernel) {
+      cuda::launch_kernel(kernel, grid, block, 0, stream_, ops, segs, segments_,
+                          static_cast<const T*>(rd));
+    };
+    ops.accumulate ? back(cuda::var_segment_back_kernel<T, true>)
+                   : back(cuda::var_segment_back_kernel<T, false>);
+  }
+
   const VarLayout::Data& layout_;  // owned by the VarSolver, which outlives this plan
   cudaStream_t stream_;
+  bool tiled_ = false, staged_all_ = false;
+  Buffer solve_lengths_;
   std::int64_t staged_ = 0;
   Buffer staged_order_;
+  std::int64_t segments_ = 0, reduced_systems_ = 0, reduced_rows_ = 0;
+  Buffer segments_buffer_, reduced_lengths_, reduced_offsets_, reduced_order_, reduced_;
   std::int64_t threads_ = 0, ws_values_ = 0;
   std::vector<std::int64_t> long_systems_;
   std::vector<std::unique_ptr<BackendPlan<T>>> long_plans_;

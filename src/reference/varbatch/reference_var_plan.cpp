@@ -22,9 +22,15 @@ class ReferenceVarPlan final : public VarBackendPlan<T> {
   }
 
   void solve(const Problem& p, const Operands<T>& ops) override {
+    solve_lengths(p, ops, layout_.lengths.data(), false);
+  }
+  bool takes_solve_lengths() const override { return true; }
+
+  void solve_lengths(const Problem& p, const Operands<T>& ops, const std::int64_t* lengths,
+                     bool) override {
     const auto count = static_cast<std::int64_t>(layout_.lengths.size());
     for (std::int64_t s = 0; s < count; ++s) {
-      const std::int64_t n = layout_.lengths[static_cast<std::size_t>(s)];
+      const std::int64_t n = lengths[s];
       if (n == 0) {
         if (ops.info != nullptr) ops.info[s] = 0;
         continue;

@@ -1,0 +1,63 @@
+#pragma once
+// How triax::layouts::convert cuts a conversion into tiles on the GPU (src/cuda/convert), kept
+// backend-free so that a host test can replay the kernel's index arithmetic exactly
+// (tests/core/convert_tiles_test.cpp).
+//
+// The dimensions are merged where both sides allow and ordered by the destination's strides.
+// When the source's fastest dimension is the destination's too, the copy runs along rows. When
+// it is not (Flat <-> Full-Interleaved, any axis of an N-D array, Unified-Vector components),
+// the elements are grouped three ways:
+// - A: the destination's fastest dimensions, from dimension 0 on, until they span a tile row
+//   (32 elements): a tile's writes are one run of the destination per warp;
+// - B: the source's fastest dimension, then the next ones by source stride (not in A), until
+//   they span a tile column (64 elements): a tile's reads are runs of the source;
+// - outer: the rest, one tile after another.
+// A group of several dimensions is what makes the four-operand Flat <-> Unified-Vector
+// conversion coalesced: its component dimension (4 elements) alone would leave 28 of a tile's
+// 32 lanes idle and read 16-byte pieces; together with the systems it spans 32 elements of a
+// contiguous run. A tile position p of a group (0 <= p < size) maps to source and destination
+// offsets by group_offsets; a group of one dimension needs no division.
+#include <cstdint>
+
+#include "core/problem.hpp"  // TRIAX_HOST_DEVICE
+#include "triax/layout.hpp"
+
+namespace triax::detail {
+
+inline constexpr int convert_tile_a = 32;  // A positions per tile (one warp's store run)
+inline constexpr int convert_tile_b = 64;  // B positions per tile (two warps' load runs)
+
+struct ConvertGroup {
+  int count = 0;
+  int dim[max_rank] = {};  // fastest first
+};
+
+struct ConvertTiles {
+  int rank = 0;
+  std::int64_t extent[max_rank] = {}, src[max_rank] = {}, dst[max_rank] = {};
+  bool tiled = false;        // false: rows of dimension 0, the fastest of both sides
+  ConvertGroup a, b, outer;  // tiled only
+  std::int64_t size_a = 1, size_b = 1, size_outer = 1;
+};
+
+/// The plan of a conversion of `from` into `to` (same rank and extents, already checked).
+ConvertTiles plan_convert_tiles(const Layout& from, const Layout& to);
+
+/// Source and destination offsets of position p (0 <= p < the group's size) of group g.
+TRIAX_HOST_DEVICE inline void group_offsets(const ConvertTiles& t, const ConvertGroup& g,
+                                            std::int64_t p, std::int64_t& so, std::int64_t& dof) {
+  so = 0;
+  dof = 0;
+  for (int k = 0; k < g.count; ++k) {
+    const int dim = g.dim[k];
+    std::int64_t i = p;
+    if (k + 1 < g.count) {  // the group's last dimension takes the rest: no division
+      i = p % t.extent[dim];
+      p /= t.extent[dim];
+    }
+    so += i * t.src[dim];
+    dof += i * t.dst[dim];
+  }
+}
+
+}  // namespace triax::detail
