@@ -217,9 +217,10 @@ using FactoredRunner = std::function<void(const FactoredMatrixCase<T>&, const Fa
 template <class T>
 void run_factored_host(Backend backend, const FactoredMatrixCase<T>& m, const FactoredGrid& g,
                        Mode mode, std::vector<T>& d, std::vector<T>& x, const Options& o = {},
-                       int* info = nullptr) {
+                       int* info = nullptr,
+                       FactoredAlgorithm algorithm = FactoredAlgorithm::automatic) {
   FactoredSolver<T> s(backend, m.a.data(), m.b.data(), m.c.data(),
-                      static_cast<std::int64_t>(m.b.size()), g.layouts, g.axis, o);
+                      static_cast<std::int64_t>(m.b.size()), g.layouts, g.axis, o, algorithm);
   switch (mode) {
     case Mode::in_place: s.solve_in_place(d.data(), info); break;
     case Mode::separate: s.solve(d.data(), x.data(), info); break;

@@ -1,0 +1,215 @@
+#pragma once
+// The CUDA kernels of paper 004's near-Toeplitz cyclic reduction (FactoredAlgorithm::
+// cuda_block_cr_shared and cuda_block_cr_global): a thread block takes `lanes` neighbouring
+// systems (a power of two, 1..32), loads them coalesced (along rows where rows are contiguous,
+// along the systems otherwise), and every thread of the block works on the forward reduction and
+// the back substitution, level by level (core/factored/cr_table.hpp numbers the levels and
+// slots). The coefficients are read through the read-only cache: a near-Toeplitz table is a few
+// entries a level, and every lane of a row reads the same entry (a broadcast).
+//
+// Why a group of systems per block rather than paper 004's one: along y and z neighbouring
+// systems are what is contiguous, so a block of one system would read one value per 32-byte
+// sector. Why every thread on the reduction: the staged Thomas kernel (factored_kernels.cuh) had
+// `lanes` threads of 256 run 2n dependent steps each, which left the loads of the next blocks
+// waiting behind a latency-bound chain; CR's 2 log2(n) levels of independent row updates keep
+// the block's threads busy at the top levels and finish in far fewer dependent steps.
+//
+// Shared variant: the systems' values in shared memory (pitch lanes + 1: the levels' strided
+// rows fall in different banks). Global variant: they stay in x's rows (or, for u += x, in a
+// workspace laid out [row][system]); __syncthreads orders the block's global accesses too.
+
+#include <cuda_runtime.h>
+
+#include <climits>
+#include <cstdint>
+
+#include "core/factored/cr_table.hpp"
+#include "core/problem.hpp"
+
+namespace triax::detail::cuda_factored_cr {
+
+constexpr int block_threads = 256;
+
+/// Rows of `lanes` systems in shared memory: slot i of lane j at base[i * pitch + j].
+template <class T>
+struct SharedRows {
+  T* base;
+  int pitch;
+  __device__ T& at(std::int64_t i, int j) const { return base[i * pitch + j]; }
+};
+
+/// Rows of `lanes` systems in global memory: slot i of lane j at base[off[j] + i * stride].
+template <class T>
+struct GlobalRows {
+  T* base;
+  const std::int64_t* off;  // in shared memory
+  std::int64_t stride;
+  __device__ T& at(std::int64_t i, int j) const { return base[off[j] + i * stride]; }
+};
+
+/// Forward reduction then back substitution of the `valid` systems (of `lanes`, 2^shift) held in
+/// `rows`, by every thread of the block. Work item w is lane w % lanes of row w / lanes, so
+/// neighbouring threads take neighbouring lanes of one row (one coefficient entry, broadcast).
+template <class T, class Rows>
+__device__ void cr_block(const CrView<T>& v, const Rows& rows, int shift, int valid) {
+  const std::int64_t n = v.n;
+  const int lanes = 1 << shift;
+  const int t = threadIdx.x, threads = blockDim.x;
+  for (int l = 0; l + 1 < v.levels; ++l) {
+    const std::int64_t m = CrView<T>::rows(n, l);
+    const std::int64_t items = (m / 2) << shift;
+    for (std::int64_t w = t; w < items; w += threads) {
+      const int j = static_cast<int>(w & (lanes - 1));
+      if (j >= valid) continue;
+      const std::int64_t q = w >> shift, i = 2 * q + 1;
+      const T* k = v.kept_entry(l, q);
+      const T k1 = __ldg(k), k2 = __ldg(k + 1);
+      T di = rows.at(CrView<T>::slot(i, l), j) - k1 * rows.at(CrView<T>::slot(i - 1, l), j);
+      if (i + 1 < m) di -= k2 * rows.at(CrView<T>::slot(i + 1, l), j);
+      rows.at(CrView<T>::slot(i, l), j) = di;
+    }
+    __syncthreads();
+  }
+  for (int l = v.levels - 1; l >= 0; --l) {
+    const std::int64_t m = CrView<T>::rows(n, l);
+    const std::int64_t items = (m - m / 2) << shift;
+    for (std::int64_t w = t; w < items; w += threads) {
+      const int j = static_cast<int>(w & (lanes - 1));
+      if (j >= valid) continue;
+      const std::int64_t i = 2 * (w >> shift);
+      const T* e = v.eliminated_entry(l, w >> shift);
+      T xi = rows.at(CrView<T>::slot(i, l), j) * __ldg(e);
+      if (i > 0) xi -= __ldg(e + 1) * rows.at(CrView<T>::slot(i - 1, l), j);
+      if (i + 1 < m) xi -= __ldg(e + 2) * rows.at(CrView<T>::slot(i + 1, l), j);
+      rows.at(CrView<T>::slot(i, l), j) = xi;
+    }
+    __syncthreads();
+  }
+}
+
+template <class T, bool Scaled>
+__device__ inline T scaled_rhs(T d, const CrView<T>& v) {
+  return Scaled ? (d * v.scale[0]) * v.scale[1] : d;
+}
+
+/// Calls f(i, j) for every row i < n of every lane j < valid, spread over the block so that the
+/// global accesses of a warp are contiguous: along rows where rows_fast, else along lanes.
+template <class F>
+__device__ inline void for_each_element(std::int64_t n, int shift, int valid, bool rows_fast,
+                                        F&& f) {
+  const int t = threadIdx.x, threads = blockDim.x;
+  if (rows_fast) {
+    for (int j = 0; j < valid; ++j) {
+      for (std::int64_t i = t; i < n; i += threads) f(i, j);
+    }
+  } else {
+    const int lanes = 1 << shift;
+    const int j = t & (lanes - 1);
+    if (j >= valid) return;
+    for (std::int64_t i = t >> shift; i < n; i += threads >> shift) f(i, j);
+  }
+}
+
+/// The block's systems: their offsets in d, x (and, for the global variant's u += x, in the
+/// workspace) and, in checked mode, the first non-finite row of d and of the result.
+struct BlockSystems {
+  std::int64_t d[32], x[32], work[32];
+  int first[32], last[32];
+};
+
+__device__ inline void load_systems(BlockSystems& b, const Problem& p, std::int64_t s0, int valid) {
+  const int t = threadIdx.x;
+  if (t < valid) {
+    b.d[t] = p.system_offset(op_d, s0 + t);
+    b.x[t] = p.system_offset(op_x, s0 + t);
+    b.work[t] = s0 + t;  // workspace: row i of system s at i * count + s
+    b.first[t] = INT_MAX;
+    b.last[t] = INT_MAX;
+  }
+  __syncthreads();
+}
+
+template <class T>
+__device__ inline bool finite(T v) {
+  return isfinite(v);
+}
+
+__device__ inline void write_info(const BlockSystems& b, int breakdown, std::int64_t s0, int valid,
+                                  int* info) {
+  const int t = threadIdx.x;
+  if (t < valid) {
+    const int first = b.first[t] == INT_MAX ? 0 : b.first[t];
+    const int last = b.last[t] == INT_MAX ? 0 : b.last[t];
+    info[s0 + t] = breakdown != 0 ? breakdown : first != 0 ? first : last;
+  }
+}
+
+/// Shared-memory variant: d read once, x written (or added to) once.
+template <class T, bool Accumulate, bool Checked, bool Scaled>
+__global__ void __launch_bounds__(block_threads)
+    factored_cr_shared(Problem p, const T* d, T* x, CrView<T> v, int shift, int* info) {
+  extern __shared__ __align__(16) unsigned char cr_raw[];
+  __shared__ BlockSystems b;
+  T* tile = reinterpret_cast<T*>(cr_raw);
+  const int lanes = 1 << shift;
+  const std::int64_t s0 = blockIdx.x * std::int64_t(lanes);
+  const int valid = static_cast<int>(p.count - s0 < lanes ? p.count - s0 : lanes);
+  load_systems(b, p, s0, valid);
+  const SharedRows<T> rows{tile, lanes == 1 ? 1 : lanes + 1};
+  const std::int64_t rd = p.map[op_d].row_stride, rx = p.map[op_x].row_stride;
+  for_each_element(p.n, shift, valid, rd == 1, [&](std::int64_t i, int j) {
+    const T di = d[b.d[j] + i * rd];
+    if (Checked && !finite(di)) atomicMin(&b.first[j], static_cast<int>(i + 1));
+    rows.at(i, j) = scaled_rhs<T, Scaled>(di, v);
+  });
+  __syncthreads();
+  cr_block(v, rows, shift, valid);
+  for_each_element(p.n, shift, valid, rx == 1, [&](std::int64_t i, int j) {
+    T* at = x + b.x[j] + i * rx;
+    const T out = Accumulate ? *at + rows.at(i, j) : rows.at(i, j);
+    *at = out;
+    if (Checked && !finite(out)) atomicMin(&b.last[j], static_cast<int>(i + 1));
+  });
+  if (Checked) {
+    __syncthreads();
+    write_info(b, v.breakdown, s0, valid, info);
+  }
+}
+
+/// Global-memory variant: the reduction runs in x's rows (or in work, for u += x, where x's rows
+/// hold u until the last pass adds the solution).
+template <class T, bool Accumulate, bool Checked, bool Scaled>
+__global__ void __launch_bounds__(block_threads)
+    factored_cr_global(Problem p, const T* d, T* x, T* work, CrView<T> v, int shift, int* info) {
+  __shared__ BlockSystems b;
+  const int lanes = 1 << shift;
+  const std::int64_t s0 = blockIdx.x * std::int64_t(lanes);
+  const int valid = static_cast<int>(p.count - s0 < lanes ? p.count - s0 : lanes);
+  load_systems(b, p, s0, valid);
+  const std::int64_t rd = p.map[op_d].row_stride, rx = p.map[op_x].row_stride;
+  const GlobalRows<T> rows = Accumulate ? GlobalRows<T>{work, b.work, p.count}
+                                        : GlobalRows<T>{x, b.x, rx};
+  // The loads follow d's contiguous index (the workspace is [row][system], x is laid out as
+  // the caller's; a layout where they disagree costs the stores some coalescing).
+  for_each_element(p.n, shift, valid, rd == 1, [&](std::int64_t i, int j) {
+    const T di = d[b.d[j] + i * rd];
+    if (Checked && !finite(di)) atomicMin(&b.first[j], static_cast<int>(i + 1));
+    rows.at(i, j) = scaled_rhs<T, Scaled>(di, v);
+  });
+  __syncthreads();
+  cr_block(v, rows, shift, valid);
+  if (Accumulate || Checked) {
+    for_each_element(p.n, shift, valid, rx == 1, [&](std::int64_t i, int j) {
+      T* at = x + b.x[j] + i * rx;
+      const T out = Accumulate ? *at + rows.at(i, j) : *at;
+      if (Accumulate) *at = out;
+      if (Checked && !finite(out)) atomicMin(&b.last[j], static_cast<int>(i + 1));
+    });
+  }
+  if (Checked) {
+    __syncthreads();
+    write_info(b, v.breakdown, s0, valid, info);
+  }
+}
+
+}  // namespace triax::detail::cuda_factored_cr
