@@ -25,10 +25,14 @@
 
 #include "core/factored/cr_table.hpp"
 #include "core/problem.hpp"
+#include "cuda/factored/staging.cuh"
 
 namespace triax::detail::cuda_factored_cr {
 
 constexpr int block_threads = 256;
+// Loads a thread has in flight while staging (staging.cuh says why).
+constexpr int stage_batch = 8;
+using cuda_factored::stage_elements;
 
 /// Rows of `lanes` systems in shared memory: slot i of lane j at base[i * pitch + j].
 template <class T>
@@ -92,24 +96,6 @@ __device__ inline T scaled_rhs(T d, const CrView<T>& v) {
   return Scaled ? (d * v.scale[0]) * v.scale[1] : d;
 }
 
-/// Calls f(i, j) for every row i < n of every lane j < valid, spread over the block so that the
-/// global accesses of a warp are contiguous: along rows where rows_fast, else along lanes.
-template <class F>
-__device__ inline void for_each_element(std::int64_t n, int shift, int valid, bool rows_fast,
-                                        F&& f) {
-  const int t = threadIdx.x, threads = blockDim.x;
-  if (rows_fast) {
-    for (int j = 0; j < valid; ++j) {
-      for (std::int64_t i = t; i < n; i += threads) f(i, j);
-    }
-  } else {
-    const int lanes = 1 << shift;
-    const int j = t & (lanes - 1);
-    if (j >= valid) return;
-    for (std::int64_t i = t >> shift; i < n; i += threads >> shift) f(i, j);
-  }
-}
-
 /// The block's systems: their offsets in d, x (and, for the global variant's u += x, in the
 /// workspace) and, in checked mode, the first non-finite row of d and of the result.
 struct BlockSystems {
@@ -157,19 +143,30 @@ __global__ void __launch_bounds__(block_threads)
   load_systems(b, p, s0, valid);
   const SharedRows<T> rows{tile, lanes == 1 ? 1 : lanes + 1};
   const std::int64_t rd = p.map[op_d].row_stride, rx = p.map[op_x].row_stride;
-  for_each_element(p.n, shift, valid, rd == 1, [&](std::int64_t i, int j) {
-    const T di = d[b.d[j] + i * rd];
-    if (Checked && !finite(di)) atomicMin(&b.first[j], static_cast<int>(i + 1));
-    rows.at(i, j) = scaled_rhs<T, Scaled>(di, v);
-  });
+  stage_elements<stage_batch>(
+      p.n, shift, valid, rd == 1, [&](std::int64_t i, int j) { return d[b.d[j] + i * rd]; },
+      [&](std::int64_t i, int j, T di) {
+        if (Checked && !finite(di)) atomicMin(&b.first[j], static_cast<int>(i + 1));
+        rows.at(i, j) = scaled_rhs<T, Scaled>(di, v);
+      });
   __syncthreads();
   cr_block(v, rows, shift, valid);
-  for_each_element(p.n, shift, valid, rx == 1, [&](std::int64_t i, int j) {
-    T* at = x + b.x[j] + i * rx;
-    const T out = Accumulate ? *at + rows.at(i, j) : rows.at(i, j);
-    *at = out;
-    if (Checked && !finite(out)) atomicMin(&b.last[j], static_cast<int>(i + 1));
-  });
+  if (Accumulate) {
+    stage_elements<stage_batch>(
+        p.n, shift, valid, rx == 1, [&](std::int64_t i, int j) { return x[b.x[j] + i * rx]; },
+        [&](std::int64_t i, int j, T u) {
+          const T out = u + rows.at(i, j);
+          x[b.x[j] + i * rx] = out;
+          if (Checked && !finite(out)) atomicMin(&b.last[j], static_cast<int>(i + 1));
+        });
+  } else {
+    stage_elements<stage_batch>(
+        p.n, shift, valid, rx == 1, [&](std::int64_t i, int j) { return rows.at(i, j); },
+        [&](std::int64_t i, int j, T out) {
+          x[b.x[j] + i * rx] = out;
+          if (Checked && !finite(out)) atomicMin(&b.last[j], static_cast<int>(i + 1));
+        });
+  }
   if (Checked) {
     __syncthreads();
     write_info(b, v.breakdown, s0, valid, info);
@@ -191,20 +188,29 @@ __global__ void __launch_bounds__(block_threads)
                                         : GlobalRows<T>{x, b.x, rx};
   // The loads follow d's contiguous index (the workspace is [row][system], x is laid out as
   // the caller's; a layout where they disagree costs the stores some coalescing).
-  for_each_element(p.n, shift, valid, rd == 1, [&](std::int64_t i, int j) {
-    const T di = d[b.d[j] + i * rd];
-    if (Checked && !finite(di)) atomicMin(&b.first[j], static_cast<int>(i + 1));
-    rows.at(i, j) = scaled_rhs<T, Scaled>(di, v);
-  });
+  stage_elements<stage_batch>(
+      p.n, shift, valid, rd == 1, [&](std::int64_t i, int j) { return d[b.d[j] + i * rd]; },
+      [&](std::int64_t i, int j, T di) {
+        if (Checked && !finite(di)) atomicMin(&b.first[j], static_cast<int>(i + 1));
+        rows.at(i, j) = scaled_rhs<T, Scaled>(di, v);
+      });
   __syncthreads();
   cr_block(v, rows, shift, valid);
-  if (Accumulate || Checked) {
-    for_each_element(p.n, shift, valid, rx == 1, [&](std::int64_t i, int j) {
-      T* at = x + b.x[j] + i * rx;
-      const T out = Accumulate ? *at + rows.at(i, j) : *at;
-      if (Accumulate) *at = out;
-      if (Checked && !finite(out)) atomicMin(&b.last[j], static_cast<int>(i + 1));
-    });
+  if (Accumulate) {
+    stage_elements<stage_batch>(
+        p.n, shift, valid, rx == 1, [&](std::int64_t i, int j) { return rows.at(i, j); },
+        [&](std::int64_t i, int j, T sol) {
+          T* at = x + b.x[j] + i * rx;
+          const T out = *at + sol;
+          *at = out;
+          if (Checked && !finite(out)) atomicMin(&b.last[j], static_cast<int>(i + 1));
+        });
+  } else if (Checked) {
+    stage_elements<stage_batch>(
+        p.n, shift, valid, rx == 1, [&](std::int64_t i, int j) { return x[b.x[j] + i * rx]; },
+        [&](std::int64_t i, int j, T out) {
+          if (!finite(out)) atomicMin(&b.last[j], static_cast<int>(i + 1));
+        });
   }
   if (Checked) {
     __syncthreads();
