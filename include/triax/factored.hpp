@@ -62,7 +62,7 @@ enum class FactoredAlgorithm {
                          ///< system at a time (the clear statement of the algorithm)
   cuda_thread_thomas,    ///< the stored Thomas factors, one thread per system (tiled along x)
   cuda_block_cr_shared,  ///< paper 004's CR, a thread block per group of neighbouring systems,
-                         ///< the systems in shared memory: n <= 12160 (float) / 6080 (double)
+                         ///< the systems in shared memory: n <= 12032 (float) / 6016 (double)
   cuda_block_cr_global,  ///< the same reduction working in global memory (x's rows, or a
                          ///< workspace for u += x): any n
 };

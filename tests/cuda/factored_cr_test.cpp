@@ -94,7 +94,7 @@ TYPED_TEST(FactoredCrCuda, MatchesReferenceLongSystems) {
 TYPED_TEST(FactoredCrCuda, GlobalVariantBeyondSharedMemory) {
   // Longer than the shared-memory variant holds: only the global one runs it.
   using T = TypeParam;
-  const std::int64_t n = (std::is_same_v<T, float> ? 12160 : 6080) + 3;
+  const std::int64_t n = (std::is_same_v<T, float> ? 12032 : 6016) + 3;
   check_factored_against_reference<T>(n, cr_runner<T>(FactoredAlgorithm::cuda_block_cr_global), true);
 }
 

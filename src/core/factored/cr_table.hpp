@@ -27,9 +27,10 @@
 namespace triax::detail {
 
 /// Shared memory the cuda_block_cr_shared kernel gives its systems' values: the default 48 KiB a
-/// block less 512 bytes for the offsets of up to 32 systems, so that no opt-in is needed.
-inline constexpr std::int64_t cr_shared_bytes = 48 * 1024 - 512;
-/// The longest system cuda_block_cr_shared holds: 12160 rows of float, 6080 of double.
+/// block less 1 KiB for the offsets and checked-mode rows of up to 32 systems (its static
+/// shared memory), so that no opt-in is needed.
+inline constexpr std::int64_t cr_shared_bytes = 47 * 1024;
+/// The longest system cuda_block_cr_shared holds: 12032 rows of float, 6016 of double.
 template <class T>
 constexpr std::int64_t cr_shared_max_n() {
   return cr_shared_bytes / static_cast<std::int64_t>(sizeof(T));

@@ -10,54 +10,16 @@
 #include "core/factored/factored_plan.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/device_workspace.hpp"
+#include "cuda/factored/cr_launch_shape.hpp"
 #include "cuda/factored/factored_cr_kernels.cuh"
 #include "cuda/launch/launch_kernel.hpp"
 
 namespace triax::detail {
 namespace {
 
-// A shared-memory block aims at this much tile, so that several blocks share an SM and one's
-// loads overlap another's reduction; longer systems take up to cr_shared_bytes.
-constexpr std::int64_t cr_shared_target = 24 * 1024;
-
-template <class T>
-std::int64_t cr_tile_bytes(std::int64_t n, int shift) {
-  const std::int64_t pitch = shift == 0 ? 1 : (std::int64_t(1) << shift) + 1;
-  return n * pitch * static_cast<std::int64_t>(sizeof(T));
-}
-
-/// log2 of the systems a block takes, at most the batch rounded up to a power of two.
-int most_shift(const Problem& p) {
-  int s = 0;
-  while (s < 5 && (std::int64_t(1) << s) < p.count) ++s;
-  return s;
-}
-
-/// log2 of the lanes where neighbouring systems fill a 32-byte sector a row (lanes contiguous).
-template <class T>
-int sector_shift(const Problem& p) {
-  if (p.map[op_d].row_stride == 1) return 0;
-  return sizeof(T) == 4 ? 3 : 2;
-}
-
-template <class T>
-int shared_shift(const Problem& p) {
-  const int top = most_shift(p);
-  int shift = -1;
-  for (int s = top; s >= 0; --s) {
-    if (cr_tile_bytes<T>(p.n, s) <= cr_shared_target) {
-      shift = s;
-      break;
-    }
-  }
-  if (shift < std::min(top, sector_shift<T>(p))) {
-    // Long systems: fewer bytes in flight per block, but whole sectors where it still fits.
-    for (int s = std::min(top, sector_shift<T>(p)); s >= 0; --s) {
-      if (cr_tile_bytes<T>(p.n, s) <= cr_shared_bytes) return s;
-    }
-  }
-  return std::max(shift, 0);
-}
+using cuda_factored_cr::cr_tile_bytes;
+using cuda_factored_cr::global_shift;
+using cuda_factored_cr::shared_shift;
 
 template <class T>
 class CudaFactoredCrPlan final : public FactoredBackendPlan<T> {
@@ -65,7 +27,7 @@ class CudaFactoredCrPlan final : public FactoredBackendPlan<T> {
   CudaFactoredCrPlan(const Problem& p, const Options& o, const CrTable<T>& table, bool global)
       : stream_(static_cast<cudaStream_t>(o.stream)),
         global_(global),
-        shift_(global ? std::min(most_shift(p), sector_shift<T>(p)) : shared_shift<T>(p)),
+        shift_(global ? global_shift<T>(p) : shared_shift<T>(p)),
         entries_(table.entries.size() * sizeof(T)),
         work_(global ? static_cast<std::size_t>(p.n * p.count) * sizeof(T) : 0),
         view_(table.view()) {

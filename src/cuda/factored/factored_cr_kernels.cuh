@@ -103,6 +103,10 @@ struct BlockSystems {
   int first[32], last[32];
 };
 
+// The shared variant's tile and this struct share the default 48 KiB a block.
+static_assert(sizeof(BlockSystems) + cr_shared_bytes <= 48 * 1024,
+              "cr_shared_bytes leaves no room for the block's system offsets");
+
 __device__ inline void load_systems(BlockSystems& b, const Problem& p, std::int64_t s0, int valid) {
   const int t = threadIdx.x;
   if (t < valid) {
