@@ -30,6 +30,9 @@
 namespace triax::detail::cuda_factored_cr {
 
 constexpr int block_threads = 256;
+// Blocks an SM should keep (__launch_bounds__): 4 x 256 threads caps registers at 64 a thread;
+// more blocks keep one's staging in flight while another reduces.
+constexpr int min_blocks = 4;
 // Loads a thread has in flight while staging (staging.cuh says why).
 constexpr int stage_batch = 8;
 using cuda_factored::stage_elements;
@@ -136,7 +139,7 @@ __device__ inline void write_info(const BlockSystems& b, int breakdown, std::int
 
 /// Shared-memory variant: d read once, x written (or added to) once.
 template <class T, bool Accumulate, bool Checked, bool Scaled>
-__global__ void __launch_bounds__(block_threads)
+__global__ void __launch_bounds__(block_threads, min_blocks)
     factored_cr_shared(Problem p, const T* d, T* x, CrView<T> v, int shift, int* info) {
   extern __shared__ __align__(16) unsigned char cr_raw[];
   __shared__ BlockSystems b;
@@ -180,7 +183,7 @@ __global__ void __launch_bounds__(block_threads)
 /// Global-memory variant: the reduction runs in x's rows (or in work, for u += x, where x's rows
 /// hold u until the last pass adds the solution).
 template <class T, bool Accumulate, bool Checked, bool Scaled>
-__global__ void __launch_bounds__(block_threads)
+__global__ void __launch_bounds__(block_threads, min_blocks)
     factored_cr_global(Problem p, const T* d, T* x, T* work, CrView<T> v, int shift, int* info) {
   __shared__ BlockSystems b;
   const int lanes = 1 << shift;

@@ -23,26 +23,34 @@ __device__ inline void stage_elements(std::int64_t n, int shift, int valid, bool
   const std::int64_t lanes = std::int64_t(1) << shift;
   const std::int64_t total = rows_fast ? n * valid : n << shift;
   const std::int64_t step = blockDim.x;
+  // Element e's row and lane (recomputed for the puts rather than held: registers bound the
+  // blocks an SM keeps, and the kernels are bandwidth-bound).
+  auto where = [&](std::int64_t e, std::int64_t& row, int& lane) {
+    if (rows_fast) {
+      lane = static_cast<int>(e / n);
+      row = e - lane * n;
+    } else {
+      lane = static_cast<int>(e & (lanes - 1));
+      row = e >> shift;
+    }
+  };
   for (std::int64_t base = threadIdx.x; base < total; base += Batch * step) {
     V v[Batch];
-    std::int64_t row[Batch];
-    int lane[Batch];
 #pragma unroll
     for (int u = 0; u < Batch; ++u) {
       const std::int64_t e = base + u * step;
-      if (rows_fast) {
-        lane[u] = static_cast<int>(e / n);
-        row[u] = e - lane[u] * n;
-      } else {
-        lane[u] = static_cast<int>(e & (lanes - 1));
-        row[u] = e >> shift;
-      }
-      if (e < total && lane[u] < valid) v[u] = get(row[u], lane[u]);
+      std::int64_t row;
+      int lane;
+      where(e, row, lane);
+      if (e < total && lane < valid) v[u] = get(row, lane);
     }
 #pragma unroll
     for (int u = 0; u < Batch; ++u) {
       const std::int64_t e = base + u * step;
-      if (e < total && lane[u] < valid) put(row[u], lane[u], v[u]);
+      std::int64_t row;
+      int lane;
+      where(e, row, lane);
+      if (e < total && lane < valid) put(row, lane, v[u]);
     }
   }
 }
