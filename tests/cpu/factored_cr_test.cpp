@@ -150,20 +150,12 @@ TYPED_TEST(FactoredCrCpu, ScaledMatrixSolvesAsUnscaled) {
   using T = TypeParam;
   const std::int64_t n = 50;
   auto m = pade<T>(n);
-  const int k = std::is_same_v<T, float> ? -135 : -1060;
-  auto ms = m;
-  for (std::int64_t i = 0; i < n; ++i) {
-    if (i > 0) ms.a[i] = std::ldexp(m.a[i], k);
-    ms.b[i] = std::ldexp(m.b[i], k);
-    if (i + 1 < n) ms.c[i] = std::ldexp(m.c[i], k);
-  }
+  const int k = low_exponent<T>();
+  const auto ms = scaled_matrix(m, k);
   const auto l = Layout::packed({n, 30});
   FactoredGrid g{"2d", {n, 30}, 0, FactoredLayouts(l)};
-  std::vector<T> d0(l.size()), x0(l.size()), ds(l.size()), xs(l.size());
-  for (std::size_t o = 0; o < d0.size(); ++o) {
-    d0[o] = T((static_cast<int>(o * 7) % 31 - 15) / 16.0);
-    ds[o] = std::ldexp(d0[o], k);
-  }
+  std::vector<T> d0, ds, x0(l.size()), xs(l.size());
+  scaled_rhs_pair(l.size(), k, d0, ds);
   run_factored_host(Backend::cpu, m, g, Mode::separate, d0, x0, {}, nullptr, FactoredAlgorithm::cpu_cr);
   run_factored_host(Backend::cpu, ms, g, Mode::separate, ds, xs, {}, nullptr, FactoredAlgorithm::cpu_cr);
   for (std::size_t o = 0; o < x0.size(); ++o) ASSERT_EQ(xs[o], x0[o]) << "at " << o;

@@ -137,6 +137,35 @@ __device__ inline void write_info(const BlockSystems& b, int breakdown, std::int
   }
 }
 
+/// Loads the block's right-hand sides into `rows` (scaled where the table is), noting each
+/// system's first non-finite d in checked mode; ends with the block synchronised.
+template <bool Checked, bool Scaled, class T, class Rows>
+__device__ inline void stage_in(const Problem& p, const T* d, BlockSystems& b, const CrView<T>& v,
+                                const Rows& rows, int shift, int valid) {
+  const std::int64_t rd = p.map[op_d].row_stride;
+  stage_elements<stage_batch>(
+      p.n, shift, valid, rd == 1, [&](std::int64_t i, int j) { return d[b.d[j] + i * rd]; },
+      [&](std::int64_t i, int j, T di) {
+        if (Checked && !finite(di)) atomicMin(&b.first[j], static_cast<int>(i + 1));
+        rows.at(i, j) = scaled_rhs<T, Scaled>(di, v);
+      });
+  __syncthreads();
+}
+
+/// u += x: reads u (x's rows) batched and adds the solution held in `rows`.
+template <bool Checked, class T, class Rows>
+__device__ inline void stage_out_add(const Problem& p, T* x, BlockSystems& b, const Rows& rows,
+                                     int shift, int valid) {
+  const std::int64_t rx = p.map[op_x].row_stride;
+  stage_elements<stage_batch>(
+      p.n, shift, valid, rx == 1, [&](std::int64_t i, int j) { return x[b.x[j] + i * rx]; },
+      [&](std::int64_t i, int j, T u) {
+        const T out = u + rows.at(i, j);
+        x[b.x[j] + i * rx] = out;
+        if (Checked && !finite(out)) atomicMin(&b.last[j], static_cast<int>(i + 1));
+      });
+}
+
 /// Shared-memory variant: d read once, x written (or added to) once.
 template <class T, bool Accumulate, bool Checked, bool Scaled>
 __global__ void __launch_bounds__(block_threads, min_blocks)
@@ -149,23 +178,11 @@ __global__ void __launch_bounds__(block_threads, min_blocks)
   const int valid = static_cast<int>(p.count - s0 < lanes ? p.count - s0 : lanes);
   load_systems(b, p, s0, valid);
   const SharedRows<T> rows{tile, lanes == 1 ? 1 : lanes + 1};
-  const std::int64_t rd = p.map[op_d].row_stride, rx = p.map[op_x].row_stride;
-  stage_elements<stage_batch>(
-      p.n, shift, valid, rd == 1, [&](std::int64_t i, int j) { return d[b.d[j] + i * rd]; },
-      [&](std::int64_t i, int j, T di) {
-        if (Checked && !finite(di)) atomicMin(&b.first[j], static_cast<int>(i + 1));
-        rows.at(i, j) = scaled_rhs<T, Scaled>(di, v);
-      });
-  __syncthreads();
+  const std::int64_t rx = p.map[op_x].row_stride;
+  stage_in<Checked, Scaled>(p, d, b, v, rows, shift, valid);
   cr_block(v, rows, shift, valid);
   if (Accumulate) {
-    stage_elements<stage_batch>(
-        p.n, shift, valid, rx == 1, [&](std::int64_t i, int j) { return x[b.x[j] + i * rx]; },
-        [&](std::int64_t i, int j, T u) {
-          const T out = u + rows.at(i, j);
-          x[b.x[j] + i * rx] = out;
-          if (Checked && !finite(out)) atomicMin(&b.last[j], static_cast<int>(i + 1));
-        });
+    stage_out_add<Checked>(p, x, b, rows, shift, valid);
   } else {
     stage_elements<stage_batch>(
         p.n, shift, valid, rx == 1, [&](std::int64_t i, int j) { return rows.at(i, j); },
@@ -190,28 +207,15 @@ __global__ void __launch_bounds__(block_threads, min_blocks)
   const std::int64_t s0 = blockIdx.x * std::int64_t(lanes);
   const int valid = static_cast<int>(p.count - s0 < lanes ? p.count - s0 : lanes);
   load_systems(b, p, s0, valid);
-  const std::int64_t rd = p.map[op_d].row_stride, rx = p.map[op_x].row_stride;
+  const std::int64_t rx = p.map[op_x].row_stride;
   const GlobalRows<T> rows = Accumulate ? GlobalRows<T>{work, b.work, p.count}
                                         : GlobalRows<T>{x, b.x, rx};
   // The loads follow d's contiguous index (the workspace is [row][system], x is laid out as
   // the caller's; a layout where they disagree costs the stores some coalescing).
-  stage_elements<stage_batch>(
-      p.n, shift, valid, rd == 1, [&](std::int64_t i, int j) { return d[b.d[j] + i * rd]; },
-      [&](std::int64_t i, int j, T di) {
-        if (Checked && !finite(di)) atomicMin(&b.first[j], static_cast<int>(i + 1));
-        rows.at(i, j) = scaled_rhs<T, Scaled>(di, v);
-      });
-  __syncthreads();
+  stage_in<Checked, Scaled>(p, d, b, v, rows, shift, valid);
   cr_block(v, rows, shift, valid);
   if (Accumulate) {
-    stage_elements<stage_batch>(
-        p.n, shift, valid, rx == 1, [&](std::int64_t i, int j) { return rows.at(i, j); },
-        [&](std::int64_t i, int j, T sol) {
-          T* at = x + b.x[j] + i * rx;
-          const T out = *at + sol;
-          *at = out;
-          if (Checked && !finite(out)) atomicMin(&b.last[j], static_cast<int>(i + 1));
-        });
+    stage_out_add<Checked>(p, x, b, rows, shift, valid);
   } else if (Checked) {
     stage_elements<stage_batch>(
         p.n, shift, valid, rx == 1, [&](std::int64_t i, int j) { return x[b.x[j] + i * rx]; },
