@@ -86,7 +86,8 @@ TYPED_TEST(FactoredCrEmulation, BlockSolvesEveryLaneAsCpuCr) {
             const auto table = detail::cr_matrix(m.a.data(), m.b.data(), m.c.data(), n);
             const detail::CrView<T> v = table.view();
             const int pitch = lanes == 1 ? 1 : lanes + 1;
-            std::vector<T> tile(static_cast<std::size_t>(n * pitch), std::numeric_limits<T>::quiet_NaN());
+            std::vector<T> tile(static_cast<std::size_t>(n * pitch),
+                                std::numeric_limits<T>::quiet_NaN());
             std::vector<T> got(l.size(), std::numeric_limits<T>::quiet_NaN());
             auto at = [&](std::int64_t i, int j) { return rows_fast ? j * n + i : i * valid + j; };
             // Row stride 1 (rows_fast) or lanes contiguous: the order the kernels pick.

@@ -99,12 +99,14 @@ TYPED_TEST(FactoredCrCpu, CheckedModeReportsFirstNonFiniteRow) {
   auto m = toeplitz<T>("fast", n, 0.25, 1.0, 0.25, 3);
   for (int axis : {0, 1}) {
     const auto l = axis == 0 ? Layout::packed({n, count}) : Layout::packed({count, n});
-    FactoredGrid g{"2d", axis == 0 ? std::vector<std::int64_t>{n, count} : std::vector<std::int64_t>{count, n},
-                   axis, FactoredLayouts(l)};
+    FactoredGrid g{
+        "2d", axis == 0 ? std::vector<std::int64_t>{n, count} : std::vector<std::int64_t>{count, n},
+        axis, FactoredLayouts(l)};
     std::vector<T> d0(l.size(), T(0.5));
     const T faults[] = {std::numeric_limits<T>::quiet_NaN(), std::numeric_limits<T>::infinity(),
                         -std::numeric_limits<T>::infinity()};
-    for (std::int64_t s = 0; s < count; s += 2) d0[row_of(l, axis, s, (s * 5) % n)] = faults[(s / 2) % 3];
+    for (std::int64_t s = 0; s < count; s += 2)
+      d0[row_of(l, axis, s, (s * 5) % n)] = faults[(s / 2) % 3];
     for (Mode mode : {Mode::in_place, Mode::separate, Mode::increment}) {
       SCOPED_TRACE("axis " + std::to_string(axis) + " " + to_string(mode));
       std::vector<int> cr(count, -1), thomas(count, -1);
@@ -156,8 +158,10 @@ TYPED_TEST(FactoredCrCpu, ScaledMatrixSolvesAsUnscaled) {
   FactoredGrid g{"2d", {n, 30}, 0, FactoredLayouts(l)};
   std::vector<T> d0, ds, x0(l.size()), xs(l.size());
   scaled_rhs_pair(l.size(), k, d0, ds);
-  run_factored_host(Backend::cpu, m, g, Mode::separate, d0, x0, {}, nullptr, FactoredAlgorithm::cpu_cr);
-  run_factored_host(Backend::cpu, ms, g, Mode::separate, ds, xs, {}, nullptr, FactoredAlgorithm::cpu_cr);
+  run_factored_host(Backend::cpu, m, g, Mode::separate, d0, x0, {}, nullptr,
+                    FactoredAlgorithm::cpu_cr);
+  run_factored_host(Backend::cpu, ms, g, Mode::separate, ds, xs, {}, nullptr,
+                    FactoredAlgorithm::cpu_cr);
   for (std::size_t o = 0; o < x0.size(); ++o) ASSERT_EQ(xs[o], x0[o]) << "at " << o;
 }
 
@@ -165,13 +169,15 @@ TYPED_TEST(FactoredCrCpu, RejectsAlgorithmOfAnotherBackend) {
   using T = TypeParam;
   auto m = toeplitz<T>("fast", 8, 0.25, 1.0, 0.25, 3);
   const auto l = Layout::packed({8, 4});
-  for (FactoredAlgorithm a : {FactoredAlgorithm::cuda_thread_thomas, FactoredAlgorithm::cuda_block_cr_shared,
-                              FactoredAlgorithm::cuda_block_cr_global}) {
-    EXPECT_THROW(FactoredSolver<T>(Backend::cpu, m.a.data(), m.b.data(), m.c.data(), 8, l, 0, {}, a),
-                 invalid_argument);
+  for (FactoredAlgorithm a :
+       {FactoredAlgorithm::cuda_thread_thomas, FactoredAlgorithm::cuda_block_cr_shared,
+        FactoredAlgorithm::cuda_block_cr_global}) {
+    EXPECT_THROW(
+        FactoredSolver<T>(Backend::cpu, m.a.data(), m.b.data(), m.c.data(), 8, l, 0, {}, a),
+        invalid_argument);
   }
-  EXPECT_THROW(FactoredSolver<T>(Backend::reference, m.a.data(), m.b.data(), m.c.data(), 8, l, 0, {},
-                                 FactoredAlgorithm::cpu_cr),
+  EXPECT_THROW(FactoredSolver<T>(Backend::reference, m.a.data(), m.b.data(), m.c.data(), 8, l, 0,
+                                 {}, FactoredAlgorithm::cpu_cr),
                invalid_argument);
   EXPECT_THROW(FactoredSolver<T>(Backend::cpu, m.a.data(), m.b.data(), m.c.data(), 8, l, 0, {},
                                  static_cast<FactoredAlgorithm>(77)),

@@ -37,26 +37,31 @@ void run_cr_cuda(FactoredAlgorithm algorithm, const FactoredMatrixCase<T>& m, co
 template <class T>
 FactoredRunner<T> cr_runner(FactoredAlgorithm algorithm) {
   return [algorithm](const FactoredMatrixCase<T>& m, const FactoredGrid& g, Mode mode,
-                     std::vector<T>& d, std::vector<T>& x) { run_cr_cuda(algorithm, m, g, mode, d, x); };
+                     std::vector<T>& d,
+                     std::vector<T>& x) { run_cr_cuda(algorithm, m, g, mode, d, x); };
 }
 
 TYPED_TEST(FactoredCrCuda, MatchesReferenceShortSystems) {
   const std::vector<std::int64_t> sizes =
-      quick_tests() ? std::vector<std::int64_t>{1, 2, 3, 5, 8, 33}
-                    : std::vector<std::int64_t>{1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 31, 32, 33, 37, 63, 64, 65};
+      quick_tests()
+          ? std::vector<std::int64_t>{1, 2, 3, 5, 8, 33}
+          : std::vector<std::int64_t>{1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 31, 32, 33, 37, 63, 64, 65};
   for (FactoredAlgorithm a : cr_variants) {
     SCOPED_TRACE(std::string(to_string(a)));
-    for (std::int64_t n : sizes) check_factored_against_reference<TypeParam>(n, cr_runner<TypeParam>(a), quick_tests());
+    for (std::int64_t n : sizes)
+      check_factored_against_reference<TypeParam>(n, cr_runner<TypeParam>(a), quick_tests());
   }
 }
 
 TYPED_TEST(FactoredCrCuda, MatchesReferenceLongSystems) {
   const std::vector<std::int64_t> sizes =
       quick_tests() ? std::vector<std::int64_t>{127, 257}
-                    : std::vector<std::int64_t>{127, 128, 129, 251, 255, 256, 257, 511, 512, 513, 1021, 1024, 1025};
+                    : std::vector<std::int64_t>{127, 128, 129, 251,  255,  256, 257,
+                                                511, 512, 513, 1021, 1024, 1025};
   for (FactoredAlgorithm a : cr_variants) {
     SCOPED_TRACE(std::string(to_string(a)));
-    for (std::int64_t n : sizes) check_factored_against_reference<TypeParam>(n, cr_runner<TypeParam>(a), true);
+    for (std::int64_t n : sizes)
+      check_factored_against_reference<TypeParam>(n, cr_runner<TypeParam>(a), true);
     if (!quick_tests()) {
       for (std::int64_t n : {4095, 4096, 4097}) {
         check_factored_against_reference<TypeParam>(n, cr_runner<TypeParam>(a), true);
@@ -69,7 +74,8 @@ TYPED_TEST(FactoredCrCuda, GlobalVariantBeyondSharedMemory) {
   // Longer than the shared-memory variant holds: only the global one runs it.
   using T = TypeParam;
   const std::int64_t n = (std::is_same_v<T, float> ? 12032 : 6016) + 3;
-  check_factored_against_reference<T>(n, cr_runner<T>(FactoredAlgorithm::cuda_block_cr_global), true);
+  check_factored_against_reference<T>(n, cr_runner<T>(FactoredAlgorithm::cuda_block_cr_global),
+                                      true);
 }
 
 TYPED_TEST(FactoredCrCuda, MatchesCpuCrAndThomasOnManyRightHandSides) {
@@ -130,12 +136,15 @@ TYPED_TEST(FactoredCrCuda, CheckedModeMatchesCpuCr) {
     auto m = toeplitz<T>("fast", n, 0.25, 1.0, 0.25, 3);
     for (int axis : {0, 1}) {
       const auto l = axis == 0 ? Layout::packed({n, count}) : Layout::packed({count, n});
-      FactoredGrid g{"2d", axis == 0 ? std::vector<std::int64_t>{n, count} : std::vector<std::int64_t>{count, n},
-                     axis, FactoredLayouts(l)};
+      FactoredGrid g{
+          "2d",
+          axis == 0 ? std::vector<std::int64_t>{n, count} : std::vector<std::int64_t>{count, n},
+          axis, FactoredLayouts(l)};
       std::vector<T> d0(l.size(), T(0.5));
       const T faults[] = {std::numeric_limits<T>::quiet_NaN(), std::numeric_limits<T>::infinity(),
                           -std::numeric_limits<T>::infinity()};
-      for (std::int64_t s = 0; s < count; s += 2) d0[row_of(l, axis, s, (s * 5) % n)] = faults[(s / 2) % 3];
+      for (std::int64_t s = 0; s < count; s += 2)
+        d0[row_of(l, axis, s, (s * 5) % n)] = faults[(s / 2) % 3];
       for (FactoredAlgorithm a : cr_variants) {
         for (Mode mode : {Mode::in_place, Mode::separate, Mode::increment}) {
           SCOPED_TRACE("n=" + std::to_string(n) + " axis " + std::to_string(axis) + " " +

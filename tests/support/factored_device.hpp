@@ -32,16 +32,23 @@ void run_factored_cuda(const FactoredMatrixCase<T>& m, const FactoredGrid& g, Mo
     TRIAX_TEST_CUDA_OK(cudaMemset(di, 0xff, std::max<std::size_t>(1, info->size()) * sizeof(int)));
   }
   switch (mode) {
-    case Mode::in_place: s.solve_in_place(dd.get(), di); break;
-    case Mode::separate: s.solve(dd.get(), dx.get(), di); break;
-    case Mode::increment: s.solve_increment(dd.get(), dx.get(), di); break;
+    case Mode::in_place:
+      s.solve_in_place(dd.get(), di);
+      break;
+    case Mode::separate:
+      s.solve(dd.get(), dx.get(), di);
+      break;
+    case Mode::increment:
+      s.solve_increment(dd.get(), dx.get(), di);
+      break;
   }
   TRIAX_TEST_CUDA_OK(cudaStreamSynchronize(stream));
   TRIAX_TEST_CUDA_OK(cudaGetLastError());
   dd.download(d);
   dx.download(x);
   if (checked) {
-    TRIAX_TEST_CUDA_OK(cudaMemcpy(info->data(), di, info->size() * sizeof(int), cudaMemcpyDeviceToHost));
+    TRIAX_TEST_CUDA_OK(
+        cudaMemcpy(info->data(), di, info->size() * sizeof(int), cudaMemcpyDeviceToHost));
     cudaFree(di);
   }
   TRIAX_TEST_CUDA_OK(cudaStreamDestroy(stream));

@@ -116,12 +116,14 @@ CrTable<T> cr_matrix(const T* a, const T* b, const T* c, std::int64_t n) {
     for (int l = 0; l < levels && v.breakdown == 0; ++l) {
       std::vector<T> kept, elim;
       for (std::size_t r = 0; r < all[l].kept.size(); r += 3) {
-        kept.insert(kept.end(), {static_cast<T>(all[l].kept[r]), static_cast<T>(all[l].kept[r + 1]), T(0)});
+        kept.insert(kept.end(),
+                    {static_cast<T>(all[l].kept[r]), static_cast<T>(all[l].kept[r + 1]), T(0)});
       }
       for (std::size_t r = 0; r < all[l].eliminated.size(); r += 3) {
         const long double p = all[l].eliminated[r];
-        elim.insert(elim.end(), {static_cast<T>(1.0L / (p * s)), static_cast<T>(all[l].eliminated[r + 1]),
-                                 static_cast<T>(all[l].eliminated[r + 2])});
+        elim.insert(elim.end(),
+                    {static_cast<T>(1.0L / (p * s)), static_cast<T>(all[l].eliminated[r + 1]),
+                     static_cast<T>(all[l].eliminated[r + 2])});
       }
       // A ratio that overflows T breaks the reduction down as a zero pivot would.
       for (std::size_t k = 0; k < elim.size() && v.breakdown == 0; ++k) {
@@ -132,8 +134,9 @@ CrTable<T> cr_matrix(const T* a, const T* b, const T* c, std::int64_t n) {
       }
       for (std::size_t k = 0; k < kept.size() && v.breakdown == 0; ++k) {
         if (!std::isfinite(kept[k])) {
-          v.breakdown = static_cast<int>(std::min<std::int64_t>(
-              CrView<T>::slot(2 * std::int64_t(k / 3) + 1, l) + 1, std::numeric_limits<int>::max()));
+          v.breakdown = static_cast<int>(
+              std::min<std::int64_t>(CrView<T>::slot(2 * std::int64_t(k / 3) + 1, l) + 1,
+                                     std::numeric_limits<int>::max()));
         }
       }
       v.kept[l] = append_sequence(kept, t.entries);

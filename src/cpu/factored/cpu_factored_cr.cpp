@@ -45,7 +45,9 @@ template <class T>
 class CpuFactoredCrPlan final : public FactoredBackendPlan<T> {
  public:
   CpuFactoredCrPlan(const Problem& p, const Options& o, const CrTable<T>& table)
-      : threads_(host_threads(o.num_threads)), n_(p.n), table_(table),
+      : threads_(host_threads(o.num_threads)),
+        n_(p.n),
+        table_(table),
         work_(static_cast<std::size_t>(p.n * threads_)) {}
 
   void solve(const Problem& p, const FactoredOperands<T>& ops) override {
@@ -78,7 +80,8 @@ class CpuFactoredCrPlan final : public FactoredBackendPlan<T> {
       x[i * rx] = out;
       if (last == 0 && !std::isfinite(out)) last = static_cast<int>(i + 1);
     }
-    if (ops.info != nullptr) ops.info[s] = v.breakdown != 0 ? v.breakdown : first != 0 ? first : last;
+    if (ops.info != nullptr)
+      ops.info[s] = v.breakdown != 0 ? v.breakdown : first != 0 ? first : last;
   }
 
   int threads_;

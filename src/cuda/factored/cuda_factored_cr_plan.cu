@@ -32,8 +32,8 @@ class CudaFactoredCrPlan final : public FactoredBackendPlan<T> {
         entries_(table.entries.size() * sizeof(T)),
         work_(global ? static_cast<std::size_t>(p.n * p.count) * sizeof(T) : 0),
         view_(table.view()) {
-    TRIAX_CUDA_CHECK(cudaMemcpy(entries_.get(), table.entries.data(), entries_.bytes(),
-                                cudaMemcpyHostToDevice));
+    TRIAX_CUDA_CHECK(
+        cudaMemcpy(entries_.get(), table.entries.data(), entries_.bytes(), cudaMemcpyHostToDevice));
     view_.entries = static_cast<const T*>(entries_.get());
     cuda::KernelRehearsal rehearsal;
     int* info = o.checked ? &unused_info_ : nullptr;
@@ -41,11 +41,12 @@ class CudaFactoredCrPlan final : public FactoredBackendPlan<T> {
   }
 
   void solve(const Problem& p, const FactoredOperands<T>& ops) override {
-    cuda_factored::with_flags(ops.accumulate, ops.info != nullptr, view_.scaled,
-                              [&](auto accumulate, auto checked, auto scaled) {
-                                launch<decltype(accumulate)::value, decltype(checked)::value,
-                                       decltype(scaled)::value>(p, ops);
-                              });
+    cuda_factored::with_flags(
+        ops.accumulate, ops.info != nullptr, view_.scaled,
+        [&](auto accumulate, auto checked, auto scaled) {
+          launch<decltype(accumulate)::value, decltype(checked)::value, decltype(scaled)::value>(
+              p, ops);
+        });
   }
   void clear_info(int* info, std::int64_t count) override {
     TRIAX_CUDA_CHECK(
@@ -65,8 +66,9 @@ class CudaFactoredCrPlan final : public FactoredBackendPlan<T> {
                           static_cast<T*>(work_.get()), view_, shift_, ops.info);
     } else {
       cuda::launch_kernel(factored_cr_shared<T, Accumulate, Checked, Scaled>, grid,
-                          dim3(block_threads), static_cast<std::size_t>(cr_tile_bytes<T>(p.n, shift_)),
-                          stream_, p, ops.d, ops.x, view_, shift_, ops.info);
+                          dim3(block_threads),
+                          static_cast<std::size_t>(cr_tile_bytes<T>(p.n, shift_)), stream_, p,
+                          ops.d, ops.x, view_, shift_, ops.info);
     }
   }
 

@@ -152,8 +152,8 @@ __global__ void __launch_bounds__(block_threads, min_blocks)
   const int valid = static_cast<int>(p.count - s0 < lanes ? p.count - s0 : lanes);
   load_systems(b, p, s0, valid);
   const std::int64_t rx = p.map[op_x].row_stride;
-  const GlobalRows<T> rows = Accumulate ? GlobalRows<T>{work, b.work, p.count}
-                                        : GlobalRows<T>{x, b.x, rx};
+  const GlobalRows<T> rows =
+      Accumulate ? GlobalRows<T>{work, b.work, p.count} : GlobalRows<T>{x, b.x, rx};
   // The loads follow d's contiguous index (the workspace is [row][system], x is laid out as
   // the caller's; a layout where they disagree costs the stores some coalescing).
   stage_in<Checked, Scaled>(p, d, b, v, rows, shift, valid);

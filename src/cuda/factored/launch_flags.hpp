@@ -9,9 +9,8 @@ namespace triax::detail::cuda_factored {
 template <class F>
 void with_flags(bool accumulate, bool checked, bool scaled, F&& f) {
   auto pick = [](bool v, auto&& g) { v ? g(std::true_type{}) : g(std::false_type{}); };
-  pick(accumulate, [&](auto a) {
-    pick(checked, [&](auto c) { pick(scaled, [&](auto s) { f(a, c, s); }); });
-  });
+  pick(accumulate,
+       [&](auto a) { pick(checked, [&](auto c) { pick(scaled, [&](auto s) { f(a, c, s); }); }); });
 }
 
 }  // namespace triax::detail::cuda_factored
