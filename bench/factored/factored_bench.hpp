@@ -11,16 +11,25 @@ namespace triax::bench::factored {
 /// One measured row.
 struct Row {
   std::string backend, precision;
-  std::int64_t n = 0;  // the cube's edge: n^3 values, n rows a system, n^2 systems
+  std::int64_t n = 0;  // the grid's edge: n^dims values, n rows a system, n^(dims-1) systems
   int axis = 0;
   double factored_ms = 0, general_ms = 0, copy_ms = 0, cusparse_ms = 0;  // 0 = not measured
   std::int64_t stored_rows = 0;
+  int dims = 3;  // 3: paper 004's 3-D case (N_rhs = n^2); 2: its 2-D case (N_rhs = n)
+  // GPU only (0 = not measured): paper 004's CR with precomputed coefficients, shared-memory
+  // and global-memory variants, and the arithmetic-free bounds (bound_kernels.cuh).
+  double cr_shared_ms = 0, cr_global_ms = 0, sweep_bound_ms = 0, tile_bound_ms = 0;
+  std::int64_t cr_stored = 0;
+  double elements() const;
   double gbps() const;      // d read + x written by the factored solve
   double copy_gbps() const; // the in-run copy of the same array (read + write)
+  double gbps_of(double ms) const;  // the same bytes in `ms`
+  double bound_ms() const;  // the faster of the two bounds (0 if none)
 };
 
 struct Config {
   std::vector<std::int64_t> sizes;
+  std::vector<std::int64_t> sizes_2d;  // GPU: n^2 grids (paper 004's 2-D case)
   int reps = 7;
   bool gpu = true, cpu = true;
   std::string json;

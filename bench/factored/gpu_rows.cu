@@ -1,6 +1,8 @@
 // The GPU rows of triax-bench-factored: cudaEvent timings on one stream, the copy of the same
-// array (cudaMemcpyAsync device to device) in the same run, the general triax solve with one
-// broadcast matrix, and cuSPARSE gtsv2StridedBatch along x (systems contiguous) with the matrix
+// array (cudaMemcpyAsync device to device) in the same run, the factored Thomas solve (the
+// automatic choice), paper 004's CR in its shared-memory and global-memory variants, the
+// arithmetic-free bounds of bound_kernels.cuh, the general triax solve with one broadcast
+// matrix, and cuSPARSE gtsv2StridedBatch along x (systems contiguous) with the matrix
 // replicated for every system, as that API needs.
 #include <cuda_runtime.h>
 #include <cusparse.h>
@@ -10,7 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "bound_kernels.cuh"
+#include "core/factored/cr_table.hpp"
 #include "cuda/cuda_check.hpp"
+#include "cuda/factored/cr_launch_shape.hpp"
 #include "factored_bench.hpp"
 #include "triax/factored.hpp"
 #include "triax/triax.hpp"
@@ -82,10 +87,24 @@ std::size_t gtsv_buffer(cusparseHandle_t h, int m, const T* dl, const T* d, cons
   return bytes;
 }
 
+/// The bound kernels' view of a packed n^dims grid along `axis`.
+BoundGrid bound_grid(std::int64_t n, int dims, int axis) {
+  std::int64_t stride[3] = {1, n, n * n};
+  std::int64_t other[2] = {0, 0};
+  for (int k = 0, o = 0; k < dims; ++k) {
+    if (k != axis) other[o++] = stride[k];
+  }
+  const std::int64_t count = dims == 2 ? n : n * n;
+  // 2-D: one other dimension (e0 = count, s1 unused).
+  return dims == 2 ? BoundGrid{n, count, stride[axis], count, other[0], 0}
+                   : BoundGrid{n, count, stride[axis], n, other[0], other[1]};
+}
+
 template <class T>
-void rows_for(std::int64_t n, int reps, cudaStream_t stream, cusparseHandle_t sparse,
+void rows_for(std::int64_t n, int dims, int reps, cudaStream_t stream, cusparseHandle_t sparse,
               std::vector<Row>& rows) {
-  const std::size_t total = static_cast<std::size_t>(n * n * n);
+  const std::size_t total = static_cast<std::size_t>(dims == 2 ? n * n : n * n * n);
+  const std::int64_t systems = static_cast<std::int64_t>(total) / n;
   T* d = device_array<T>(total);
   T* x = device_array<T>(total);
   fill<<<1024, 256, 0, stream>>>(d, total, T(1), T(0.125));
@@ -100,19 +119,53 @@ void rows_for(std::int64_t n, int reps, cudaStream_t stream, cusparseHandle_t sp
   const double copy = median_ms(stream, reps, [&] {
     TRIAX_CUDA_CHECK(cudaMemcpyAsync(x, d, total * sizeof(T), cudaMemcpyDeviceToDevice, stream));
   });
-  const auto packed = Layout::packed({n, n, n});
-  for (int axis = 0; axis < 3; ++axis) {
+  const std::vector<std::int64_t> extents(dims, n);
+  const auto packed = Layout::packed(extents);
+  for (int axis = 0; axis < dims; ++axis) {
     Row r{"cuda", sizeof(T) == 4 ? "float" : "double", n, axis};
+    r.dims = dims;
     r.copy_ms = copy;
     FactoredSolver<T> f(Backend::cuda, a.data(), b.data(), c.data(), n, packed, axis,
                         {.stream = stream});
     r.stored_rows = f.stored_rows();
     r.factored_ms = median_ms(stream, reps, [&] { f.solve(d, x); });
-    std::int64_t s[3] = {0, 0, 0};
+    if (n <= triax::detail::cr_shared_max_n<T>()) {
+      FactoredSolver<T> cr(Backend::cuda, a.data(), b.data(), c.data(), n, packed, axis,
+                           {.stream = stream}, FactoredAlgorithm::cuda_block_cr_shared);
+      r.cr_stored = cr.stored_rows();
+      r.cr_shared_ms = median_ms(stream, reps, [&] { cr.solve(d, x); });
+    }
+    {
+      FactoredSolver<T> cr(Backend::cuda, a.data(), b.data(), c.data(), n, packed, axis,
+                           {.stream = stream}, FactoredAlgorithm::cuda_block_cr_global);
+      r.cr_stored = cr.stored_rows();
+      r.cr_global_ms = median_ms(stream, reps, [&] { cr.solve(d, x); });
+    }
+    // The bounds: the same bytes moved in the solves' orders, no arithmetic.
+    const BoundGrid g = bound_grid(n, dims, axis);
+    r.sweep_bound_ms = median_ms(stream, reps, [&] {
+      sweep_bound<T><<<static_cast<unsigned>((systems + 127) / 128), 128, 0, stream>>>(g, d, x);
+      TRIAX_CUDA_CHECK_LAUNCH();
+    });
+    if (n <= triax::detail::cr_shared_max_n<T>()) {
+      triax::detail::Problem p;
+      p.n = n;
+      p.count = systems;
+      p.map[triax::detail::op_d].row_stride = g.row_stride;
+      const int shift = triax::detail::cuda_factored_cr::shared_shift<T>(p);
+      const std::int64_t lanes = std::int64_t(1) << shift;
+      const auto smem = static_cast<std::size_t>(triax::detail::cuda_factored_cr::cr_tile_bytes<T>(n, shift));
+      r.tile_bound_ms = median_ms(stream, reps, [&] {
+        tile_bound<T><<<static_cast<unsigned>((systems + lanes - 1) / lanes), 256, smem, stream>>>(
+            g, d, x, shift);
+        TRIAX_CUDA_CHECK_LAUNCH();
+      });
+    }
+    std::vector<std::int64_t> s(dims, 0);
     s[axis] = 1;
-    const auto m = Layout::strided({n, n, n}, {s[0], s[1], s[2]});
-    Solver<T> g(Backend::cuda, OperandLayouts(m, m, m, packed, packed), axis, {.stream = stream});
-    r.general_ms = median_ms(stream, reps, [&] { g.solve(da, db, dc, d, x); });
+    const auto m = Layout::strided(extents, s);
+    Solver<T> gen(Backend::cuda, OperandLayouts(m, m, m, packed, packed), axis, {.stream = stream});
+    r.general_ms = median_ms(stream, reps, [&] { gen.solve(da, db, dc, d, x); });
     if (axis == 0) {
       // cuSPARSE takes one full matrix per system: the Pade-like Toeplitz matrix replicated.
       T* fa = device_array<T>(total);
@@ -122,13 +175,13 @@ void rows_for(std::int64_t n, int reps, cudaStream_t stream, cusparseHandle_t sp
       fill<<<1024, 256, 0, stream>>>(fb, total, T(1), T(0));
       fill<<<1024, 256, 0, stream>>>(fc, total, T(0.25), T(0));
       TRIAX_CUDA_CHECK_LAUNCH();
-      const std::size_t bytes = gtsv_buffer<T>(sparse, int(n), fa, fb, fc, x, int(n * n));
+      const std::size_t bytes = gtsv_buffer<T>(sparse, int(n), fa, fb, fc, x, int(systems));
       void* buf = nullptr;
       TRIAX_CUDA_CHECK(cudaMalloc(&buf, std::max<std::size_t>(bytes, 1)));
       // gtsv2 solves in place: each timed run copies d into x first; the copy's time is subtracted.
       const double both = median_ms(stream, reps, [&] {
         TRIAX_CUDA_CHECK(cudaMemcpyAsync(x, d, total * sizeof(T), cudaMemcpyDeviceToDevice, stream));
-        gtsv<T>(sparse, int(n), fa, fb, fc, x, int(n * n), buf);
+        gtsv<T>(sparse, int(n), fa, fb, fc, x, int(systems), buf);
       });
       r.cusparse_ms = std::max(both - copy, 1e-3);
       TRIAX_CUDA_CHECK(cudaFree(buf));
@@ -160,8 +213,12 @@ std::vector<Row> gpu_rows(const Config& cfg) {
   check_sparse(cusparseSetStream(sparse, stream), "set stream");
   std::vector<Row> rows;
   for (std::int64_t n : cfg.sizes) {
-    rows_for<float>(n, cfg.reps, stream, sparse, rows);
-    rows_for<double>(n, cfg.reps, stream, sparse, rows);
+    rows_for<float>(n, 3, cfg.reps, stream, sparse, rows);
+    rows_for<double>(n, 3, cfg.reps, stream, sparse, rows);
+  }
+  for (std::int64_t n : cfg.sizes_2d) {
+    rows_for<float>(n, 2, cfg.reps, stream, sparse, rows);
+    rows_for<double>(n, 2, cfg.reps, stream, sparse, rows);
   }
   cusparseDestroy(sparse);
   TRIAX_CUDA_CHECK(cudaStreamDestroy(stream));

@@ -19,11 +19,17 @@
 
 namespace triax::bench::factored {
 
-double Row::gbps() const {
-  return 2.0 * double(n) * double(n) * double(n) * (precision == "float" ? 4 : 8) / (factored_ms * 1e6);
+double Row::elements() const {
+  return dims == 2 ? double(n) * double(n) : double(n) * double(n) * double(n);
 }
-double Row::copy_gbps() const {
-  return 2.0 * double(n) * double(n) * double(n) * (precision == "float" ? 4 : 8) / (copy_ms * 1e6);
+double Row::gbps_of(double ms) const {
+  return ms > 0 ? 2.0 * elements() * (precision == "float" ? 4 : 8) / (ms * 1e6) : 0.0;
+}
+double Row::gbps() const { return gbps_of(factored_ms); }
+double Row::copy_gbps() const { return gbps_of(copy_ms); }
+double Row::bound_ms() const {
+  if (sweep_bound_ms > 0 && tile_bound_ms > 0) return std::min(sweep_bound_ms, tile_bound_ms);
+  return std::max(sweep_bound_ms, tile_bound_ms);
 }
 
 namespace {
@@ -80,13 +86,31 @@ void print(const Row& r) {
   const bool gpu = r.backend == "cuda";
   const double pct = 100.0 * r.gbps() / r.copy_gbps();
   const double speedup = r.general_ms / r.factored_ms;
-  std::printf("%-4s %-6s n=%-5lld axis=%d stored=%-4lld factored %8.3f ms %7.1f GB/s %5.1f%% of copy"
+  std::printf("%-4s %-6s %dd n=%-5lld axis=%d stored=%-4lld factored %8.3f ms %7.1f GB/s %5.1f%% of copy"
               " (bar %s) | general %8.3f ms x%.2f (bar 2.2)",
-              r.backend.c_str(), r.precision.c_str(), static_cast<long long>(r.n), r.axis,
+              r.backend.c_str(), r.precision.c_str(), r.dims, static_cast<long long>(r.n), r.axis,
               static_cast<long long>(r.stored_rows), r.factored_ms, r.gbps(), pct,
               gpu ? "90/85" : "80", r.general_ms, speedup);
   if (r.cusparse_ms > 0) std::printf(" | cusparse %8.3f ms x%.2f", r.cusparse_ms, r.cusparse_ms / r.factored_ms);
   std::printf("\n");
+  if (r.bound_ms() > 0) {
+    // % of copy and % of the arithmetic-free bound (the faster of sweep and tile) per algorithm.
+    const double copy = r.copy_gbps(), bound = r.gbps_of(r.bound_ms());
+    auto line = [&](const char* name, double ms) {
+      if (ms <= 0) return;
+      std::printf("     %-9s %dd n=%-5lld axis=%d %8.3f ms %7.1f GB/s %5.1f%% of copy %5.1f%% of bound"
+                  " x%.2f general\n",
+                  name, r.dims, static_cast<long long>(r.n), r.axis, ms, r.gbps_of(ms),
+                  100.0 * r.gbps_of(ms) / copy, 100.0 * r.gbps_of(ms) / bound, r.general_ms / ms);
+    };
+    line("thomas", r.factored_ms);
+    line("cr_shared", r.cr_shared_ms);
+    line("cr_global", r.cr_global_ms);
+    std::printf("     bounds: sweep %.1f%% tile %.1f%% of copy; CR stores %lld coefficient entries\n",
+                r.sweep_bound_ms > 0 ? 100.0 * r.gbps_of(r.sweep_bound_ms) / copy : 0.0,
+                r.tile_bound_ms > 0 ? 100.0 * r.gbps_of(r.tile_bound_ms) / copy : 0.0,
+                static_cast<long long>(r.cr_stored));
+  }
 }
 
 void write_json(const std::string& path, const std::vector<Row>& rows) {
@@ -98,6 +122,9 @@ void write_json(const std::string& path, const std::vector<Row>& rows) {
         << "\", \"n\": " << r.n << ", \"axis\": " << r.axis << ", \"stored_rows\": " << r.stored_rows
         << ", \"factored_ms\": " << r.factored_ms << ", \"general_ms\": " << r.general_ms
         << ", \"copy_ms\": " << r.copy_ms << ", \"cusparse_ms\": " << r.cusparse_ms
+        << ", \"dims\": " << r.dims << ", \"cr_shared_ms\": " << r.cr_shared_ms
+        << ", \"cr_global_ms\": " << r.cr_global_ms << ", \"sweep_bound_ms\": " << r.sweep_bound_ms
+        << ", \"tile_bound_ms\": " << r.tile_bound_ms << ", \"cr_stored\": " << r.cr_stored
         << ", \"gbps\": " << r.gbps() << ", \"copy_gbps\": " << r.copy_gbps() << "}"
         << (i + 1 < rows.size() ? ",\n" : "\n");
   }
@@ -118,11 +145,13 @@ int main(int argc, char** argv) {
     else if (arg == "--reps" && i + 1 < argc) cfg.reps = std::stoi(argv[++i]);
     else if (arg == "--json" && i + 1 < argc) cfg.json = argv[++i];
     else if (arg == "--n" && i + 1 < argc) cfg.sizes.push_back(std::stoll(argv[++i]));
+    else if (arg == "--n2" && i + 1 < argc) cfg.sizes_2d.push_back(std::stoll(argv[++i]));
     else if (arg == "--cpu-n" && i + 1 < argc) cpu_sizes.push_back(std::stoll(argv[++i]));
     else {
-      std::puts("usage: triax-bench-factored [--gpu-only|--cpu-only] [--n N]... [--cpu-n N]...\n"
-                "                            [--reps R] [--json FILE]\n"
-                "  an n^3 cube along each axis (default GPU n = 128 256 512, CPU n = 128 256)");
+      std::puts("usage: triax-bench-factored [--gpu-only|--cpu-only] [--n N]... [--n2 N]...\n"
+                "                            [--cpu-n N]... [--reps R] [--json FILE]\n"
+                "  an n^3 cube along each axis (default GPU n = 128 256 512, CPU n = 128 256);\n"
+                "  GPU: also n^2 squares (--n2; default none)");
       return arg == "--help" ? 0 : 2;
     }
   }

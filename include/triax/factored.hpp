@@ -42,6 +42,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string_view>
 #include <type_traits>
 
 #include "triax/errors.hpp"
@@ -50,6 +51,24 @@
 #include "triax/options.hpp"
 
 namespace triax {
+
+/// The algorithm of a factored plan (the plan's options.algorithm must stay automatic, as for
+/// triax::BlockSolver). `automatic` runs Thomas' factors (cpu_thomas, cuda_thread_thomas) until
+/// measurements say otherwise (docs/algorithms.md, "Factored and near-Toeplitz solves").
+enum class FactoredAlgorithm {
+  automatic,
+  cpu_thomas,            ///< the stored (compressed) Thomas factors, vectorised strips of systems
+  cpu_cr,                ///< paper 004's cyclic reduction with precomputed coefficients, one
+                         ///< system at a time (the clear statement of the algorithm)
+  cuda_thread_thomas,    ///< the stored Thomas factors, one thread per system (tiled along x)
+  cuda_block_cr_shared,  ///< paper 004's CR, a thread block per group of neighbouring systems,
+                         ///< the systems in shared memory: n <= 12032 (float) / 6016 (double)
+  cuda_block_cr_global,  ///< the same reduction working in global memory (x's rows, or a
+                         ///< workspace for u += x): any n
+};
+
+/// The name of a factored algorithm, as written above (e.g. "cuda_block_cr_shared").
+TRIAX_API std::string_view to_string(FactoredAlgorithm algorithm);
 
 /// The layouts of the right-hand side d and of the output x (x of solve(), u of
 /// solve_increment(); ignored by solve_in_place(), which writes d). Same rank and extents.
@@ -60,6 +79,13 @@ struct FactoredLayouts {
 };
 
 /// A plan for solving many systems that share one tridiagonal matrix along one axis.
+///
+/// **Cyclic reduction (paper 004).** FactoredAlgorithm::cpu_cr and the cuda_block_cr ones run
+/// cyclic reduction whose coefficients (per level: k1, k2 of the kept rows; 1/b, a/b, c/b of
+/// the eliminated ones) are computed once here, in long double, and compressed per level as the
+/// Thomas factors are. Checked mode reports, per system, the first row whose d is not finite,
+/// else the first row whose stored result is not finite, else 0 (and the breakdown row of the
+/// coefficients, with NaN in every x, where a reduced pivot is zero or not finite).
 ///
 /// Preconditions checked at construction (triax::invalid_argument naming the argument and value):
 /// those of triax::Solver for the layouts of d and x and for options (algorithm must be
@@ -77,7 +103,8 @@ class TRIAX_API FactoredSolver {
 
  public:
   FactoredSolver(Backend backend, const T* a, const T* b, const T* c, std::int64_t n,
-                 const FactoredLayouts& layouts, int axis, const Options& options = {});
+                 const FactoredLayouts& layouts, int axis, const Options& options = {},
+                 FactoredAlgorithm algorithm = FactoredAlgorithm::automatic);
   ~FactoredSolver();
   FactoredSolver(FactoredSolver&&) noexcept;
   FactoredSolver& operator=(FactoredSolver&&) noexcept;
@@ -92,12 +119,16 @@ class TRIAX_API FactoredSolver {
   void solve_increment(const T* d, T* u, int* info = nullptr);
 
   Backend backend() const;
+  /// The algorithm the plan runs (never automatic: the one automatic picked).
+  FactoredAlgorithm algorithm() const;
   /// Rows per system (n).
   std::int64_t system_length() const;
   /// Number of systems; the length of `info`.
   std::int64_t system_count() const;
   /// Factor rows the plan stores: rows before the limit, the limit, rows after. A table that
-  /// does not compress keeps every row and one limit slot it never reads (n + 1).
+  /// does not compress keeps every row and one limit slot it never reads (n + 1). For the CR
+  /// algorithms: the coefficient entries stored over all levels (O(log n) for a near-Toeplitz
+  /// matrix, about 2n + 2 log2 n otherwise).
   std::int64_t stored_rows() const;
   /// Rows before the converged run (those stored from the start of the system).
   std::int64_t head_rows() const;
@@ -108,7 +139,8 @@ class TRIAX_API FactoredSolver {
   /// Whether the solve scales d by a power of two (pivots outside T's normal range).
   bool scaled() const;
   /// 0 when the factorisation is clean, else k + 1 for the first row k with a zero or
-  /// non-finite pivot (or a c' that overflows T).
+  /// non-finite pivot (or a c' that overflows T). For the CR algorithms: k is the row whose
+  /// reduced pivot (or a coefficient divided by it) broke down first, level by level.
   std::int64_t factor_info() const;
   /// Bytes of memory the plan owns for its factors and workspace (device memory on cuda).
   std::size_t workspace_bytes() const;

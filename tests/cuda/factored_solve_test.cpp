@@ -6,6 +6,7 @@
 
 #include "support/device_runner.hpp"
 #include "support/factored_cases.hpp"
+#include "support/factored_device.hpp"
 
 namespace triax::test {
 namespace {
@@ -19,40 +20,6 @@ class FactoredCuda : public ::testing::Test {
 };
 using Precisions = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(FactoredCuda, Precisions);
-
-/// Solves on the device from copies of the host buffers (padding and its poison included) and
-/// copies them back; info (if given) through device memory.
-template <class T>
-void run_factored_cuda(const FactoredMatrixCase<T>& m, const FactoredGrid& g, Mode mode,
-                       std::vector<T>& d, std::vector<T>& x, bool checked = false,
-                       std::vector<int>* info = nullptr) {
-  cudaStream_t stream;
-  TRIAX_TEST_CUDA_OK(cudaStreamCreate(&stream));
-  DeviceBuffer<T> dd(d), dx(x);
-  ASSERT_TRUE(dd.get() && dx.get()) << "cudaMalloc failed";
-  FactoredSolver<T> s(Backend::cuda, m.a.data(), m.b.data(), m.c.data(),
-                      static_cast<std::int64_t>(m.b.size()), g.layouts, g.axis,
-                      {.checked = checked, .stream = stream});
-  int* di = nullptr;
-  if (checked) {
-    TRIAX_TEST_CUDA_OK(cudaMalloc(&di, std::max<std::size_t>(1, info->size()) * sizeof(int)));
-    TRIAX_TEST_CUDA_OK(cudaMemset(di, 0xff, std::max<std::size_t>(1, info->size()) * sizeof(int)));
-  }
-  switch (mode) {
-    case Mode::in_place: s.solve_in_place(dd.get(), di); break;
-    case Mode::separate: s.solve(dd.get(), dx.get(), di); break;
-    case Mode::increment: s.solve_increment(dd.get(), dx.get(), di); break;
-  }
-  TRIAX_TEST_CUDA_OK(cudaStreamSynchronize(stream));
-  TRIAX_TEST_CUDA_OK(cudaGetLastError());
-  dd.download(d);
-  dx.download(x);
-  if (checked) {
-    TRIAX_TEST_CUDA_OK(cudaMemcpy(info->data(), di, info->size() * sizeof(int), cudaMemcpyDeviceToHost));
-    cudaFree(di);
-  }
-  TRIAX_TEST_CUDA_OK(cudaStreamDestroy(stream));
-}
 
 template <class T>
 FactoredRunner<T> cuda_factored_runner() {
@@ -116,20 +83,12 @@ TYPED_TEST(FactoredCuda, BreakdownAndScaledMatrix) {
 
   const std::int64_t n = 50;
   auto m = pade<T>(n);
-  const int k = std::is_same_v<T, float> ? -135 : -1060;
-  auto ms = m;
-  for (std::int64_t i = 0; i < n; ++i) {
-    if (i > 0) ms.a[i] = std::ldexp(m.a[i], k);
-    ms.b[i] = std::ldexp(m.b[i], k);
-    if (i + 1 < n) ms.c[i] = std::ldexp(m.c[i], k);
-  }
+  const int k = low_exponent<T>();
+  const auto ms = scaled_matrix(m, k);
   const auto l2 = Layout::packed({n, 70});
   FactoredGrid g2{"2d", {n, 70}, 0, FactoredLayouts(l2)};
-  std::vector<T> d0(l2.size()), x0(l2.size()), ds(l2.size()), xs(l2.size());
-  for (std::size_t o = 0; o < d0.size(); ++o) {
-    d0[o] = T((static_cast<int>(o * 7) % 31 - 15) / 16.0);
-    ds[o] = std::ldexp(d0[o], k);
-  }
+  std::vector<T> d0, ds, x0(l2.size()), xs(l2.size());
+  scaled_rhs_pair(l2.size(), k, d0, ds);
   run_factored_cuda(m, g2, Mode::separate, d0, x0);
   run_factored_cuda(ms, g2, Mode::separate, ds, xs);
   ASSERT_TRUE(outputs_match(l2, xs, x0, 4.0));

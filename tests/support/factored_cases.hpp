@@ -74,6 +74,37 @@ FactoredMatrixCase<T> varying(std::int64_t n, std::uint64_t seed) {
   return m;
 }
 
+/// m with every coefficient multiplied by 2^k (exact): a matrix near the ends of T's range, which
+/// the plans solve as the unscaled one (their power-of-two scale).
+template <class T>
+FactoredMatrixCase<T> scaled_matrix(const FactoredMatrixCase<T>& m, int k) {
+  auto ms = m;
+  const std::int64_t n = static_cast<std::int64_t>(m.b.size());
+  for (std::int64_t i = 0; i < n; ++i) {
+    if (i > 0) ms.a[i] = std::ldexp(m.a[i], k);
+    ms.b[i] = std::ldexp(m.b[i], k);
+    if (i + 1 < n) ms.c[i] = std::ldexp(m.c[i], k);
+  }
+  return ms;
+}
+
+/// The exponent of the scaled-matrix tests: pivots near the bottom of T's normal range.
+template <class T>
+constexpr int low_exponent() {
+  return std::is_same_v<T, float> ? -135 : -1060;
+}
+
+/// Right-hand sides of the scaled-matrix tests: d0 (a few distinct values) and d0 x 2^k.
+template <class T>
+void scaled_rhs_pair(std::size_t size, int k, std::vector<T>& d0, std::vector<T>& ds) {
+  d0.resize(size);
+  ds.resize(size);
+  for (std::size_t o = 0; o < size; ++o) {
+    d0[o] = T((static_cast<int>(o * 7) % 31 - 15) / 16.0);
+    ds[o] = std::ldexp(d0[o], k);
+  }
+}
+
 /// The matrices every suite runs for n rows (quick: fast, Pade and varying only).
 template <class T>
 std::vector<FactoredMatrixCase<T>> factored_matrices(std::int64_t n, bool quick = false) {
@@ -217,9 +248,10 @@ using FactoredRunner = std::function<void(const FactoredMatrixCase<T>&, const Fa
 template <class T>
 void run_factored_host(Backend backend, const FactoredMatrixCase<T>& m, const FactoredGrid& g,
                        Mode mode, std::vector<T>& d, std::vector<T>& x, const Options& o = {},
-                       int* info = nullptr) {
+                       int* info = nullptr,
+                       FactoredAlgorithm algorithm = FactoredAlgorithm::automatic) {
   FactoredSolver<T> s(backend, m.a.data(), m.b.data(), m.c.data(),
-                      static_cast<std::int64_t>(m.b.size()), g.layouts, g.axis, o);
+                      static_cast<std::int64_t>(m.b.size()), g.layouts, g.axis, o, algorithm);
   switch (mode) {
     case Mode::in_place: s.solve_in_place(d.data(), info); break;
     case Mode::separate: s.solve(d.data(), x.data(), info); break;

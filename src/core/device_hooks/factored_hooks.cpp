@@ -17,4 +17,16 @@ template std::unique_ptr<FactoredBackendPlan<float>> make_cuda_factored_plan(
 template std::unique_ptr<FactoredBackendPlan<double>> make_cuda_factored_plan(
     const Problem&, const Options&, const FactorTable<double>&);
 
+template <class T>
+std::unique_ptr<FactoredBackendPlan<T>> make_cuda_factored_cr_plan(const Problem&, const Options&,
+                                                                   const CrTable<T>&, bool) {
+  throw not_compiled(
+      "triax::FactoredSolver: the cuda backend was not compiled into this build (configure with "
+      "-DTRIAX_ENABLE_CUDA=ON on a machine with nvcc)");
+}
+template std::unique_ptr<FactoredBackendPlan<float>> make_cuda_factored_cr_plan(
+    const Problem&, const Options&, const CrTable<float>&, bool);
+template std::unique_ptr<FactoredBackendPlan<double>> make_cuda_factored_cr_plan(
+    const Problem&, const Options&, const CrTable<double>&, bool);
+
 }  // namespace triax::detail

@@ -9,6 +9,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/factored/cr_table.hpp"
 #include "core/factored/factor_table.hpp"
 #include "core/problem.hpp"
 #include "triax/options.hpp"
@@ -54,5 +55,19 @@ template <class T>
 std::unique_ptr<FactoredBackendPlan<T>> make_cuda_factored_plan(const Problem& problem,
                                                                 const Options& options,
                                                                 const FactorTable<T>& table);
+
+// Paper 004's cyclic reduction with precomputed coefficients (FactoredAlgorithm::cpu_cr,
+// cuda_block_cr_shared, cuda_block_cr_global).
+template <class T>
+std::unique_ptr<FactoredBackendPlan<T>> make_cpu_factored_cr_plan(const Problem& problem,
+                                                                  const Options& options,
+                                                                  const CrTable<T>& table);
+/// global: the system lives in global memory (x's rows, or a workspace for u += x) rather than in
+/// shared memory, for systems longer than shared memory holds.
+template <class T>
+std::unique_ptr<FactoredBackendPlan<T>> make_cuda_factored_cr_plan(const Problem& problem,
+                                                                   const Options& options,
+                                                                   const CrTable<T>& table,
+                                                                   bool global);
 
 }  // namespace triax::detail

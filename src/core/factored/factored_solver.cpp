@@ -24,13 +24,48 @@ Layout broadcast_like(const Layout& l) {
   return Layout::strided(extents, strides, 0);
 }
 
+Backend backend_of(FactoredAlgorithm algorithm) {
+  switch (algorithm) {
+    case FactoredAlgorithm::cpu_thomas:
+    case FactoredAlgorithm::cpu_cr:
+      return Backend::cpu;
+    case FactoredAlgorithm::cuda_thread_thomas:
+    case FactoredAlgorithm::cuda_block_cr_shared:
+    case FactoredAlgorithm::cuda_block_cr_global:
+      return Backend::cuda;
+    case FactoredAlgorithm::automatic:
+      break;
+  }
+  throw invalid_argument("triax::FactoredSolver: algorithm = " +
+                         std::to_string(static_cast<int>(algorithm)) +
+                         " is not a factored algorithm");
+}
+
+bool is_cr(FactoredAlgorithm a) {
+  return a == FactoredAlgorithm::cpu_cr || a == FactoredAlgorithm::cuda_block_cr_shared ||
+         a == FactoredAlgorithm::cuda_block_cr_global;
+}
+
 }  // namespace
+
+std::string_view to_string(FactoredAlgorithm algorithm) {
+  switch (algorithm) {
+    case FactoredAlgorithm::automatic: return "automatic";
+    case FactoredAlgorithm::cpu_thomas: return "cpu_thomas";
+    case FactoredAlgorithm::cpu_cr: return "cpu_cr";
+    case FactoredAlgorithm::cuda_thread_thomas: return "cuda_thread_thomas";
+    case FactoredAlgorithm::cuda_block_cr_shared: return "cuda_block_cr_shared";
+    case FactoredAlgorithm::cuda_block_cr_global: return "cuda_block_cr_global";
+  }
+  return "unknown";
+}
 
 template <class T>
 class FactoredSolver<T>::Impl {
  public:
   Impl(Backend backend, const T* a, const T* b, const T* c, std::int64_t n,
-       const FactoredLayouts& layouts, int axis, const Options& options)
+       const FactoredLayouts& layouts, int axis, const Options& options,
+       FactoredAlgorithm algorithm)
       : backend_(backend),
         options_(options),
         // a, b, c laid out as d for normalisation (their maps are unused); the validation of
@@ -45,6 +80,17 @@ class FactoredSolver<T>::Impl {
                              std::string(to_string(options.algorithm)) +
                              " names a triax::Solver algorithm; factored plans take automatic");
     }
+    if (algorithm != FactoredAlgorithm::automatic && backend_of(algorithm) != backend) {
+      throw invalid_argument(std::string(who) + ": algorithm = " +
+                             std::string(to_string(algorithm)) + " does not run on the " +
+                             std::string(to_string(backend)) + " backend");
+    }
+    if (algorithm == FactoredAlgorithm::cuda_block_cr_shared &&
+        n > detail::cr_shared_max_n<T>()) {
+      throw invalid_argument(std::string(who) + ": algorithm = cuda_block_cr_shared holds a system in "
+                             "shared memory, at most " + std::to_string(detail::cr_shared_max_n<T>()) + " rows, but n = " + std::to_string(n) +
+                             " (use cuda_block_cr_global)");
+    }
     if (n != layouts.d.extent(axis)) {
       throw invalid_argument(std::string(who) + ": n = " + std::to_string(n) +
                              " differs from extent[" + std::to_string(axis) + "] = " +
@@ -57,6 +103,15 @@ class FactoredSolver<T>::Impl {
     problem_ = detail::normalize(layouts_, axis);
     d_self_overlaps_ = detail::layout_self_overlaps(layouts.d);
     table_ = detail::factor_matrix(a, b, c, n);
+    // Until measurements say otherwise, automatic runs the Thomas factors (the default before
+    // the CR algorithms existed).
+    if (algorithm == FactoredAlgorithm::automatic) {
+      algorithm = backend == Backend::cpu    ? FactoredAlgorithm::cpu_thomas
+                  : backend == Backend::cuda ? FactoredAlgorithm::cuda_thread_thomas
+                                             : FactoredAlgorithm::automatic;
+    }
+    algorithm_ = algorithm;
+    if (is_cr(algorithm)) cr_ = detail::cr_matrix(a, b, c, n);
     try {
       switch (backend) {
         case Backend::reference: {
@@ -72,9 +127,17 @@ class FactoredSolver<T>::Impl {
           plan_ = detail::make_reference_factored_plan<T>(problem_, options, m);
           break;
         }
-        case Backend::cpu: plan_ = detail::make_cpu_factored_plan<T>(problem_, options, table_); break;
+        case Backend::cpu:
+          plan_ = algorithm == FactoredAlgorithm::cpu_cr
+                      ? detail::make_cpu_factored_cr_plan<T>(problem_, options, cr_)
+                      : detail::make_cpu_factored_plan<T>(problem_, options, table_);
+          break;
         case Backend::cuda:
-          plan_ = detail::make_cuda_factored_plan<T>(problem_, options, table_);
+          plan_ = is_cr(algorithm)
+                      ? detail::make_cuda_factored_cr_plan<T>(
+                            problem_, options, cr_,
+                            algorithm == FactoredAlgorithm::cuda_block_cr_global)
+                      : detail::make_cuda_factored_plan<T>(problem_, options, table_);
           break;
         default:
           throw invalid_argument(std::string(who) + ": backend = " +
@@ -130,6 +193,8 @@ class FactoredSolver<T>::Impl {
   detail::Problem problem_;
   detail::Overlap d_self_overlaps_ = detail::Overlap::no;
   detail::FactorTable<T> table_;
+  FactoredAlgorithm algorithm_ = FactoredAlgorithm::automatic;
+  detail::CrTable<T> cr_;  // empty unless a CR algorithm runs
   std::unique_ptr<detail::FactoredBackendPlan<T>> plan_;
   T unread_ = T(0);
   std::atomic<bool> busy_{false};
@@ -138,8 +203,8 @@ class FactoredSolver<T>::Impl {
 template <class T>
 FactoredSolver<T>::FactoredSolver(Backend backend, const T* a, const T* b, const T* c,
                                   std::int64_t n, const FactoredLayouts& layouts, int axis,
-                                  const Options& options)
-    : impl_(std::make_unique<Impl>(backend, a, b, c, n, layouts, axis, options)) {}
+                                  const Options& options, FactoredAlgorithm algorithm)
+    : impl_(std::make_unique<Impl>(backend, a, b, c, n, layouts, axis, options, algorithm)) {}
 template <class T>
 FactoredSolver<T>::~FactoredSolver() = default;
 template <class T>
@@ -165,6 +230,10 @@ Backend FactoredSolver<T>::backend() const {
   return detail::live(impl_, Impl::who).backend_;
 }
 template <class T>
+FactoredAlgorithm FactoredSolver<T>::algorithm() const {
+  return detail::live(impl_, Impl::who).algorithm_;
+}
+template <class T>
 std::int64_t FactoredSolver<T>::system_length() const {
   return detail::live(impl_, Impl::who).problem_.n;
 }
@@ -174,7 +243,8 @@ std::int64_t FactoredSolver<T>::system_count() const {
 }
 template <class T>
 std::int64_t FactoredSolver<T>::stored_rows() const {
-  return detail::live(impl_, Impl::who).table_.view().stored();
+  const Impl& impl = detail::live(impl_, Impl::who);
+  return is_cr(impl.algorithm_) ? impl.cr_.stored() : impl.table_.view().stored();
 }
 template <class T>
 std::int64_t FactoredSolver<T>::head_rows() const {
@@ -194,7 +264,8 @@ bool FactoredSolver<T>::scaled() const {
 }
 template <class T>
 std::int64_t FactoredSolver<T>::factor_info() const {
-  return detail::live(impl_, Impl::who).table_.breakdown;
+  const Impl& impl = detail::live(impl_, Impl::who);
+  return is_cr(impl.algorithm_) ? impl.cr_.layout.breakdown : impl.table_.breakdown;
 }
 template <class T>
 std::size_t FactoredSolver<T>::workspace_bytes() const {

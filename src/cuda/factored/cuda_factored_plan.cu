@@ -10,6 +10,7 @@
 #include "cuda/cuda_check.hpp"
 #include "cuda/device_workspace.hpp"
 #include "cuda/factored/factored_kernels.cuh"
+#include "cuda/factored/launch_flags.hpp"
 #include "cuda/launch/launch_kernel.hpp"
 
 namespace triax::detail {
@@ -68,12 +69,11 @@ class CudaFactoredPlan final : public FactoredBackendPlan<T> {
   }
 
   void solve(const Problem& p, const FactoredOperands<T>& ops) override {
-    const bool checked = ops.info != nullptr;
-    if (view_.scaled) {
-      dispatch<true>(p, ops, checked);
-    } else {
-      dispatch<false>(p, ops, checked);
-    }
+    cuda_factored::with_flags(ops.accumulate, ops.info != nullptr, view_.scaled,
+                              [&](auto accumulate, auto checked, auto scaled) {
+                                launch<decltype(accumulate)::value, decltype(checked)::value,
+                                       decltype(scaled)::value>(p, ops);
+                              });
   }
   void clear_info(int* info, std::int64_t count) override {
     TRIAX_CUDA_CHECK(
@@ -82,15 +82,6 @@ class CudaFactoredPlan final : public FactoredBackendPlan<T> {
   std::size_t workspace_bytes() const override { return rows_.bytes() + work_.bytes(); }
 
  private:
-  template <bool Scaled>
-  void dispatch(const Problem& p, const FactoredOperands<T>& ops, bool checked) {
-    if (checked) {
-      ops.accumulate ? launch<true, true, Scaled>(p, ops) : launch<false, true, Scaled>(p, ops);
-    } else {
-      ops.accumulate ? launch<true, false, Scaled>(p, ops) : launch<false, false, Scaled>(p, ops);
-    }
-  }
-
   template <bool Accumulate, bool Checked, bool Scaled>
   void launch(const Problem& p, const FactoredOperands<T>& ops) {
     const dim3 grid(static_cast<unsigned>((p.count + block_threads - 1) / block_threads));

@@ -14,6 +14,7 @@
 
 #include "core/factored/factor_table.hpp"
 #include "core/problem.hpp"
+#include "cuda/factored/staging.cuh"
 
 namespace triax::detail::cuda_factored {
 
@@ -215,27 +216,19 @@ __global__ void factored_staged(Problem p, const T* d, T* x, FactorView<T> f, in
   const int n = static_cast<int>(p.n);
   const std::int64_t s0 = blockIdx.x * std::int64_t(lanes);
   const int valid = static_cast<int>(p.count - s0 < lanes ? p.count - s0 : lanes);
-  const int t = threadIdx.x, threads = blockDim.x;
+  const int t = threadIdx.x;
   if (t < valid) {
     off[t] = p.system_offset(op_d, s0 + t);
     off[32 + t] = p.system_offset(op_x, s0 + t);
   }
   __syncthreads();
   const std::int64_t rd = p.map[op_d].row_stride, rx = p.map[op_x].row_stride;
-  // Rows contiguous (along x): a thread walks rows of one system; else lanes are the fast index.
-  const bool rows_fast = rd == 1;
-  if (rows_fast) {
-    for (int j = 0; j < valid; ++j) {
-      const T* dj = d + off[j];
-      for (int i = t; i < n; i += threads) tile[i * pitch + j] = dj[i];
-    }
-  } else {
-    const int j = t % lanes;
-    if (j < valid) {
-      const T* dj = d + off[j];
-      for (int i = t / lanes; i < n; i += threads / lanes) tile[i * pitch + j] = dj[i * rd];
-    }
-  }
+  // Rows contiguous (along x): neighbouring threads take neighbouring rows of one system; else
+  // neighbouring lanes. Batched: 8 loads in flight a thread (staging.cuh).
+  const int shift = __ffs(lanes) - 1;
+  stage_elements<8>(
+      n, shift, valid, rd == 1, [&](std::int64_t i, int j) { return d[off[j] + i * rd]; },
+      [&](std::int64_t i, int j, T v) { tile[i * pitch + j] = v; });
   __syncthreads();
   if (t < valid) {
     T prev = T(0);
@@ -257,23 +250,14 @@ __global__ void factored_staged(Problem p, const T* d, T* x, FactorView<T> f, in
     }
   }
   __syncthreads();
-  const bool x_rows_fast = rx == 1;
-  if (x_rows_fast) {
-    for (int j = 0; j < valid; ++j) {
-      T* xj = x + off[32 + j];
-      for (int i = t; i < n; i += threads) {
-        xj[i] = Accumulate ? xj[i] + tile[i * pitch + j] : tile[i * pitch + j];
-      }
-    }
+  if (Accumulate) {
+    stage_elements<8>(
+        n, shift, valid, rx == 1, [&](std::int64_t i, int j) { return x[off[32 + j] + i * rx]; },
+        [&](std::int64_t i, int j, T u) { x[off[32 + j] + i * rx] = u + tile[i * pitch + j]; });
   } else {
-    const int j = t % lanes;
-    if (j < valid) {
-      T* xj = x + off[32 + j];
-      for (int i = t / lanes; i < n; i += threads / lanes) {
-        const T v = tile[i * pitch + j];
-        xj[i * rx] = Accumulate ? xj[i * rx] + v : v;
-      }
-    }
+    stage_elements<8>(
+        n, shift, valid, rx == 1, [&](std::int64_t i, int j) { return tile[i * pitch + j]; },
+        [&](std::int64_t i, int j, T v) { x[off[32 + j] + i * rx] = v; });
   }
 }
 
