@@ -8,7 +8,8 @@
 // it is not (Flat <-> Full-Interleaved, any axis of an N-D array, Unified-Vector components),
 // the elements are grouped three ways:
 // - A: the destination's fastest dimensions, from dimension 0 on, until they span a tile row
-//   (32 elements): a tile's writes are one run of the destination per warp;
+//   (32 elements): a tile's writes are one run of the destination per warp (or, where the
+//   dimensions faster than the source's fastest span fewer, several runs: A skips that one);
 // - B: the source's fastest dimension, then the next ones by source stride (not in A), until
 //   they span a tile column (64 elements): a tile's reads are runs of the source;
 // - outer: the rest, one tile after another.

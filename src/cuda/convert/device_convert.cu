@@ -2,7 +2,8 @@
 // ordered by the destination's strides, grouped for tiles); two kernels run it:
 // - rows (the source's fastest dimension is the destination's too: a sub-array copy): one
 //   thread per element of a row of dimension 0, coalesced on both sides; the row's place in the
-//   outer dimensions is decoded once per row;
+//   outer dimensions is decoded once per row; rows of at most half a block (whole blocks of the
+//   block layouts reordered) several to a block;
 // - tiles (Flat <-> Full-Interleaved, any axis of an N-D array, Unified-Vector components):
 //   32 x 64 tiles of (group A, group B) through shared memory, read along B (the source's
 //   fastest) and written along A (the destination's fastest), both coalesced.
@@ -55,6 +56,31 @@ __global__ void copy_rows(ConvertTiles d, const T* __restrict__ src, T* __restri
     row_offsets(d, item / chunks, so, dof);
     const std::int64_t i = chunk * row_threads + threadIdx.x;
     if (i < d.extent[0]) dst[dof + i * d.dst[0]] = src[so + i * d.src[0]];
+  }
+}
+
+// Rows shorter than half a block (the blocks of an array-of-blocks layout moved whole into the
+// interleaved layout: M^2 = 4..64 elements, or M = 2..8 for vectors): one row per block would
+// leave most of its threads idle, so a block copies `per` whole rows side by side, their
+// offsets decoded once per row into shared memory rather than once per element.
+template <class T>
+__global__ void __launch_bounds__(row_threads)
+    copy_short_rows(ConvertTiles d, const T* __restrict__ src, T* __restrict__ dst, int per,
+                    std::int64_t rows) {
+  __shared__ std::int64_t row_src[row_threads], row_dst[row_threads];
+  const int w = static_cast<int>(d.extent[0]);
+  const int r = static_cast<int>(threadIdx.x) / w, i = static_cast<int>(threadIdx.x) % w;
+  const std::int64_t groups = (rows + per - 1) / per;
+  for (std::int64_t g = blockIdx.x; g < groups; g += gridDim.x) {
+    const std::int64_t first = g * per;
+    if (static_cast<int>(threadIdx.x) < per && first + threadIdx.x < rows) {
+      row_offsets(d, first + threadIdx.x, row_src[threadIdx.x], row_dst[threadIdx.x]);
+    }
+    __syncthreads();
+    if (r < per && first + r < rows) {
+      dst[row_dst[r] + i * d.dst[0]] = src[row_src[r] + i * d.src[0]];
+    }
+    __syncthreads();  // the next group overwrites the offsets
   }
 }
 
@@ -122,6 +148,85 @@ unsigned clamp_grid(std::int64_t items, std::int64_t limit) {
   return static_cast<unsigned>(std::max<std::int64_t>(1, std::min(items, limit)));
 }
 
+// Tiles whose A group spans fewer than a tile row (structure of arrays -> array of blocks for
+// M <= 5: the M^2 block entries are the destination's only dimensions faster than the source's
+// fastest, 4..25 of them; no grid dimension can join A, for all of them merged into the source's
+// fastest): 32 x 64 tiles would stay 1/8 to 4/5 full and their warps' stores 4..25 lanes wide.
+// These tiles are TA x (2048 / TA) instead, TA the power of two >= the A extent (2..32): the same 2048
+// elements, 8 loads in flight per thread, read along B, and written in the order of the
+// destination's (A, B) pairs, A fastest, so that a warp's stores run on across B positions.
+template <class T, bool Simple, int TA>
+__global__ void __launch_bounds__(tile_a* tile_rows)
+    transpose_narrow(ConvertTiles d, const T* __restrict__ src, T* __restrict__ dst) {
+  constexpr int TB = tile_a * tile_b / TA, threads = tile_a * tile_rows;
+  constexpr int per_thread = TA * TB / threads;
+  __shared__ T buffer[TA][TB + 1];
+  __shared__ std::int64_t a_src[TA], a_dst[TA], b_src[Simple ? 1 : TB], b_dst[Simple ? 1 : TB];
+  const int tid = threadIdx.x + tile_a * threadIdx.y;
+  const int na = static_cast<int>(d.size_a);  // one tile along A: size_a < tile_a <= TA
+  const std::int64_t tiles_b = (d.size_b + TB - 1) / TB;
+  const std::int64_t sa = d.src[d.a.dim[0]], da = d.dst[d.a.dim[0]];
+  const std::int64_t sb = d.src[d.b.dim[0]], db = d.dst[d.b.dim[0]];
+  if (!Simple && tid < na) group_offsets(d, d.a, tid, a_src[tid], a_dst[tid]);
+  for (std::int64_t o = blockIdx.y; o < d.size_outer; o += gridDim.y) {
+    std::int64_t so, dof;
+    group_offsets(d, d.outer, o, so, dof);
+    for (std::int64_t tb = blockIdx.x; tb < tiles_b; tb += gridDim.x) {
+      const std::int64_t b0 = tb * TB;
+      const int nb = static_cast<int>(min(std::int64_t(TB), d.size_b - b0));
+      if constexpr (!Simple) {
+        for (int pb = tid; pb < nb; pb += threads) group_offsets(d, d.b, b0 + pb, b_src[pb], b_dst[pb]);
+      }
+      __syncthreads();
+      const auto src_at = [&](int pa, int pb) {
+        return Simple ? so + pa * sa + (b0 + pb) * sb : so + a_src[pa] + b_src[pb];
+      };
+      const auto dst_at = [&](int pa, int pb) {
+        return Simple ? dof + pa * da + (b0 + pb) * db : dof + a_dst[pa] + b_dst[pb];
+      };
+      // Read: consecutive threads along B (TB is a multiple of the block), all loads first.
+      T v[per_thread] = {};
+#pragma unroll
+      for (int r = 0; r < per_thread; ++r) {
+        const int k = tid + r * threads, pa = k / TB, pb = k % TB;
+        if (pa < na && pb < nb) v[r] = src[src_at(pa, pb)];
+      }
+#pragma unroll
+      for (int r = 0; r < per_thread; ++r) {
+        const int k = tid + r * threads;
+        buffer[k / TB][k % TB] = v[r];
+      }
+      __syncthreads();
+      // Write: consecutive threads along A, then on to the next B position.
+      const int count = na * nb;
+#pragma unroll
+      for (int r = 0; r < per_thread; ++r) {
+        const int k = tid + r * threads;
+        if (k < count) {
+          const int pa = k % na, pb = k / na;
+          dst[dst_at(pa, pb)] = buffer[pa][pb];
+        }
+      }
+      __syncthreads();  // the next tile overwrites the buffer and the tables
+    }
+  }
+}
+
+template <class T, bool Simple>
+void launch_narrow(const ConvertTiles& d, const T* src, T* dst, cudaStream_t s) {
+  const auto go = [&](auto kernel, int ta) {
+    const std::int64_t tb = tile_a * tile_b / ta;
+    const dim3 grid(clamp_grid((d.size_b + tb - 1) / tb, (std::int64_t(1) << 31) - 1),
+                    clamp_grid(d.size_outer, 65535));
+    cuda::launch_kernel(kernel, grid, dim3(32, tile_rows), 0, s, d, src, dst);
+  };
+  if (d.size_a <= 2) return go(transpose_narrow<T, Simple, 2>, 2);
+  if (d.size_a <= 4) return go(transpose_narrow<T, Simple, 4>, 4);
+  if (d.size_a <= 8) return go(transpose_narrow<T, Simple, 8>, 8);
+  if (d.size_a <= 16) return go(transpose_narrow<T, Simple, 16>, 16);
+  go(transpose_narrow<T, Simple, 32>, 32);
+}
+
 }  // namespace
 
 template <class T>
@@ -130,6 +235,11 @@ void device_convert(const Layout& from, const T* src, const Layout& to, T* dst, 
   const auto s = static_cast<cudaStream_t>(stream);
   src += from.offset();
   dst += to.offset();
+  if (d.tiled && d.size_a < tile_a) {
+    const bool simple = d.a.count == 1 && d.b.count == 1;
+    simple ? launch_narrow<T, true>(d, src, dst, s) : launch_narrow<T, false>(d, src, dst, s);
+    return;
+  }
   if (d.tiled) {
     const dim3 grid(clamp_grid((d.size_a + tile_a - 1) / tile_a, (std::int64_t(1) << 31) - 1),
                     clamp_grid((d.size_b + tile_b - 1) / tile_b, 65535),
@@ -141,6 +251,12 @@ void device_convert(const Layout& from, const T* src, const Layout& to, T* dst, 
   }
   std::int64_t outer = 1;
   for (int k = 1; k < d.rank; ++k) outer *= d.extent[k];
+  if (2 * d.extent[0] <= row_threads) {
+    const int per = static_cast<int>(row_threads / d.extent[0]);
+    cuda::launch_kernel(copy_short_rows<T>, clamp_grid((outer + per - 1) / per, std::int64_t(1) << 30),
+                        row_threads, 0, s, d, src, dst, per, outer);
+    return;
+  }
   const std::int64_t chunks = (d.extent[0] + row_threads - 1) / row_threads;
   cuda::launch_kernel(copy_rows<T>, clamp_grid(chunks * outer, std::int64_t(1) << 30), row_threads,
                       0, s, d, src, dst, chunks, chunks * outer);
