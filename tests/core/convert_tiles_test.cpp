@@ -194,5 +194,24 @@ TEST(ConvertTiles, SmallBlocksFillTileRows) {
   EXPECT_GE(padded.size_a, convert_tile_a);
   EXPECT_GE(padded.size_b, convert_tile_b);
 }
+// The narrow tiles' division, over its whole domain.
+TEST(ConvertTiles, DividePow21IsExact) {
+  for (int d = 1; d <= 1024; ++d) {
+    const detail::DividePow21 by(d);
+    for (int k = 0; k < 2048; ++k) ASSERT_EQ(by(k), k / d) << k << " / " << d;
+  }
+}
+
+// Array of blocks -> structure of arrays at M = 2, packed: the source's fastest group is the
+// 4 block entries alone (the kernel's narrow tiles, 512 x 4).
+TEST(ConvertTiles, SmallBlocksNarrowColumns) {
+  const std::vector<std::int64_t> e = {128, 300};
+  const ConvertTiles t = detail::plan_convert_tiles(BlockLayouts::array_of_blocks(2, e).a,
+                                                    BlockLayouts::structure_of_arrays(2, e).a);
+  ASSERT_TRUE(t.tiled);
+  EXPECT_EQ(t.size_b, 4);
+  EXPECT_EQ(t.size_a, 128 * 300);
+}
+
 }  // namespace
 }  // namespace triax

@@ -148,83 +148,97 @@ unsigned clamp_grid(std::int64_t items, std::int64_t limit) {
   return static_cast<unsigned>(std::max<std::int64_t>(1, std::min(items, limit)));
 }
 
-// Tiles whose A group spans fewer than a tile row (structure of arrays -> array of blocks for
-// M <= 5: the M^2 block entries are the destination's only dimensions faster than the source's
-// fastest, 4..25 of them; no grid dimension can join A, for all of them merged into the source's
-// fastest): 32 x 64 tiles would stay 1/8 to 4/5 full and their warps' stores 4..25 lanes wide.
-// These tiles are TA x (2048 / TA) instead, TA the power of two >= the A extent (2..32): the same 2048
-// elements, 8 loads in flight per thread, read along B, and written in the order of the
-// destination's (A, B) pairs, A fastest, so that a warp's stores run on across B positions.
-template <class T, bool Simple, int TA>
+// Tiles whose A group spans fewer than a tile row, or whose B group fewer than a tile column:
+// the block layouts' conversions where the grid merges into one dimension and the M^2 block
+// entries are the other (array of blocks <-> structure of arrays, 4..64 entries): 32 x 64 tiles
+// would stay 1/16 to 4/5 full and their warps' loads or stores 4..25 lanes wide. These tiles
+// are TA x TB = 2048 elements instead, the narrow side the power of two >= its group's extent,
+// and each thread moves 8 elements through them (as the 32 x 64 kernel): read in the source's
+// order of (A, B) pairs, B fastest, and written in the destination's, A fastest, so that a
+// warp's loads and stores run on across the narrow side's positions. The pair of a linear
+// position comes from a division by the tile's extent (a multiply and a shift: DividePow21).
+template <class T, bool Simple, int TA, int TB>
 __global__ void __launch_bounds__(tile_a* tile_rows)
     transpose_narrow(ConvertTiles d, const T* __restrict__ src, T* __restrict__ dst) {
-  constexpr int TB = tile_a * tile_b / TA, threads = tile_a * tile_rows;
-  constexpr int per_thread = TA * TB / threads;
+  static_assert(TA * TB == tile_a * tile_b);
+  constexpr int threads = tile_a * tile_rows, per_thread = TA * TB / threads;
   __shared__ T buffer[TA][TB + 1];
-  __shared__ std::int64_t a_src[TA], a_dst[TA], b_src[Simple ? 1 : TB], b_dst[Simple ? 1 : TB];
+  __shared__ std::int64_t a_src[Simple ? 1 : TA], a_dst[Simple ? 1 : TA];
+  __shared__ std::int64_t b_src[Simple ? 1 : TB], b_dst[Simple ? 1 : TB];
   const int tid = threadIdx.x + tile_a * threadIdx.y;
-  const int na = static_cast<int>(d.size_a);  // one tile along A: size_a < tile_a <= TA
-  const std::int64_t tiles_b = (d.size_b + TB - 1) / TB;
+  const std::int64_t tiles_a = (d.size_a + TA - 1) / TA, tiles_b = (d.size_b + TB - 1) / TB;
   const std::int64_t sa = d.src[d.a.dim[0]], da = d.dst[d.a.dim[0]];
   const std::int64_t sb = d.src[d.b.dim[0]], db = d.dst[d.b.dim[0]];
-  if (!Simple && tid < na) group_offsets(d, d.a, tid, a_src[tid], a_dst[tid]);
-  for (std::int64_t o = blockIdx.y; o < d.size_outer; o += gridDim.y) {
+  for (std::int64_t o = blockIdx.z; o < d.size_outer; o += gridDim.z) {
     std::int64_t so, dof;
     group_offsets(d, d.outer, o, so, dof);
-    for (std::int64_t tb = blockIdx.x; tb < tiles_b; tb += gridDim.x) {
-      const std::int64_t b0 = tb * TB;
-      const int nb = static_cast<int>(min(std::int64_t(TB), d.size_b - b0));
-      if constexpr (!Simple) {
-        for (int pb = tid; pb < nb; pb += threads) group_offsets(d, d.b, b0 + pb, b_src[pb], b_dst[pb]);
-      }
-      __syncthreads();
-      const auto src_at = [&](int pa, int pb) {
-        return Simple ? so + pa * sa + (b0 + pb) * sb : so + a_src[pa] + b_src[pb];
-      };
-      const auto dst_at = [&](int pa, int pb) {
-        return Simple ? dof + pa * da + (b0 + pb) * db : dof + a_dst[pa] + b_dst[pb];
-      };
-      // Read: consecutive threads along B (TB is a multiple of the block), all loads first.
-      T v[per_thread] = {};
-#pragma unroll
-      for (int r = 0; r < per_thread; ++r) {
-        const int k = tid + r * threads, pa = k / TB, pb = k % TB;
-        if (pa < na && pb < nb) v[r] = src[src_at(pa, pb)];
-      }
-#pragma unroll
-      for (int r = 0; r < per_thread; ++r) {
-        const int k = tid + r * threads;
-        buffer[k / TB][k % TB] = v[r];
-      }
-      __syncthreads();
-      // Write: consecutive threads along A, then on to the next B position.
-      const int count = na * nb;
-#pragma unroll
-      for (int r = 0; r < per_thread; ++r) {
-        const int k = tid + r * threads;
-        if (k < count) {
-          const int pa = k % na, pb = k / na;
-          dst[dst_at(pa, pb)] = buffer[pa][pb];
+    for (std::int64_t tb = blockIdx.y; tb < tiles_b; tb += gridDim.y) {
+      for (std::int64_t ta = blockIdx.x; ta < tiles_a; ta += gridDim.x) {
+        const std::int64_t a0 = ta * TA, b0 = tb * TB;
+        const int na = static_cast<int>(min(std::int64_t(TA), d.size_a - a0));
+        const int nb = static_cast<int>(min(std::int64_t(TB), d.size_b - b0));
+        if constexpr (!Simple) {
+          for (int p = tid; p < na; p += threads) group_offsets(d, d.a, a0 + p, a_src[p], a_dst[p]);
+          for (int p = tid; p < nb; p += threads) group_offsets(d, d.b, b0 + p, b_src[p], b_dst[p]);
+          __syncthreads();
         }
+        const auto src_at = [&](int pa, int pb) {
+          return Simple ? so + (a0 + pa) * sa + (b0 + pb) * sb : so + a_src[pa] + b_src[pb];
+        };
+        const auto dst_at = [&](int pa, int pb) {
+          return Simple ? dof + (a0 + pa) * da + (b0 + pb) * db : dof + a_dst[pa] + b_dst[pb];
+        };
+        const int count = na * nb;
+        const DividePow21 by_nb(nb), by_na(na);
+        // Read: B fastest; every load of the thread before the first store.
+        T v[per_thread] = {};
+#pragma unroll
+        for (int r = 0; r < per_thread; ++r) {
+          const int k = tid + r * threads, pa = by_nb(k), pb = k - pa * nb;
+          if (k < count) v[r] = src[src_at(pa, pb)];
+        }
+#pragma unroll
+        for (int r = 0; r < per_thread; ++r) {
+          const int k = tid + r * threads, pa = by_nb(k), pb = k - pa * nb;
+          if (k < count) buffer[pa][pb] = v[r];
+        }
+        __syncthreads();
+        // Write: A fastest.
+#pragma unroll
+        for (int r = 0; r < per_thread; ++r) {
+          const int k = tid + r * threads, pb = by_na(k), pa = k - pb * na;
+          if (k < count) dst[dst_at(pa, pb)] = buffer[pa][pb];
+        }
+        __syncthreads();  // the next tile overwrites the buffer and the tables
       }
-      __syncthreads();  // the next tile overwrites the buffer and the tables
     }
   }
 }
 
+// The narrow side's extent rounded up to a power of two (2..64), the other side 2048 / it.
 template <class T, bool Simple>
 void launch_narrow(const ConvertTiles& d, const T* src, T* dst, cudaStream_t s) {
+  const bool narrow_a = d.size_a < tile_a;
+  const std::int64_t narrow = narrow_a ? d.size_a : d.size_b;
   const auto go = [&](auto kernel, int ta) {
-    const std::int64_t tb = tile_a * tile_b / ta;
-    const dim3 grid(clamp_grid((d.size_b + tb - 1) / tb, (std::int64_t(1) << 31) - 1),
-                    clamp_grid(d.size_outer, 65535));
+    const int tb = tile_a * tile_b / ta;
+    const dim3 grid(clamp_grid((d.size_a + ta - 1) / ta, (std::int64_t(1) << 31) - 1),
+                    clamp_grid((d.size_b + tb - 1) / tb, 65535), clamp_grid(d.size_outer, 65535));
     cuda::launch_kernel(kernel, grid, dim3(32, tile_rows), 0, s, d, src, dst);
   };
-  if (d.size_a <= 2) return go(transpose_narrow<T, Simple, 2>, 2);
-  if (d.size_a <= 4) return go(transpose_narrow<T, Simple, 4>, 4);
-  if (d.size_a <= 8) return go(transpose_narrow<T, Simple, 8>, 8);
-  if (d.size_a <= 16) return go(transpose_narrow<T, Simple, 16>, 16);
-  go(transpose_narrow<T, Simple, 32>, 32);
+  if (narrow_a) {
+    if (narrow <= 2) return go(transpose_narrow<T, Simple, 2, 1024>, 2);
+    if (narrow <= 4) return go(transpose_narrow<T, Simple, 4, 512>, 4);
+    if (narrow <= 8) return go(transpose_narrow<T, Simple, 8, 256>, 8);
+    if (narrow <= 16) return go(transpose_narrow<T, Simple, 16, 128>, 16);
+    return go(transpose_narrow<T, Simple, 32, 64>, 32);
+  }
+  if (narrow <= 2) return go(transpose_narrow<T, Simple, 1024, 2>, 1024);
+  if (narrow <= 4) return go(transpose_narrow<T, Simple, 512, 4>, 512);
+  if (narrow <= 8) return go(transpose_narrow<T, Simple, 256, 8>, 256);
+  if (narrow <= 16) return go(transpose_narrow<T, Simple, 128, 16>, 128);
+  if (narrow <= 32) return go(transpose_narrow<T, Simple, 64, 32>, 64);
+  go(transpose_narrow<T, Simple, 32, 64>, 32);  // 33..63: the usual shape, linear orders
 }
 
 }  // namespace
@@ -235,7 +249,7 @@ void device_convert(const Layout& from, const T* src, const Layout& to, T* dst, 
   const auto s = static_cast<cudaStream_t>(stream);
   src += from.offset();
   dst += to.offset();
-  if (d.tiled && d.size_a < tile_a) {
+  if (d.tiled && (d.size_a < tile_a || d.size_b < tile_b)) {
     const bool simple = d.a.count == 1 && d.b.count == 1;
     simple ? launch_narrow<T, true>(d, src, dst, s) : launch_narrow<T, false>(d, src, dst, s);
     return;
