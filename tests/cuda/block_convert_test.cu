@@ -90,7 +90,10 @@ TYPED_TEST(CudaBlockConvert, EveryPairEveryAxis3dAnd4d) {
 // Ghost layers on both sides: the device writes no element outside the destination layout.
 TYPED_TEST(CudaBlockConvert, GhostLayersUntouched) {
   if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
-  for (int m : {1, 2, 4, 7}) every_pair<TypeParam>(m, {13, 10, 6}, {17, 12, 7}, {2, 1, 0});
+  for (int m : {1, 2, 4, 7}) {
+    if (quick() && (m == 1 || m == 4)) continue;
+    every_pair<TypeParam>(m, {13, 10, 6}, {17, 12, 7}, {2, 1, 0});
+  }
 }
 
 // A conversion big enough for many blocks of each kernel, on a 1-D grid (one system).
