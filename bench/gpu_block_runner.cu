@@ -40,8 +40,11 @@ void run_conversions(const BlockCase& c, const BlockInputs<T>& in, const T* a,
       Row r = block_row(c, in.systems, sizeof(T), "cuda",
                         std::string("convert_") + from_name + "_to_" + to_name);
       r.bytes = 2.0 * static_cast<double>(count) * sizeof(T);
-      auto once = [&] { layouts::convert<T>(Backend::cuda, from, from_buffer, to, to_buffer, stream); };
-      const Timing t = measure(c.reps, [&] { ctx.flush(); }, once, time_one);
+      auto once = [&] {
+        layouts::convert<T>(Backend::cuda, from, from_buffer, to, to_buffer, stream);
+      };
+      const Timing t = measure(
+          c.reps, [&] { ctx.flush(); }, once, time_one);
       r.median_ms = t.median_ms;
       r.min_ms = t.min_ms;
       r.max_ms = t.max_ms;

@@ -181,14 +181,14 @@ TEST(ConvertTiles, BlockLayoutsIntoEachOther) {
 // and A takes the slower one as well, so that tile rows are full.
 TEST(ConvertTiles, SmallBlocksFillTileRows) {
   const std::vector<std::int64_t> e = {128, 300};
-  const ConvertTiles packed = detail::plan_convert_tiles(
-      BlockLayouts::structure_of_arrays(2, e).a, BlockLayouts::array_of_blocks(2, e).a);
+  const ConvertTiles packed = detail::plan_convert_tiles(BlockLayouts::structure_of_arrays(2, e).a,
+                                                         BlockLayouts::array_of_blocks(2, e).a);
   ASSERT_TRUE(packed.tiled);
   EXPECT_EQ(packed.size_a, 4);
   EXPECT_EQ(packed.size_b, 128 * 300);
-  const ConvertTiles padded = detail::plan_convert_tiles(
-      BlockLayouts::structure_of_arrays(2, e, {130, 301}, {1, 0}).a,
-      BlockLayouts::array_of_blocks(2, e).a);
+  const ConvertTiles padded =
+      detail::plan_convert_tiles(BlockLayouts::structure_of_arrays(2, e, {130, 301}, {1, 0}).a,
+                                 BlockLayouts::array_of_blocks(2, e).a);
   ASSERT_TRUE(padded.tiled);
   EXPECT_EQ(padded.a.count, 2);
   EXPECT_GE(padded.size_a, convert_tile_a);

@@ -267,8 +267,9 @@ void device_convert(const Layout& from, const T* src, const Layout& to, T* dst, 
   for (int k = 1; k < d.rank; ++k) outer *= d.extent[k];
   if (2 * d.extent[0] <= row_threads) {
     const int per = static_cast<int>(row_threads / d.extent[0]);
-    cuda::launch_kernel(copy_short_rows<T>, clamp_grid((outer + per - 1) / per, std::int64_t(1) << 30),
-                        row_threads, 0, s, d, src, dst, per, outer);
+    cuda::launch_kernel(copy_short_rows<T>,
+                        clamp_grid((outer + per - 1) / per, std::int64_t(1) << 30), row_threads, 0,
+                        s, d, src, dst, per, outer);
     return;
   }
   const std::int64_t chunks = (d.extent[0] + row_threads - 1) / row_threads;
