@@ -2,7 +2,9 @@
 // same run and on the same buffers, the one-thread-per-system kernel (the baseline) and the
 // coop kernel (the automatic choice), each in place, timed with events on one stream after the
 // caches are flushed and d restored outside the timing; with --block-bound, each kernel's bound
-// (gpu_block_bound.cu) after it, timed alike.
+// (gpu_block_bound.cu) after it, timed alike. Then the device layout conversions of the block
+// operand A between every ordered pair of the three block layouts (triax::layouts::convert on
+// cuda), % of the device copy counting bytes read + written as the copy does.
 #include <cstdio>
 #include <string>
 
@@ -12,9 +14,45 @@
 #include "gpu_block_bound.hpp"
 #include "gpu_context.hpp"
 #include "gpu_runner.hpp"
+#include "triax/layouts.hpp"
 
 namespace triax::bench {
 namespace {
+
+// Each source layout is made on the device from the case's A (untimed); the destination is
+// flushed from the caches before each timed conversion.
+template <class T>
+void run_conversions(const BlockCase& c, const BlockInputs<T>& in, const T* a,
+                     const CopyReference& copy, GpuContext& ctx, std::vector<Row>& rows) {
+  const std::pair<const char*, Layout> all[] = {
+      {"aob", BlockLayouts::array_of_blocks(c.m, c.grid).a},
+      {"soa", BlockLayouts::structure_of_arrays(c.m, c.grid).a},
+      {"il", BlockLayouts::interleaved(c.m, c.grid, c.axis).a}};
+  const std::size_t count = static_cast<std::size_t>(in.points) * c.m * c.m;
+  T* from_buffer = static_cast<T*>(ctx.allocate(count * sizeof(T)));
+  T* to_buffer = static_cast<T*>(ctx.allocate(count * sizeof(T)));
+  void* stream = ctx.stream();
+  auto time_one = [&](auto& f) { return ctx.time_one(f); };
+  for (const auto& [from_name, from] : all) {
+    layouts::convert<T>(Backend::cuda, in.layouts.a, a, from, from_buffer, stream);
+    for (const auto& [to_name, to] : all) {
+      if (&from == &to) continue;
+      Row r = block_row(c, in.systems, sizeof(T), "cuda",
+                        std::string("convert_") + from_name + "_to_" + to_name);
+      r.bytes = 2.0 * static_cast<double>(count) * sizeof(T);
+      auto once = [&] {
+        layouts::convert<T>(Backend::cuda, from, from_buffer, to, to_buffer, stream);
+      };
+      const Timing t = measure(
+          c.reps, [&] { ctx.flush(); }, once, time_one);
+      r.median_ms = t.median_ms;
+      r.min_ms = t.min_ms;
+      r.max_ms = t.max_ms;
+      finish_row(r, copy);
+      rows.push_back(r);
+    }
+  }
+}
 
 template <class T>
 void run_typed(const BlockCase& c, const CopyReference& copy, std::vector<Row>& rows) {
@@ -76,6 +114,7 @@ void run_typed(const BlockCase& c, const CopyReference& copy, std::vector<Row>& 
     rows.push_back(r);
     if (baseline.algorithm.empty()) baseline = r;
   }
+  run_conversions<T>(c, in, a, copy, ctx, rows);
 }
 
 }  // namespace

@@ -48,8 +48,14 @@ ConvertTiles plan_convert_tiles(const Layout& from, const Layout& to) {
     size *= t.extent[k];
     used[k] = true;
   };
-  // A: destination order from dimension 0, never taking q, until a tile row is spanned.
-  for (int k = 0; k < q && t.size_a < convert_tile_a; ++k) add(t.a, t.size_a, k);
+  // A: destination order from dimension 0, never taking q, until a tile row is spanned. When the
+  // dimensions before q are too few for a row (structure of arrays -> array of blocks: q is a
+  // grid dimension and only the M^2 block entries come before it, 4 for M = 2), A goes on past q:
+  // a warp's stores are then several runs of M^2 elements, but all its lanes work, where A of
+  // the entries alone would leave 28 of 32 idle and a tile 7/8 empty.
+  for (int k = 0; k < t.rank && t.size_a < convert_tile_a; ++k) {
+    if (k != q) add(t.a, t.size_a, k);
+  }
   // B: q, then the unused dimensions by source stride, until a tile column is spanned.
   add(t.b, t.size_b, q);
   while (t.size_b < convert_tile_b) {

@@ -8,7 +8,8 @@
 // it is not (Flat <-> Full-Interleaved, any axis of an N-D array, Unified-Vector components),
 // the elements are grouped three ways:
 // - A: the destination's fastest dimensions, from dimension 0 on, until they span a tile row
-//   (32 elements): a tile's writes are one run of the destination per warp;
+//   (32 elements): a tile's writes are one run of the destination per warp (or, where the
+//   dimensions faster than the source's fastest span fewer, several runs: A skips that one);
 // - B: the source's fastest dimension, then the next ones by source stride (not in A), until
 //   they span a tile column (64 elements): a tile's reads are runs of the source;
 // - outer: the rest, one tile after another.
@@ -59,5 +60,19 @@ TRIAX_HOST_DEVICE inline void group_offsets(const ConvertTiles& t, const Convert
     dof += i * t.dst[dim];
   }
 }
+
+/// k / d for 0 <= k < 2048 and 1 <= d <= 1024 by a multiply and a shift (the narrow tiles'
+/// positions, once per element, where a division would cost more than the copy): with
+/// m = ceil(2^21 / d) = (2^21 + r) / d, 0 <= r < d, k m / 2^21 = k / d + k r / (d 2^21), and
+/// k r < 2^21 keeps the excess below 1 / d, so the floor is exact; k m < 2^32 fits 32 bits.
+struct DividePow21 {
+  std::uint32_t m;
+  TRIAX_HOST_DEVICE explicit DividePow21(int d)
+      : m(static_cast<std::uint32_t>(((std::uint32_t(1) << 21) + std::uint32_t(d) - 1) /
+                                     std::uint32_t(d))) {}
+  TRIAX_HOST_DEVICE int operator()(int k) const {
+    return static_cast<int>((static_cast<std::uint32_t>(k) * m) >> 21);
+  }
+};
 
 }  // namespace triax::detail

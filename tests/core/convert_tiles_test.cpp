@@ -12,6 +12,7 @@
 
 #include "core/convert_tiles.hpp"
 #include "support/problems.hpp"
+#include "triax/block.hpp"
 #include "triax/layouts.hpp"
 
 namespace triax {
@@ -147,6 +148,69 @@ TEST(ConvertTiles, PaddedAndOffsetSubArrays) {
                         Layout::packed({30, 31, 5}));
   expect_replay_matches(Layout::packed({30, 31, 5}), layouts::ordered({30, 31, 5}, {2, 0, 1}));
   expect_replay_matches(Layout::packed({1, 1, 7}), Layout::packed({1, 1, 7}));
+}
+
+// The three block layouts (array of blocks, structure of arrays, interleaved along each axis)
+// into each other, blocks and vectors, M = 1..8, packed and with ghost layers.
+TEST(ConvertTiles, BlockLayoutsIntoEachOther) {
+  const std::vector<std::vector<std::int64_t>> grids = {{37, 29}, {9, 7, 5}, {70}};
+  for (int m = 1; m <= 8; ++m) {
+    for (const auto& e : grids) {
+      std::vector<BlockLayouts> all = {BlockLayouts::array_of_blocks(m, e),
+                                       BlockLayouts::structure_of_arrays(m, e)};
+      for (int axis = 0; axis < static_cast<int>(e.size()); ++axis) {
+        all.push_back(BlockLayouts::interleaved(m, e, axis));
+      }
+      std::vector<std::int64_t> alloc(e), begin(e.size(), 1);
+      for (auto& x : alloc) x += 3;
+      all.push_back(BlockLayouts::structure_of_arrays(m, e, alloc, begin));
+      for (const BlockLayouts& from : all) {
+        for (const BlockLayouts& to : all) {
+          SCOPED_TRACE(m);
+          expect_replay_matches(from.a, to.a);
+          expect_replay_matches(from.d, to.d);
+        }
+      }
+    }
+  }
+}
+
+// Structure of arrays -> array of blocks at M = 2: only the 4 block entries are faster than the
+// source's fastest dimension in the destination. Packed, the grid merges into one dimension and
+// A stays 4 wide (the kernel's narrow tiles); with ghost layers the grid dimensions stay apart
+// and A takes the slower one as well, so that tile rows are full.
+TEST(ConvertTiles, SmallBlocksFillTileRows) {
+  const std::vector<std::int64_t> e = {128, 300};
+  const ConvertTiles packed = detail::plan_convert_tiles(BlockLayouts::structure_of_arrays(2, e).a,
+                                                         BlockLayouts::array_of_blocks(2, e).a);
+  ASSERT_TRUE(packed.tiled);
+  EXPECT_EQ(packed.size_a, 4);
+  EXPECT_EQ(packed.size_b, 128 * 300);
+  const ConvertTiles padded =
+      detail::plan_convert_tiles(BlockLayouts::structure_of_arrays(2, e, {130, 301}, {1, 0}).a,
+                                 BlockLayouts::array_of_blocks(2, e).a);
+  ASSERT_TRUE(padded.tiled);
+  EXPECT_EQ(padded.a.count, 2);
+  EXPECT_GE(padded.size_a, convert_tile_a);
+  EXPECT_GE(padded.size_b, convert_tile_b);
+}
+// The narrow tiles' division, over its whole domain.
+TEST(ConvertTiles, DividePow21IsExact) {
+  for (int d = 1; d <= 1024; ++d) {
+    const detail::DividePow21 by(d);
+    for (int k = 0; k < 2048; ++k) ASSERT_EQ(by(k), k / d) << k << " / " << d;
+  }
+}
+
+// Array of blocks -> structure of arrays at M = 2, packed: the source's fastest group is the
+// 4 block entries alone (the kernel's narrow tiles, 512 x 4).
+TEST(ConvertTiles, SmallBlocksNarrowColumns) {
+  const std::vector<std::int64_t> e = {128, 300};
+  const ConvertTiles t = detail::plan_convert_tiles(BlockLayouts::array_of_blocks(2, e).a,
+                                                    BlockLayouts::structure_of_arrays(2, e).a);
+  ASSERT_TRUE(t.tiled);
+  EXPECT_EQ(t.size_b, 4);
+  EXPECT_EQ(t.size_a, 128 * 300);
 }
 
 }  // namespace

@@ -2,7 +2,8 @@
 // ordered by the destination's strides, grouped for tiles); two kernels run it:
 // - rows (the source's fastest dimension is the destination's too: a sub-array copy): one
 //   thread per element of a row of dimension 0, coalesced on both sides; the row's place in the
-//   outer dimensions is decoded once per row;
+//   outer dimensions is decoded once per row; rows of at most half a block (whole blocks of the
+//   block layouts reordered) several to a block;
 // - tiles (Flat <-> Full-Interleaved, any axis of an N-D array, Unified-Vector components):
 //   32 x 64 tiles of (group A, group B) through shared memory, read along B (the source's
 //   fastest) and written along A (the destination's fastest), both coalesced.
@@ -55,6 +56,31 @@ __global__ void copy_rows(ConvertTiles d, const T* __restrict__ src, T* __restri
     row_offsets(d, item / chunks, so, dof);
     const std::int64_t i = chunk * row_threads + threadIdx.x;
     if (i < d.extent[0]) dst[dof + i * d.dst[0]] = src[so + i * d.src[0]];
+  }
+}
+
+// Rows shorter than half a block (the blocks of an array-of-blocks layout moved whole into the
+// interleaved layout: M^2 = 4..64 elements, or M = 2..8 for vectors): one row per block would
+// leave most of its threads idle, so a block copies `per` whole rows side by side, their
+// offsets decoded once per row into shared memory rather than once per element.
+template <class T>
+__global__ void __launch_bounds__(row_threads)
+    copy_short_rows(ConvertTiles d, const T* __restrict__ src, T* __restrict__ dst, int per,
+                    std::int64_t rows) {
+  __shared__ std::int64_t row_src[row_threads], row_dst[row_threads];
+  const int w = static_cast<int>(d.extent[0]);
+  const int r = static_cast<int>(threadIdx.x) / w, i = static_cast<int>(threadIdx.x) % w;
+  const std::int64_t groups = (rows + per - 1) / per;
+  for (std::int64_t g = blockIdx.x; g < groups; g += gridDim.x) {
+    const std::int64_t first = g * per;
+    if (static_cast<int>(threadIdx.x) < per && first + threadIdx.x < rows) {
+      row_offsets(d, first + threadIdx.x, row_src[threadIdx.x], row_dst[threadIdx.x]);
+    }
+    __syncthreads();
+    if (r < per && first + r < rows) {
+      dst[row_dst[r] + i * d.dst[0]] = src[row_src[r] + i * d.src[0]];
+    }
+    __syncthreads();  // the next group overwrites the offsets
   }
 }
 
@@ -122,6 +148,99 @@ unsigned clamp_grid(std::int64_t items, std::int64_t limit) {
   return static_cast<unsigned>(std::max<std::int64_t>(1, std::min(items, limit)));
 }
 
+// Tiles whose A group spans fewer than a tile row, or whose B group fewer than a tile column:
+// the block layouts' conversions where the grid merges into one dimension and the M^2 block
+// entries are the other (array of blocks <-> structure of arrays, 4..64 entries): 32 x 64 tiles
+// would stay 1/16 to 4/5 full and their warps' loads or stores 4..25 lanes wide. These tiles
+// are TA x TB = 2048 elements instead, the narrow side the power of two >= its group's extent,
+// and each thread moves 8 elements through them (as the 32 x 64 kernel): read in the source's
+// order of (A, B) pairs, B fastest, and written in the destination's, A fastest, so that a
+// warp's loads and stores run on across the narrow side's positions. The pair of a linear
+// position comes from a division by the tile's extent (a multiply and a shift: DividePow21).
+template <class T, bool Simple, int TA, int TB>
+__global__ void __launch_bounds__(tile_a* tile_rows)
+    transpose_narrow(ConvertTiles d, const T* __restrict__ src, T* __restrict__ dst) {
+  static_assert(TA * TB == tile_a * tile_b);
+  constexpr int threads = tile_a * tile_rows, per_thread = TA * TB / threads;
+  __shared__ T buffer[TA][TB + 1];
+  __shared__ std::int64_t a_src[Simple ? 1 : TA], a_dst[Simple ? 1 : TA];
+  __shared__ std::int64_t b_src[Simple ? 1 : TB], b_dst[Simple ? 1 : TB];
+  const int tid = threadIdx.x + tile_a * threadIdx.y;
+  const std::int64_t tiles_a = (d.size_a + TA - 1) / TA, tiles_b = (d.size_b + TB - 1) / TB;
+  const std::int64_t sa = d.src[d.a.dim[0]], da = d.dst[d.a.dim[0]];
+  const std::int64_t sb = d.src[d.b.dim[0]], db = d.dst[d.b.dim[0]];
+  for (std::int64_t o = blockIdx.z; o < d.size_outer; o += gridDim.z) {
+    std::int64_t so, dof;
+    group_offsets(d, d.outer, o, so, dof);
+    for (std::int64_t tb = blockIdx.y; tb < tiles_b; tb += gridDim.y) {
+      for (std::int64_t ta = blockIdx.x; ta < tiles_a; ta += gridDim.x) {
+        const std::int64_t a0 = ta * TA, b0 = tb * TB;
+        const int na = static_cast<int>(min(std::int64_t(TA), d.size_a - a0));
+        const int nb = static_cast<int>(min(std::int64_t(TB), d.size_b - b0));
+        if constexpr (!Simple) {
+          for (int p = tid; p < na; p += threads) group_offsets(d, d.a, a0 + p, a_src[p], a_dst[p]);
+          for (int p = tid; p < nb; p += threads) group_offsets(d, d.b, b0 + p, b_src[p], b_dst[p]);
+          __syncthreads();
+        }
+        const auto src_at = [&](int pa, int pb) {
+          return Simple ? so + (a0 + pa) * sa + (b0 + pb) * sb : so + a_src[pa] + b_src[pb];
+        };
+        const auto dst_at = [&](int pa, int pb) {
+          return Simple ? dof + (a0 + pa) * da + (b0 + pb) * db : dof + a_dst[pa] + b_dst[pb];
+        };
+        const int count = na * nb;
+        const DividePow21 by_nb(nb), by_na(na);
+        // Read: B fastest; every load of the thread before the first store.
+        T v[per_thread] = {};
+#pragma unroll
+        for (int r = 0; r < per_thread; ++r) {
+          const int k = tid + r * threads, pa = by_nb(k), pb = k - pa * nb;
+          if (k < count) v[r] = src[src_at(pa, pb)];
+        }
+#pragma unroll
+        for (int r = 0; r < per_thread; ++r) {
+          const int k = tid + r * threads, pa = by_nb(k), pb = k - pa * nb;
+          if (k < count) buffer[pa][pb] = v[r];
+        }
+        __syncthreads();
+        // Write: A fastest.
+#pragma unroll
+        for (int r = 0; r < per_thread; ++r) {
+          const int k = tid + r * threads, pb = by_na(k), pa = k - pb * na;
+          if (k < count) dst[dst_at(pa, pb)] = buffer[pa][pb];
+        }
+        __syncthreads();  // the next tile overwrites the buffer and the tables
+      }
+    }
+  }
+}
+
+// The narrow side's extent rounded up to a power of two (2..64), the other side 2048 / it.
+template <class T, bool Simple>
+void launch_narrow(const ConvertTiles& d, const T* src, T* dst, cudaStream_t s) {
+  const bool narrow_a = d.size_a < tile_a;
+  const std::int64_t narrow = narrow_a ? d.size_a : d.size_b;
+  const auto go = [&](auto kernel, int ta) {
+    const int tb = tile_a * tile_b / ta;
+    const dim3 grid(clamp_grid((d.size_a + ta - 1) / ta, (std::int64_t(1) << 31) - 1),
+                    clamp_grid((d.size_b + tb - 1) / tb, 65535), clamp_grid(d.size_outer, 65535));
+    cuda::launch_kernel(kernel, grid, dim3(32, tile_rows), 0, s, d, src, dst);
+  };
+  if (narrow_a) {
+    if (narrow <= 2) return go(transpose_narrow<T, Simple, 2, 1024>, 2);
+    if (narrow <= 4) return go(transpose_narrow<T, Simple, 4, 512>, 4);
+    if (narrow <= 8) return go(transpose_narrow<T, Simple, 8, 256>, 8);
+    if (narrow <= 16) return go(transpose_narrow<T, Simple, 16, 128>, 16);
+    return go(transpose_narrow<T, Simple, 32, 64>, 32);
+  }
+  if (narrow <= 2) return go(transpose_narrow<T, Simple, 1024, 2>, 1024);
+  if (narrow <= 4) return go(transpose_narrow<T, Simple, 512, 4>, 512);
+  if (narrow <= 8) return go(transpose_narrow<T, Simple, 256, 8>, 256);
+  if (narrow <= 16) return go(transpose_narrow<T, Simple, 128, 16>, 128);
+  if (narrow <= 32) return go(transpose_narrow<T, Simple, 64, 32>, 64);
+  go(transpose_narrow<T, Simple, 32, 64>, 32);  // 33..63: the usual shape, linear orders
+}
+
 }  // namespace
 
 template <class T>
@@ -130,6 +249,11 @@ void device_convert(const Layout& from, const T* src, const Layout& to, T* dst, 
   const auto s = static_cast<cudaStream_t>(stream);
   src += from.offset();
   dst += to.offset();
+  if (d.tiled && (d.size_a < tile_a || d.size_b < tile_b)) {
+    const bool simple = d.a.count == 1 && d.b.count == 1;
+    simple ? launch_narrow<T, true>(d, src, dst, s) : launch_narrow<T, false>(d, src, dst, s);
+    return;
+  }
   if (d.tiled) {
     const dim3 grid(clamp_grid((d.size_a + tile_a - 1) / tile_a, (std::int64_t(1) << 31) - 1),
                     clamp_grid((d.size_b + tile_b - 1) / tile_b, 65535),
@@ -141,6 +265,13 @@ void device_convert(const Layout& from, const T* src, const Layout& to, T* dst, 
   }
   std::int64_t outer = 1;
   for (int k = 1; k < d.rank; ++k) outer *= d.extent[k];
+  if (2 * d.extent[0] <= row_threads) {
+    const int per = static_cast<int>(row_threads / d.extent[0]);
+    cuda::launch_kernel(copy_short_rows<T>,
+                        clamp_grid((outer + per - 1) / per, std::int64_t(1) << 30), row_threads, 0,
+                        s, d, src, dst, per, outer);
+    return;
+  }
   const std::int64_t chunks = (d.extent[0] + row_threads - 1) / row_threads;
   cuda::launch_kernel(copy_rows<T>, clamp_grid(chunks * outer, std::int64_t(1) << 30), row_threads,
                       0, s, d, src, dst, chunks, chunks * outer);

@@ -1,0 +1,106 @@
+// triax::layouts::convert on the GPU between the three block layouts (array of blocks,
+// structure of arrays, interleaved along each axis), block and vector operands, M = 1..8, float
+// and double, packed and with ghost layers: the device result must equal, bit for bit, the host
+// conversion (triax::convert) into a destination poisoned with NaN alike, ghosts included.
+// SKIPPED without a device.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "support/device_runner.hpp"
+#include "support/problems.hpp"
+#include "triax/block.hpp"
+#include "triax/layouts.hpp"
+
+namespace triax::test {
+namespace {
+
+bool quick() {
+  const char* q = std::getenv("TRIAX_TEST_QUICK");
+  return q && *q && std::string(q) != "0";
+}
+
+template <class T>
+void expect_same_as_host(const Layout& from, const Layout& to, const std::string& what) {
+  std::vector<T> src(buffer_size(from));
+  for (std::size_t k = 0; k < src.size(); ++k) src[k] = static_cast<T>(k % 1000003) + T(0.5);
+  std::vector<T> dst(buffer_size(to), std::numeric_limits<T>::quiet_NaN());
+  std::vector<T> want = dst;
+  triax::convert(from, src.data(), to, want.data());
+  DeviceBuffer<T> ds(src), dd(dst);
+  ASSERT_TRUE(ds.get() && dd.get());
+  layouts::convert<T>(Backend::cuda, from, ds.get(), to, dd.get());
+  TRIAX_TEST_CUDA_OK(cudaDeviceSynchronize());
+  dd.download(dst);
+  EXPECT_TRUE(same_bits(dst, want)) << what;
+}
+
+// The layouts of one grid: array of blocks, structure of arrays and interleaved along each axis.
+std::vector<std::pair<std::string, BlockLayouts>> all_layouts(
+    int m, const std::vector<std::int64_t>& extents, const std::vector<std::int64_t>& allocated,
+    const std::vector<std::int64_t>& begin) {
+  std::vector<std::pair<std::string, BlockLayouts>> out;
+  out.emplace_back("aob", BlockLayouts::array_of_blocks(m, extents, allocated, begin));
+  out.emplace_back("soa", BlockLayouts::structure_of_arrays(m, extents, allocated, begin));
+  for (int axis = 0; axis < static_cast<int>(extents.size()); ++axis) {
+    out.emplace_back("interleaved" + std::to_string(axis),
+                     BlockLayouts::interleaved(m, extents, axis, allocated, begin));
+  }
+  return out;
+}
+
+template <class T>
+void every_pair(int m, const std::vector<std::int64_t>& extents,
+                const std::vector<std::int64_t>& allocated = {},
+                const std::vector<std::int64_t>& begin = {}) {
+  const auto all = all_layouts(m, extents, allocated, begin);
+  for (const auto& [from_name, from] : all) {
+    for (const auto& [to_name, to] : all) {
+      const std::string what = "M " + std::to_string(m) + ", " + from_name + " -> " + to_name;
+      expect_same_as_host<T>(from.a, to.a, what + " (blocks)");
+      expect_same_as_host<T>(from.d, to.d, what + " (vectors)");
+    }
+  }
+}
+
+template <class T>
+class CudaBlockConvert : public ::testing::Test {};
+using Types = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(CudaBlockConvert, Types);
+
+// Sizes that leave partial tiles and partial groups of short rows.
+TYPED_TEST(CudaBlockConvert, EveryPairEveryM2d) {
+  if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
+  for (int m = 1; m <= 8; ++m) {
+    if (quick() && m != 1 && m != 3 && m != 8) continue;
+    every_pair<TypeParam>(m, {37, 29});
+    every_pair<TypeParam>(m, {1, 70});
+  }
+}
+
+TYPED_TEST(CudaBlockConvert, EveryPairEveryAxis3dAnd4d) {
+  if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
+  for (int m : {2, 5}) every_pair<TypeParam>(m, {9, 7, 11});
+  if (!quick()) every_pair<TypeParam>(4, {5, 3, 6, 4});
+}
+
+// Ghost layers on both sides: the device writes no element outside the destination layout.
+TYPED_TEST(CudaBlockConvert, GhostLayersUntouched) {
+  if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
+  for (int m : {1, 2, 4, 7}) {
+    if (quick() && (m == 1 || m == 4)) continue;
+    every_pair<TypeParam>(m, {13, 10, 6}, {17, 12, 7}, {2, 1, 0});
+  }
+}
+
+// A conversion big enough for many blocks of each kernel, on a 1-D grid (one system).
+TYPED_TEST(CudaBlockConvert, LongOneDimensional) {
+  if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
+  for (int m : {2, 8}) every_pair<TypeParam>(m, {quick() ? 3001 : 40001});
+}
+
+}  // namespace
+}  // namespace triax::test
