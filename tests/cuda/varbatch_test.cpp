@@ -290,7 +290,7 @@ TYPED_TEST(CudaVarBatch, LengthsPassedPerSolve) {
 TEST(CudaVarBatchChecks, PerSolveLengthsRejectedWhereThePlanCannotTakeThem) {
   TRIAX_NEED_DEVICE();
   for (const std::int64_t n : {std::int64_t(40), std::int64_t(600)}) {
-    const std::int64_t count = 5;
+    const std::int64_t count = 9;  // mixed_lengths gives at least nine
     const OperandLayouts l(layouts::interleaved(n, count));
     const auto lengths = mixed_lengths(test_seed(), count, n);
     VarBatch<float> v(VarLayout::padded(l, 0, lengths), l, 0);

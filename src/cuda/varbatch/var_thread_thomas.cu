@@ -347,8 +347,11 @@ class CudaVarPlan final : public VarBackendPlan<T> {
     const auto* order = static_cast<const std::int64_t*>(staged_order_->get());
     const auto* offsets = static_cast<const std::int64_t*>(offsets_->get());
     const auto go = [&](auto kernel) {
+      // The bound is the plan's longest system (at most staged_rows here): a length passed per
+      // solve beyond it would run past the system's padded storage.
       cuda::launch_kernel(kernel, grid, staged_warps * warp, 0, stream_, p, ops, order, lengths,
-                          offsets, staged_, std::int64_t(staged_rows));
+                          offsets, staged_,
+                          std::min<std::int64_t>(layout_.max_length, staged_rows));
     };
     if (layout_.padded()) {
       ops.accumulate ? go(var_staged_hybrid_kernel<T, true, true>)
