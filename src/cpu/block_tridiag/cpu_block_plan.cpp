@@ -8,6 +8,7 @@
 #include "core/omp_threads.hpp"
 #include "cpu/batch.hpp"
 #include "cpu/block_tridiag/block_batch.hpp"
+#include "cpu/isa.hpp"
 
 namespace triax::detail {
 namespace {
@@ -19,10 +20,8 @@ class CpuBlockPlan final : public BlockBackendPlan<T> {
       : threads_(host_threads(o.num_threads)),
         per_thread_(cpu::block_scratch_elements(p.grid.n, p.m)) {
     work_.resize(per_thread_ * threads_);
-    const char* isa = std::getenv("TRIAX_CPU_ISA");
-    const bool baseline_only = isa != nullptr && std::string_view(isa) == "baseline";
-    entry_ = cpu::avx2_kernels_usable() && !baseline_only ? cpu::solve_block_batch_avx2<T>
-                                                          : cpu::solve_block_batch_baseline<T>;
+    entry_ = cpu::pick_kernel(&cpu::solve_block_batch_baseline<T>, &cpu::solve_block_batch_avx2<T>,
+                              &cpu::solve_block_batch_avx512<T>);
   }
 
   void solve(const BlockProblem& p, const Operands<T>& ops) override {
