@@ -109,8 +109,8 @@ TYPED_TEST(CpuKernelIsaCopies, EveryUsableCopyMatchesReference) {
   for (const Copy& c : copies()) {
     if (!c.usable) continue;
     ForcedIsa forced(c.name);
-    for (const auto& shape : std::vector<std::vector<std::int64_t>>{
-             {67, 35, 3}, {33, 9, 17}, {257, 41, 2}}) {
+    for (const auto& shape :
+         std::vector<std::vector<std::int64_t>>{{67, 35, 3}, {33, 9, 17}, {257, 41, 2}}) {
       for (int axis = 0; axis < 3; ++axis) {
         for (Algorithm alg : algorithms) {
           SCOPED_TRACE(std::string(c.name) + ", axis " + std::to_string(axis) + ", " +

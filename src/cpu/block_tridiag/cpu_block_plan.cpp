@@ -1,7 +1,6 @@
 // The CPU backend's block plan: sizes the per-thread scratch of the lane kernel once and picks
-// the instruction set (as the scalar plan does, TRIAX_CPU_ISA=baseline forces the portable copy).
-#include <cstdlib>
-#include <string_view>
+// the instruction set (cpu/isa.hpp, as the scalar plan does; TRIAX_CPU_ISA forces one copy).
+#include <cstddef>
 #include <vector>
 
 #include "core/block_problem.hpp"

@@ -1,8 +1,8 @@
 // The CPU backend of triax::FactoredSolver: the table of factors, a strip width, per-thread
-// scratch sized once, and the lanes kernel (strips.inc, AVX2 or portable) over OpenMP threads.
+// scratch sized once, and the lanes kernel (strips.inc: AVX-512, AVX2 or portable copy) over
+// OpenMP threads.
 #include <algorithm>
-#include <cstdlib>
-#include <string_view>
+#include <cstddef>
 #include <vector>
 
 #include "core/factored/factored_plan.hpp"
@@ -39,8 +39,9 @@ class CpuFactoredPlan final : public FactoredBackendPlan<T> {
     info_.resize(static_cast<std::size_t>(2 * width_ * threads_));
     // The widest copy the processor runs; TRIAX_CPU_ISA forces one (as for the scalar kernels:
     // the tests run every copy the machine has).
-    entry_ = cpu::pick_kernel(&cpu_factored::run_strips_baseline<T>,
-                              &cpu_factored::run_strips_avx2<T>, &cpu_factored::run_strips_avx512<T>);
+    entry_ =
+        cpu::pick_kernel(&cpu_factored::run_strips_baseline<T>, &cpu_factored::run_strips_avx2<T>,
+                         &cpu_factored::run_strips_avx512<T>);
   }
 
   void solve(const Problem& p, const FactoredOperands<T>& ops) override {
