@@ -1,7 +1,7 @@
 #pragma once
 // What the CPU plan hands its kernels, and the kernels' entry points. The kernels are compiled
 // once per instruction set (kernels_baseline.cpp for any x86-64 or other CPU; kernels_avx2.cpp
-// with AVX2 and FMA on x86-64), each copy in its own namespace so that no inline function of one
+// with AVX2 and FMA on x86-64; kernels_avx512.cpp with AVX-512), each copy in its own namespace so that no inline function of one
 // leaks into the other; the plan picks one at run time from what the processor supports.
 
 #include <cstddef>
@@ -58,8 +58,12 @@ template <class T>
 void solve_batch_baseline(const Batch<T>& batch);
 template <class T>
 void solve_batch_avx2(const Batch<T>& batch);
+template <class T>
+void solve_batch_avx512(const Batch<T>& batch);
 
 /// Whether kernels_avx2.cpp was built and the processor runs it.
 bool avx2_kernels_usable();
+/// Whether kernels_avx512.cpp was built and the processor runs it (cpu/isa.hpp picks).
+bool avx512_kernels_usable();
 
 }  // namespace triax::detail::cpu

@@ -11,6 +11,7 @@
 #include "core/omp_threads.hpp"
 #include "cpu/batch.hpp"
 #include "cpu/cyclic/cyclic_plan.hpp"
+#include "cpu/isa.hpp"
 #include "triax/errors.hpp"
 
 namespace triax::detail {
@@ -138,11 +139,10 @@ class CpuPlan final : public BackendPlan<T> {
     partition_.scratch = work_.data();
     info_per_thread_ = 2 * std::max(width_, tile_lanes);
     info_.resize(static_cast<std::size_t>(info_per_thread_) * threads_);
-    // TRIAX_CPU_ISA=baseline forces the portable kernels (the tests run both copies).
-    const char* isa = std::getenv("TRIAX_CPU_ISA");
-    const bool baseline_only = isa != nullptr && std::string_view(isa) == "baseline";
-    entry_ = cpu::avx2_kernels_usable() && !baseline_only ? cpu::solve_batch_avx2<T>
-                                                          : cpu::solve_batch_baseline<T>;
+    // The widest copy the processor runs; TRIAX_CPU_ISA=baseline|avx2|avx512 forces one (the
+    // tests run every copy the machine has).
+    entry_ = cpu::pick_kernel(&cpu::solve_batch_baseline<T>, &cpu::solve_batch_avx2<T>,
+                              &cpu::solve_batch_avx512<T>);
   }
 
   void solve(const Problem& p, const Operands<T>& ops) override {

@@ -35,5 +35,7 @@ template <class T>
 void solve_block_batch_baseline(const BlockBatch<T>& batch);
 template <class T>
 void solve_block_batch_avx2(const BlockBatch<T>& batch);
+template <class T>
+void solve_block_batch_avx512(const BlockBatch<T>& batch);
 
 }  // namespace triax::detail::cpu

@@ -1,13 +1,13 @@
 // The CPU backend's block plan: sizes the per-thread scratch of the lane kernel once and picks
-// the instruction set (as the scalar plan does, TRIAX_CPU_ISA=baseline forces the portable copy).
-#include <cstdlib>
-#include <string_view>
+// the instruction set (cpu/isa.hpp, as the scalar plan does; TRIAX_CPU_ISA forces one copy).
+#include <cstddef>
 #include <vector>
 
 #include "core/block_problem.hpp"
 #include "core/omp_threads.hpp"
 #include "cpu/batch.hpp"
 #include "cpu/block_tridiag/block_batch.hpp"
+#include "cpu/isa.hpp"
 
 namespace triax::detail {
 namespace {
@@ -19,10 +19,8 @@ class CpuBlockPlan final : public BlockBackendPlan<T> {
       : threads_(host_threads(o.num_threads)),
         per_thread_(cpu::block_scratch_elements(p.grid.n, p.m)) {
     work_.resize(per_thread_ * threads_);
-    const char* isa = std::getenv("TRIAX_CPU_ISA");
-    const bool baseline_only = isa != nullptr && std::string_view(isa) == "baseline";
-    entry_ = cpu::avx2_kernels_usable() && !baseline_only ? cpu::solve_block_batch_avx2<T>
-                                                          : cpu::solve_block_batch_baseline<T>;
+    entry_ = cpu::pick_kernel(&cpu::solve_block_batch_baseline<T>, &cpu::solve_block_batch_avx2<T>,
+                              &cpu::solve_block_batch_avx512<T>);
   }
 
   void solve(const BlockProblem& p, const Operands<T>& ops) override {

@@ -1,14 +1,15 @@
 // The CPU backend of triax::FactoredSolver: the table of factors, a strip width, per-thread
-// scratch sized once, and the lanes kernel (strips.inc, AVX2 or portable) over OpenMP threads.
+// scratch sized once, and the lanes kernel (strips.inc: AVX-512, AVX2 or portable copy) over
+// OpenMP threads.
 #include <algorithm>
-#include <cstdlib>
-#include <string_view>
+#include <cstddef>
 #include <vector>
 
 #include "core/factored/factored_plan.hpp"
 #include "core/omp_threads.hpp"
 #include "cpu/batch.hpp"
 #include "cpu/factored/strip_work.hpp"
+#include "cpu/isa.hpp"
 
 namespace triax::detail {
 namespace {
@@ -36,12 +37,11 @@ class CpuFactoredPlan final : public FactoredBackendPlan<T> {
     per_thread_ = static_cast<std::size_t>(p.n * width_ + width_);
     work_.resize(per_thread_ * threads_);
     info_.resize(static_cast<std::size_t>(2 * width_ * threads_));
-    // The AVX2 copy where the processor has it; TRIAX_CPU_ISA=baseline forces the portable one
-    // (as for the scalar kernels: the tests run both).
-    const char* isa = std::getenv("TRIAX_CPU_ISA");
-    const bool baseline_only = isa != nullptr && std::string_view(isa) == "baseline";
-    entry_ = cpu::avx2_kernels_usable() && !baseline_only ? cpu_factored::run_strips_avx2<T>
-                                                           : cpu_factored::run_strips_baseline<T>;
+    // The widest copy the processor runs; TRIAX_CPU_ISA forces one (as for the scalar kernels:
+    // the tests run every copy the machine has).
+    entry_ =
+        cpu::pick_kernel(&cpu_factored::run_strips_baseline<T>, &cpu_factored::run_strips_avx2<T>,
+                         &cpu_factored::run_strips_avx512<T>);
   }
 
   void solve(const Problem& p, const FactoredOperands<T>& ops) override {

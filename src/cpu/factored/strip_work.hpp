@@ -29,5 +29,8 @@ void run_strips_baseline(const Problem&, const FactoredOperands<T>&, const Facto
 template <class T>
 void run_strips_avx2(const Problem&, const FactoredOperands<T>&, const FactorView<T>&,
                      const StripWork<T>&);
+template <class T>
+void run_strips_avx512(const Problem&, const FactoredOperands<T>&, const FactorView<T>&,
+                       const StripWork<T>&);
 
 }  // namespace triax::detail::cpu_factored
