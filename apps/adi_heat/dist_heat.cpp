@@ -3,6 +3,8 @@
 #include <mpi.h>
 
 #include <array>
+#include <cstdio>
+#include <initializer_list>
 #include <stdexcept>
 #include <string>
 
@@ -125,6 +127,44 @@ double max_over_ranks(double v) {
   return v;
 }
 
+// --dist-method / --transport by the names to_string gives; the same on every rank, so a bad
+// name throws on every rank alike.
+template <class E>
+E enum_by_name(const std::string& name, std::initializer_list<E> values, const char* option) {
+  std::string known;
+  for (E v : values) {
+    if (triax::mpi::to_string(v) == name) return v;
+    known += (known.empty() ? "" : ", ") + std::string(triax::mpi::to_string(v));
+  }
+  throw std::invalid_argument(std::string(option) + " " + name + ": expected one of " + known);
+}
+
+// Rank 0 prints what each axis's plan runs and its phases per solve (each the largest over the
+// ranks), so that a slow axis can be told apart: local passes, reduced arithmetic or messages.
+template <class T>
+void print_plans(const triax::mpi::Solver<T>* solvers[3], const triax::mpi::PhaseTimes times[3]) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  for (int axis = 0; axis < 3; ++axis) {
+    const triax::mpi::Solver<T>& p = *solvers[axis];
+    const triax::mpi::PhaseTimes& t = times[axis];
+    const double per = t.solves > 0 ? 1e3 / t.solves : 0;
+    const double local = max_over_ranks(t.local_passes * per);
+    const double reduced = max_over_ranks(t.reduced_solve * per);
+    const double messages = max_over_ranks(t.communication * per);
+    if (rank != 0) continue;
+    std::printf("  axis %c plan: %d ranks along it, method %s, transport %s, reduced rows %s\n",
+                "xyz"[axis], p.ranks_along_axis(), std::string(to_string(p.method())).c_str(),
+                std::string(to_string(p.transport())).c_str(),
+                std::string(to_string(p.reduced_rows())).c_str());
+    if (t.solves > 0) {
+      std::printf("    per solve (ms, slowest rank): local passes %.3f, reduced solve %.3f, "
+                  "communication %.3f (%d solves)\n",
+                  local, reduced, messages, t.solves);
+    }
+  }
+}
+
 }  // namespace
 
 template <class T>
@@ -148,7 +188,15 @@ Result run_distributed(const Settings& s) {
   const triax::OperandLayouts rhs(constant, constant, constant, packed, packed);
   const triax::OperandLayouts into_u(constant, constant, constant, packed, fields.u_layout());
   using triax::mpi::Decomposition;
+  using triax::mpi::Method;
+  using triax::mpi::Transport;
   triax::mpi::Options options;
+  options.method = enum_by_name(s.dist_method, {Method::automatic, Method::allgather,
+                                                Method::gather_scatter, Method::pcr, Method::jacobi},
+                                "--dist-method");
+  options.transport = enum_by_name(s.transport, {Transport::automatic, Transport::host_staging,
+                                                 Transport::cuda_aware_mpi, Transport::nccl},
+                                   "--transport");
   if (s.backend == triax::Backend::cuda) {
 #if defined(TRIAX_HAS_CUDA)
     options.backend = triax::Backend::cuda;
@@ -159,6 +207,12 @@ Result run_distributed(const Settings& s) {
   triax::mpi::Solver<T> solve_x(Decomposition::cartesian(cart.comm, 0), rhs, 0, options),
       solve_y(Decomposition::cartesian(cart.comm, 1), rhs, 1, options),
       solve_z(Decomposition::cartesian(cart.comm, 2), into_u, 2, options);
+  triax::mpi::PhaseTimes phases[3];
+  if (s.phase_times) {
+    solve_x.set_phase_times(&phases[0]);
+    solve_y.set_phase_times(&phases[1]);
+    solve_z.set_phase_times(&phases[2]);
+  }
 #if defined(TRIAX_HAS_CUDA)
   if (s.backend == triax::Backend::cuda) {
     GpuRankFields<T> gpu(fields);
@@ -171,6 +225,8 @@ Result run_distributed(const Settings& s) {
   advance<T>(fields, solve_x, solve_y, solve_z, s, step.mu, r);
 #endif
 
+  const triax::mpi::Solver<T>* solvers[3] = {&solve_x, &solve_y, &solve_z};
+  print_plans(solvers, phases);
   for (AxisTiming& t : r.axis) {
     t.seconds = max_over_ranks(t.seconds);
     t.first_seconds = max_over_ranks(t.first_seconds);

@@ -28,6 +28,11 @@ struct Settings {
   // triax::mpi (dist_heat.hpp); otherwise one rank and triax::Solver.
   bool over_ranks = false;
   std::array<int, 3> procs{1, 1, 1};
+  // --dist-method / --transport (with --procs): triax::mpi::Method and Transport by name
+  // (to_string's spelling); "automatic" lets the plans choose. Rank 0 prints what they run.
+  std::string dist_method = "automatic";
+  std::string transport = "automatic";
+  bool phase_times = false;  // --phase-times: the plans time their phases (GPU ranks synchronise)
 };
 
 struct AxisTiming {

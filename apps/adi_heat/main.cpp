@@ -42,6 +42,11 @@ void usage() {
       "  --procs AxBxC  under mpirun -np A*B*C (a build with MPI): A, B, C ranks along x, y, z,\n"
       "                 each axis solved by triax::mpi across them (cpu backend, or GPU ranks\n"
       "                 with --backend cuda: one GPU per node-local rank); rank 0 prints\n"
+      "  --dist-method M, --transport T  with --procs: triax::mpi's method (allgather,\n"
+      "                 gather_scatter, pcr, jacobi) and GPU transport (host_staging, nccl);\n"
+      "                 automatic by default. Rank 0 prints each axis's choice\n"
+      "  --phase-times  with --procs: and each axis's phases per solve (local passes, reduced\n"
+      "                 solve, communication; GPU ranks synchronise between them)\n"
       "  --check-single with --procs: rank 0 also runs the grid alone and checks that both errors\n"
       "                 agree to rounding; exits 1 if not");
 }
@@ -197,6 +202,12 @@ int main(int argc, char** argv) {
                      p.c_str());
         return 2;
       }
+    } else if (arg == "--dist-method") {
+      s.dist_method = value();
+    } else if (arg == "--transport") {
+      s.transport = value();
+    } else if (arg == "--phase-times") {
+      s.phase_times = true;
     } else if (arg == "--check-single") {
       check_single = true;
     } else if (arg == "--check-order") {
@@ -208,6 +219,10 @@ int main(int argc, char** argv) {
   }
   if (s.n < 1 || s.steps < 1 || s.dt < 0 || (s.precision != "float" && s.precision != "double")) {
     usage();
+    return 2;
+  }
+  if (!procs && (s.dist_method != "automatic" || s.transport != "automatic" || s.phase_times)) {
+    std::fputs("adi_heat: --dist-method, --transport and --phase-times go with --procs\n", stderr);
     return 2;
   }
   if (check_single && !procs) {
