@@ -149,8 +149,7 @@ LongSplit long_split(const Problem& p, const HybridConfig& cfg) {
   ls.chunks = (ls.shape.active + cfg.P - 1) / cfg.P * std::int64_t(cfg.P);
   ls.tiles = static_cast<int>(ls.chunks / cfg.P);
   ls.shape.tiled = cfg.map != Mapping::system_fastest && cfg.P % long_path_tile_chunks == 0;
-  ls.shape.reduced_rows =
-      ls.shape.tiled ? 2 * (ls.chunks / long_path_tile_chunks) : 2 * ls.chunks;
+  ls.shape.reduced_rows = long_path_reduced_rows(ls.chunks, ls.shape.tiled);
   if (cfg.map != Mapping::system_fastest) {
     ls.shape.red_sys_stride = ls.shape.reduced_rows;
     ls.shape.red_row_stride = 1;

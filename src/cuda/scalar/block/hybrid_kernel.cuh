@@ -37,6 +37,7 @@
 #include "core/problem.hpp"
 #include "cuda/scalar/block/global_loads.cuh"
 #include "cuda/scalar/block/hybrid.hpp"
+#include "cuda/scalar/block/long_tile.hpp"
 #include "cuda/scalar/block/reduced_solve.cuh"
 #include "cuda/scalar/thread/thomas_steps.cuh"
 #include "cuda/scalar/warp/hybrid_math.cuh"
@@ -68,16 +69,11 @@ struct HybridShape {
   bool vector_stage;
   // Long path with a system's chunk threads adjacent (P a multiple of 32): each warp's 32 chunks
   // (a tile) leave two reduced equations, not two per chunk (long_path_tile_rows, below).
+  // The reduced system is then 2 rows per 32 chunks (n / 256 in float, n / 128 in double) where
+  // one pair per chunk made it n / 8 and n / 4, and the two passes move about 9 arrays per row
+  // instead of about 11.
   bool tiled;
 };
-
-/// The long path's tiles: a warp of 32 consecutive chunks of one system. Its 64 chunk-end
-/// equations couple to the rest of the system only through the first one's sub (the previous
-/// tile's last unknown) and the last one's sup (the next tile's first unknown), so the tile
-/// reduces to two equations in its own first and last unknown, as a chunk does: the reduced
-/// system is 2 rows per 32 chunks (n / 256 in float, n / 128 in double) where one per chunk made
-/// it n / 8 and n / 4, and the two passes move about 9 arrays per row instead of about 11.
-constexpr int long_path_tile_chunks = 32;
 
 /// Whether a block solves its reduced systems through shared memory (else within warps, or the
 /// long path's workspace).
@@ -567,20 +563,22 @@ __global__ void __launch_bounds__(HybridBounds<T, M, Map>::threads,
       T vf[3], vl[3];
       pair_solve_multi<T, 3>(f, f_rhs, g, g_rhs, long_path_tile_chunks, vf, vl);
       if (valid) {
+        // Lane 0: its first equation with its last unknown (vl) substituted; lane 31: its last
+        // equation with its first unknown (vf) substituted (long_tile.hpp).
         if (head) {
-          // The first chunk's first equation with its last unknown (v at lane 0) substituted.
-          ws[e] = first.sub;
-          ws[plane + e] = first.diag + first.sup * vl[1];
-          ws[2 * plane + e] = first.sup * vl[2];
-          ws[3 * plane + e] = first.rhs - first.sup * vl[0];
+          const Row<T> r = tile_first_equation(first, vl);
+          ws[e] = r.sub;
+          ws[plane + e] = r.diag;
+          ws[2 * plane + e] = r.sup;
+          ws[3 * plane + e] = r.rhs;
         }
         if (tail) {
-          // The last chunk's last equation with its first unknown (v at lane 31) substituted.
+          const Row<T> r = tile_last_equation(last, vf);
           const std::int64_t e1 = e + sh.red_row_stride;
-          ws[e1] = last.sub * vf[1];
-          ws[plane + e1] = last.diag + last.sub * vf[2];
-          ws[2 * plane + e1] = last.sup;
-          ws[3 * plane + e1] = last.rhs - last.sub * vf[0];
+          ws[e1] = r.sub;
+          ws[plane + e1] = r.diag;
+          ws[2 * plane + e1] = r.sup;
+          ws[3 * plane + e1] = r.rhs;
         }
         if (Checked && j == 0) ops.info[s] = -thomas_forward_info(p, ops, off);
       }
