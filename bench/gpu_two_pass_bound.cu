@@ -34,8 +34,8 @@ __global__ void read_pass(const Vec<T>* a, const Vec<T>* b, const Vec<T>* c, con
 }
 
 template <class T>
-__global__ void read_write_pass(const Vec<T>* a, const Vec<T>* b, const Vec<T>* c,
-                                const Vec<T>* d, Vec<T>* x, std::int64_t vectors) {
+__global__ void read_write_pass(const Vec<T>* a, const Vec<T>* b, const Vec<T>* c, const Vec<T>* d,
+                                Vec<T>* x, std::int64_t vectors) {
   for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < vectors;
        i += std::int64_t(gridDim.x) * blockDim.x) {
     const Vec<T> va = a[i], vb = b[i], vc = c[i], vd = d[i];
@@ -64,9 +64,8 @@ Timing two_pass_bound(GpuContext& ctx, const T* a, const T* b, const T* c, const
   TRIAX_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   T* sink = static_cast<T*>(ctx.allocate(sizeof(T)));
   const int threads = 512;
-  const auto blocks = static_cast<unsigned>(
-      std::max<std::int64_t>(1, std::min<std::int64_t>(std::int64_t(sms) * 4,
-                                                       (vectors + threads - 1) / threads)));
+  const auto blocks = static_cast<unsigned>(std::max<std::int64_t>(
+      1, std::min<std::int64_t>(std::int64_t(sms) * 4, (vectors + threads - 1) / threads)));
   const auto* va = reinterpret_cast<const Vec<T>*>(a);
   const auto* vb = reinterpret_cast<const Vec<T>*>(b);
   const auto* vc = reinterpret_cast<const Vec<T>*>(c);

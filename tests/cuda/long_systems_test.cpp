@@ -99,9 +99,9 @@ TYPED_TEST(CudaLongSystems, ScaledSystemsSolveAsTheUnscaledOne) {
   const int lo = min_exact_scale<T>(), hi = max_exact_scale<T>();
   const int emin = std::numeric_limits<T>::min_exponent - 1;
   const int w = sizeof(T) == 4 ? 64 : 512;
-  const std::vector<int> ks = quick_mode() ? std::vector<int>{lo, hi}
-                                           : std::vector<int>{lo, lo + 1, emin - 1, -w - 3, w - 1,
-                                                              hi - 1, hi};
+  const std::vector<int> ks =
+      quick_mode() ? std::vector<int>{lo, hi}
+                   : std::vector<int>{lo, lo + 1, emin - 1, -w - 3, w - 1, hi - 1, hi};
   const std::vector<std::int64_t> sizes =
       quick_mode() ? std::vector<std::int64_t>{4097} : std::vector<std::int64_t>{4097, 100003};
   int seed = 0;
