@@ -68,10 +68,9 @@ struct HybridShape {
   // vectors, with single elements at each end of a group's run (RunShare, store_run).
   bool vector_stage;
   // Long path with a system's chunk threads adjacent (P a multiple of 32): each warp's 32 chunks
-  // (a tile) leave two reduced equations, not two per chunk (long_path_tile_rows, below).
-  // The reduced system is then 2 rows per 32 chunks (n / 256 in float, n / 128 in double) where
-  // one pair per chunk made it n / 8 and n / 4, and the two passes move about 9 arrays per row
-  // instead of about 11.
+  // (a tile) leave two reduced equations, not two per chunk (long_tile.hpp). The reduced system
+  // is then 2 rows per 32 chunks (n / 256 in float, n / 128 in double) where one pair per chunk
+  // made it n / 8 and n / 4, and the two passes move about 9 arrays per row instead of about 11.
   bool tiled;
 };
 
