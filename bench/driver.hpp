@@ -146,6 +146,15 @@ void run_case(const Case& c, const CopyReference& copy, Env& env, std::vector<Ro
         r.baseline_ms = rows[baseline_end - 1].median_ms;
       }
       finish_row(r, copy);
+      // GPU axis 0: the row's time against the two-pass bound (gpu_two_pass_bound.hpp).
+      if constexpr (requires { env.two_pass_bound_ms(c, axis, in); }) {
+        const double bound = env.two_pass_bound_ms(c, axis, in);
+        if (bound > 0 && r.median_ms > 0) {
+          r.bound_ms = bound;
+          r.bound_gbps = r.bytes / (bound * 1e-3) / 1e9;
+          r.pct_bound = 100.0 * bound / r.median_ms;
+        }
+      }
       rows.push_back(r);
     }
   }

@@ -4,6 +4,7 @@
 #include "gpu_baseline.hpp"
 #include "gpu_context.hpp"
 #include "gpu_runner.hpp"
+#include "gpu_two_pass_bound.hpp"
 #include "shape_runner.hpp"
 
 namespace triax::bench {
@@ -55,6 +56,16 @@ class GpuEnv {
     o.stream = ctx_.stream();
     return o;
   }
+  /// Axis 0, separate and in place: the two-pass bound's median (gpu_two_pass_bound.hpp) on this
+  /// case's arrays, for the long path's rows (issues 26, 30). Measured once per case and axis.
+  double two_pass_bound_ms(const Case& c, int axis, const DeviceInputs<T>& in) {
+    if (axis != 0 || c.mode == Mode::increment) return 0;
+    if (bound_ms_ == 0) {
+      const T* d = c.mode == Mode::in_place ? in.out : in.d;
+      bound_ms_ = two_pass_bound<T>(ctx_, in.a, in.b, in.c, d, in.out, in.count, c.reps).median_ms;
+    }
+    return bound_ms_;
+  }
   /// Batches of at most this many systems also time cuSPARSE's large-system routine.
   static constexpr std::int64_t few_systems = 16;
 
@@ -101,6 +112,7 @@ class GpuEnv {
   }
 
   GpuContext ctx_;
+  double bound_ms_ = 0;
   HostArray<T> host_;
   std::int64_t host_count_ = 0;
 };

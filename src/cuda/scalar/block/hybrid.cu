@@ -130,13 +130,23 @@ bool staged_choose(int M, int P, int max_threads, HybridConfig& cfg) {
   return false;
 }
 
-/// The long path: K chunks of at most long_path_chunk rows, K a multiple of P, the reduced
-/// system 2K rows.
+/// The long path: K chunks of at most long_path_chunk rows, K a multiple of P. The reduced
+/// system has 2 rows per tile of long_path_tile_chunks chunks where a system's chunk threads are
+/// adjacent (axis 0; hybrid_kernel.cuh), else 2 per chunk (2K).
 struct LongSplit {
   HybridShape shape;
   std::int64_t chunks;  // K
-  int tiles;            // K / P
+  int tiles;            // K / P: blocks along the grid's y
 };
+
+/// Whether the long path reduces warp tiles (where the layout allows): a tuning aid,
+/// TRIAX_CUDA_HYBRID_LONG_TILES=0 takes a pair per chunk everywhere, for comparisons on the device
+/// (docs/notes/2026-11-27-longsys.md). Read once per process: a plan sizes its workspace by it
+/// when made, and a solve must split the rows the same way.
+bool long_tiles_on() {
+  static const bool on = env_switch("TRIAX_CUDA_HYBRID_LONG_TILES") != 0;
+  return on;
+}
 
 template <class T>
 LongSplit long_split(const Problem& p, const HybridConfig& cfg) {
@@ -147,7 +157,9 @@ LongSplit long_split(const Problem& p, const HybridConfig& cfg) {
       split_rows(p.n, static_cast<int>(std::min<std::int64_t>(wanted, 1 << 30)), cfg.P, cfg.S);
   ls.chunks = (ls.shape.active + cfg.P - 1) / cfg.P * std::int64_t(cfg.P);
   ls.tiles = static_cast<int>(ls.chunks / cfg.P);
-  ls.shape.reduced_rows = 2 * ls.chunks;
+  ls.shape.tiled = cfg.map != Mapping::system_fastest && cfg.P % long_path_tile_chunks == 0 &&
+                   long_tiles_on();
+  ls.shape.reduced_rows = long_path_reduced_rows(ls.chunks, ls.shape.tiled);
   if (cfg.map != Mapping::system_fastest) {
     ls.shape.red_sys_stride = ls.shape.reduced_rows;
     ls.shape.red_row_stride = 1;

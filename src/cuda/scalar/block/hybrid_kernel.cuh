@@ -37,6 +37,7 @@
 #include "core/problem.hpp"
 #include "cuda/scalar/block/global_loads.cuh"
 #include "cuda/scalar/block/hybrid.hpp"
+#include "cuda/scalar/block/long_tile.hpp"
 #include "cuda/scalar/block/reduced_solve.cuh"
 #include "cuda/scalar/thread/thomas_steps.cuh"
 #include "cuda/scalar/warp/hybrid_math.cuh"
@@ -66,6 +67,11 @@ struct HybridShape {
   // chunk_fastest: operands with contiguous rows go between global and shared memory in 16-byte
   // vectors, with single elements at each end of a group's run (RunShare, store_run).
   bool vector_stage;
+  // Long path with a system's chunk threads adjacent (P a multiple of 32): each warp's 32 chunks
+  // (a tile) leave two reduced equations, not two per chunk (long_tile.hpp). The reduced system
+  // is then 2 rows per 32 chunks (n / 256 in float, n / 128 in double) where one pair per chunk
+  // made it n / 8 and n / 4, and the two passes move about 9 arrays per row instead of about 11.
+  bool tiled;
 };
 
 /// Whether a block solves its reduced systems through shared memory (else within warps, or the
@@ -532,8 +538,65 @@ __global__ void __launch_bounds__(HybridBounds<T, M, Map>::threads,
           first, last, l, jl, red, lay.reduced_size, lay.sys_stride, P, S,
           Ph == Phase::clustered ? cluster_exchange() : ClusterExchange<T>{}, x_first, x_last);
     }
+  } else if (chunk_major && sh.tiled) {
+    // Long path in tiles of a warp's 32 chunks (whole warps of one system: P is a multiple of
+    // 32). The tile's 64 chunk-end equations, with its two outer ones replaced by "first unknown
+    // = Y_f" and "last unknown = Y_l", are solved in the warp for three right-hand sides (its
+    // own, Y_f = 1, Y_l = 1): every chunk end is then v0 + v1 Y_f + v2 Y_l. Substituted into the
+    // two outer equations, that gives the tile's pair, in the form a chunk's pair has (the
+    // clusters' first level does the same with a block's chunks, reduced_solve.cuh). finish_only
+    // redoes the chunk reduction and solves the same tile system with the right-hand side
+    // Y_f, d, Y_l, the tile's end values from the reduced solve: the fused kernel's path with
+    // known ends. Every lane takes part in the shuffles; systems past the count have identity
+    // rows and write nothing.
+    T* ws = static_cast<T*>(sh.red);
+    const std::int64_t plane = p.count * sh.reduced_rows;
+    const int tile = j / long_path_tile_chunks;
+    const std::int64_t e = s * sh.red_sys_stride + 2 * std::int64_t(tile) * sh.red_row_stride;
+    const bool head = lane == 0, tail = lane == long_path_tile_chunks - 1;
+    const Row<T> f = head ? identity_row<T>() : first;
+    const Row<T> g = tail ? identity_row<T>() : last;
+    if constexpr (Ph == Phase::reduce_only) {
+      const T f_rhs[3] = {head ? T(0) : first.rhs, head ? T(1) : T(0), T(0)};
+      const T g_rhs[3] = {tail ? T(0) : last.rhs, T(0), tail ? T(1) : T(0)};
+      T vf[3], vl[3];
+      pair_solve_multi<T, 3>(f, f_rhs, g, g_rhs, long_path_tile_chunks, vf, vl);
+      if (valid) {
+        // Lane 0: its first equation with its last unknown (vl) substituted; lane 31: its last
+        // equation with its first unknown (vf) substituted (long_tile.hpp).
+        if (head) {
+          const Row<T> r = tile_first_equation(first, vl);
+          ws[e] = r.sub;
+          ws[plane + e] = r.diag;
+          ws[2 * plane + e] = r.sup;
+          ws[3 * plane + e] = r.rhs;
+        }
+        if (tail) {
+          const Row<T> r = tile_last_equation(last, vf);
+          const std::int64_t e1 = e + sh.red_row_stride;
+          ws[e1] = r.sub;
+          ws[plane + e1] = r.diag;
+          ws[2 * plane + e1] = r.sup;
+          ws[3 * plane + e1] = r.rhs;
+        }
+        if (Checked && j == 0) ops.info[s] = -thomas_forward_info(p, ops, off);
+      }
+      return;
+    } else {
+      T y_first = 0, y_last = 0;
+      if (valid) {
+        y_first = ws[3 * plane + e];
+        y_last = ws[3 * plane + e + sh.red_row_stride];
+      }
+      const T f_rhs[1] = {head ? y_first : first.rhs};
+      const T g_rhs[1] = {tail ? y_last : last.rhs};
+      T xf[1], xl[1];
+      pair_solve_multi<T, 1>(f, f_rhs, g, g_rhs, long_path_tile_chunks, xf, xl);
+      x_first = xf[0];
+      x_last = xl[0];
+    }
   } else {
-    // Long path: the reduced systems live in the workspace.
+    // Long path, a pair per chunk: the reduced systems live in the workspace.
     T* ws = static_cast<T*>(sh.red);
     const std::int64_t plane = p.count * sh.reduced_rows;
     const std::int64_t e = s * sh.red_sys_stride + 2 * std::int64_t(j) * sh.red_row_stride;
