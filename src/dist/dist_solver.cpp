@@ -705,8 +705,8 @@ class Solver<T>::Impl {
     return clock.run(*transport_, [&](detail::Transport& t) -> JacobiReport {
       if (one_row_) {
         if (method_ == Method::jacobi) {
-          return detail::complete_one_row_jacobi(t, rows, ends, size, *one_row_buffers_,
-                                                 options_, threads_);
+          return detail::complete_one_row_jacobi(t, rows, ends, size, *one_row_buffers_, options_,
+                                                 threads_);
         }
         detail::complete_one_row_pcr(t, rows, ends, size, *one_row_buffers_, threads_);
         return {};

@@ -54,8 +54,8 @@ void MpiTransport::start_allgather(const void* sent, void* received, std::int64_
                                    Scalar type) {
   expect_nothing_pending();
   const int n = message_count(count);
-  TRIAX_MPI_CHECK(MPI_Iallgather(sent, n, datatype_of(type), received, n, datatype_of(type),
-                                 line_, &requests_[0]));
+  TRIAX_MPI_CHECK(MPI_Iallgather(sent, n, datatype_of(type), received, n, datatype_of(type), line_,
+                                 &requests_[0]));
   pending_ = 1;
 }
 
@@ -70,9 +70,9 @@ void MpiTransport::start_all_to_all(const void* sent, const std::int64_t* send_c
     receive_counts_[p] = message_count(receive_counts[p]);
     receive_offsets_[p] = message_count(receive_offsets[p]);
   }
-  TRIAX_MPI_CHECK(MPI_Ialltoallv(sent, send_counts_.data(), send_offsets_.data(),
-                                 datatype_of(type), received, receive_counts_.data(),
-                                 receive_offsets_.data(), datatype_of(type), line_, &requests_[0]));
+  TRIAX_MPI_CHECK(MPI_Ialltoallv(sent, send_counts_.data(), send_offsets_.data(), datatype_of(type),
+                                 received, receive_counts_.data(), receive_offsets_.data(),
+                                 datatype_of(type), line_, &requests_[0]));
   pending_ = 1;
 }
 
@@ -105,8 +105,9 @@ void MpiTransport::expect_nothing_pending() {
   // A method that started an operation and did not finish it before the next: a bug here, not
   // the caller's.
   if (pending_ != 0) {
-    throw mpi_error("triax::mpi: internal error: a message was started while another was in "
-                    "flight");
+    throw mpi_error(
+        "triax::mpi: internal error: a message was started while another was in "
+        "flight");
   }
 }
 

@@ -6,7 +6,6 @@
 
 #include <vector>
 
-
 #include "dist/transport.hpp"
 
 namespace triax::detail {
@@ -23,8 +22,7 @@ class MpiTransport final : public Transport {
   int position() const override { return position_; }
   MPI_Comm communicator() const { return line_; }
 
-  void start_allgather(const void* sent, void* received, std::int64_t count,
-                       Scalar type) override;
+  void start_allgather(const void* sent, void* received, std::int64_t count, Scalar type) override;
   void start_all_to_all(const void* sent, const std::int64_t* send_counts,
                         const std::int64_t* send_offsets, void* received,
                         const std::int64_t* receive_counts, const std::int64_t* receive_offsets,

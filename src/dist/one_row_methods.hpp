@@ -157,9 +157,8 @@ void solve_one_row_pcr(Transport& t, const ReducedPair<T>* pairs, T* ends, std::
 /// solve_reduced_jacobi does (options' tolerance, iterations and convergence check). Starts
 /// after begin_one_row_system.
 template <class T>
-triax::mpi::JacobiReport complete_one_row_jacobi(Transport& t, const ReducedPair<T>* pairs,
-                                                 T* ends, std::int64_t count,
-                                                 OneRowBuffers<T>& buf,
+triax::mpi::JacobiReport complete_one_row_jacobi(Transport& t, const ReducedPair<T>* pairs, T* ends,
+                                                 std::int64_t count, OneRowBuffers<T>& buf,
                                                  const triax::mpi::Options& options, int threads) {
   const double tolerance = options.jacobi_tolerance > 0 ? options.jacobi_tolerance
                                                         : 4.0 * std::numeric_limits<T>::epsilon();

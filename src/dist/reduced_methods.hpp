@@ -296,8 +296,8 @@ triax::mpi::JacobiReport complete_reduced_jacobi(Transport& t, const ReducedPair
         buf.jacobi_lower[s] = ends[2 * s];
         buf.jacobi_upper[s] = ends[2 * s + 1];
       }
-      t.exchange(1, buf.jacobi_lower.data(), buf.jacobi_from_lower.data(),
-                 buf.jacobi_upper.data(), buf.jacobi_from_upper.data(), count, scalar_of<T>());
+      t.exchange(1, buf.jacobi_lower.data(), buf.jacobi_from_lower.data(), buf.jacobi_upper.data(),
+                 buf.jacobi_from_upper.data(), count, scalar_of<T>());
     }
     double change = 0, scale = 0;
     // Serial over systems: the reduced rows are few, and a reduction across threads would cost

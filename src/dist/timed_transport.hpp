@@ -16,8 +16,7 @@ class TimedTransport final : public Transport {
 
   int size() const override { return inner_.size(); }
   int position() const override { return inner_.position(); }
-  void start_allgather(const void* sent, void* received, std::int64_t count,
-                       Scalar type) override {
+  void start_allgather(const void* sent, void* received, std::int64_t count, Scalar type) override {
     timed([&] { inner_.start_allgather(sent, received, count, type); });
   }
   void start_all_to_all(const void* sent, const std::int64_t* send_counts,

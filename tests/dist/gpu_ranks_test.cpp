@@ -94,8 +94,7 @@ struct Outcome {
 // stream of its own; *values (where given) gets this rank's output in the block's element order.
 template <class T>
 Outcome solve_on_gpus(const GlobalProblem<T>& p, const std::vector<bool>& splittable, Mode mode,
-                      std::int64_t ghost, mpi::Options options,
-                      std::vector<T>* values = nullptr) {
+                      std::int64_t ghost, mpi::Options options, std::vector<T>* values = nullptr) {
   const MPI_Comm cart = make_grid(splittable);
   const Block block = block_of(cart, p.extents);
   LocalBuffers<T> buf(p, block, ghost);
@@ -226,9 +225,9 @@ TEST(GpuRanksStaging, OverlapEqualsTheBatchesOneAfterAnother) {
   const char* quick_env = std::getenv("TRIAX_TEST_QUICK");
   const bool quick = quick_env && std::string(quick_env) == "1";
   const std::vector<int> batch_counts = quick ? std::vector<int>{3} : std::vector<int>{2, 3, 7};
-  const std::vector<Mode> modes = quick ? std::vector<Mode>{Mode::separate}
-                                        : std::vector<Mode>{Mode::in_place, Mode::separate,
-                                                            Mode::increment};
+  const std::vector<Mode> modes =
+      quick ? std::vector<Mode>{Mode::separate}
+            : std::vector<Mode>{Mode::in_place, Mode::separate, Mode::increment};
   struct Form {
     mpi::Method method;
     mpi::ReducedRows rows;

@@ -20,11 +20,11 @@ enum class Mode { in_place, separate, increment };
 
 template <class T>
 struct GridSolve {
-  double error = 0;           ///< max |x - reference| / max |reference| over every rank's block
-  bool ghosts_clean = true;   ///< no rank wrote outside its block (agreed over the world)
-  std::vector<T> values;      ///< this rank's output, in the block's element order
-  std::vector<int> info;      ///< checked mode's info (empty otherwise)
-  mpi::JacobiReport report;   ///< the solver's last_jacobi()
+  double error = 0;          ///< max |x - reference| / max |reference| over every rank's block
+  bool ghosts_clean = true;  ///< no rank wrote outside its block (agreed over the world)
+  std::vector<T> values;     ///< this rank's output, in the block's element order
+  std::vector<int> info;     ///< checked mode's info (empty otherwise)
+  mpi::JacobiReport report;  ///< the solver's last_jacobi()
   mpi::Method method = mpi::Method::automatic;  ///< what the plan resolved to
   mpi::ReducedRows reduced_rows = mpi::ReducedRows::two_per_rank;
 };

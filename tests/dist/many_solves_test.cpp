@@ -42,8 +42,8 @@ int MPI_Iallgather(const void* sent, int sent_count, MPI_Datatype sent_type, voi
                    int received_count, MPI_Datatype received_type, MPI_Comm comm,
                    MPI_Request* request) {
   ++requests_started;
-  return PMPI_Iallgather(sent, sent_count, sent_type, received, received_count, received_type,
-                         comm, request);
+  return PMPI_Iallgather(sent, sent_count, sent_type, received, received_count, received_type, comm,
+                         request);
 }
 int MPI_Ialltoallv(const void* sent, const int sent_counts[], const int sent_offsets[],
                    MPI_Datatype sent_type, void* received, const int received_counts[],

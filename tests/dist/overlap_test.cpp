@@ -33,9 +33,9 @@ bool same_bits(const std::vector<T>& x, const std::vector<T>& y) {
 }
 
 /// Every form, batch count and mode on p, one thread per rank (CI runs up to 4 ranks on 2
-/// cores, where OpenMP's barriers between the many small loops would spin for seconds each) (split over the splittable dimensions): overlap on
-/// equals overlap off bit for bit on every rank, info and the Jacobi report included, and both
-/// are within the allowed error.
+/// cores, where OpenMP's barriers between the many small loops would spin for seconds each) (split
+/// over the splittable dimensions): overlap on equals overlap off bit for bit on every rank, info
+/// and the Jacobi report included, and both are within the allowed error.
 template <class T>
 void expect_overlap_changes_nothing(const GlobalProblem<T>& p, const std::vector<bool>& splittable,
                                     std::initializer_list<Mode> modes) {
@@ -139,7 +139,8 @@ TEST(DistOverlapErrors, RanksDisagreeOnOverlap) {
   mpi::Options options;
   options.batches = 3;
   options.overlap = world_rank() != world_size() - 1;
-  expect_refused_everywhere(options, "ranks disagree: options.overlap: 0 on some ranks, 1 on others");
+  expect_refused_everywhere(options,
+                            "ranks disagree: options.overlap: 0 on some ranks, 1 on others");
 }
 
 TEST(DistOverlapErrors, RanksDisagreeOnBatchesWithOverlap) {
