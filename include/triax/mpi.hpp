@@ -144,7 +144,7 @@ struct Options : triax::Options {
   /// substitution runs; on GPU ranks with host staging, batch k + 1's kernels and copy run
   /// while the host solves batch k's reduced system. The results equal those without, bit for
   /// bit; false runs the batches one after another. Must agree on every rank. NCCL ignores it
-  /// (its collectives are queued on the stream already). docs/algorithms.md, "Overlap".
+  /// (its collectives are queued on the stream already). docs/algorithms.md, "Overlap of batches".
   bool overlap = true;
 };
 
