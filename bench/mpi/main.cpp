@@ -123,6 +123,7 @@ void write_json(const std::string& path, const MpiConfig& c, const ProcessGrid& 
   j["reference_threads"] = c.reference ? reference_threads : 0;
   j["reps"] = c.reps;
   j["batches"] = c.batches;
+  j["overlap"] = c.overlap;
   j["checked"] = c.checked;
   j["jacobi_iterations"] = c.jacobi_iterations;
   j["results"] = nlohmann::json::array();
@@ -199,6 +200,9 @@ int run(int argc, char** argv) {
         c.reference ? reference_threads : 0);
     if (c.reduced_rows == triax::mpi::ReducedRows::one_per_rank) {
       std::printf("  reduced system: one row per rank (paper 003, Algorithm 6's form)\n");
+    }
+    if (c.batches > 1) {
+      std::printf("  %d batches, overlap %s\n", c.batches, c.overlap ? "on" : "off");
     }
     std::printf(
         "  time of a solve = the slowest rank's, barrier before each; phases per solve, "

@@ -70,6 +70,10 @@ MpiConfig parse_mpi_command_line(int argc, char** argv, int rank) {
   app.add_option("--jacobi-iterations", c.jacobi_iterations,
                  "Jacobi's fixed iteration count (default 10)");
   app.add_option("--batches", c.batches, "triax::mpi::Options::batches (default 1)");
+  std::string overlap = "on";
+  app.add_option("--overlap", overlap,
+                 "on or off: triax::mpi::Options::overlap (batches' messages overlapped with "
+                 "other batches' local passes; matters with --batches > 1; default on)");
   std::string transport = "automatic";
   app.add_option("--backend", c.backend,
                  "cpu (host arrays, OpenMP) or cuda (device arrays, one GPU per node-local rank "
@@ -111,6 +115,11 @@ MpiConfig parse_mpi_command_line(int argc, char** argv, int rank) {
                                     " dimensions, --extents " + extents + " has " +
                                     std::to_string(dims));
       }
+    }
+    if (overlap == "on" || overlap == "off") {
+      c.overlap = overlap == "on";
+    } else {
+      throw std::invalid_argument("--overlap: unknown value '" + overlap + "' (on or off)");
     }
     if (reduced_rows == "one") {
       c.reduced_rows = triax::mpi::ReducedRows::one_per_rank;

@@ -23,6 +23,7 @@ struct MpiConfig {
   bool reference = true;
   int jacobi_iterations = 10;  ///< Jacobi runs exactly this many (no convergence check)
   int batches = 1;
+  bool overlap = true;          ///< triax::mpi::Options::overlap
   std::string backend = "cpu";  ///< cpu or cuda (GPU ranks: one device per node-local rank)
   triax::mpi::Transport transport = triax::mpi::Transport::automatic;  ///< GPU ranks only
   /// Checked mode (an info array per solve); it also keeps a line of one rank on the

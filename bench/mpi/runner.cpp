@@ -264,6 +264,7 @@ PrecisionResult run_precision(const MpiConfig& config, const ProcessGrid& grid, 
     options.num_threads = threads;
     options.method = method;
     options.batches = config.batches;
+    options.overlap = config.overlap;
     options.jacobi_iterations = config.jacobi_iterations;
     options.jacobi_check_convergence = false;  // a fixed count: no reduction per iteration
     options.checked = config.checked;

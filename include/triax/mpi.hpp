@@ -139,6 +139,13 @@ struct Options : triax::Options {
   Transport transport = Transport::automatic;
   /// The reduced system's form; with one_per_rank, method automatic resolves to pcr.
   ReducedRows reduced_rows = ReducedRows::two_per_rank;
+  /// With batches > 1: batch k's first reduced-system message is in flight (nonblocking MPI)
+  /// while batch k + 1's local reduction runs, and batch k + 1's while batch k's back
+  /// substitution runs; on GPU ranks with host staging, batch k + 1's kernels and copy run
+  /// while the host solves batch k's reduced system. The results equal those without, bit for
+  /// bit; false runs the batches one after another. Must agree on every rank. NCCL ignores it
+  /// (its collectives are queued on the stream already). docs/algorithms.md, "Overlap of batches".
+  bool overlap = true;
 };
 
 /// checked mode's info value for every system of a Jacobi solve that did not converge.

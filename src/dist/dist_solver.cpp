@@ -262,7 +262,8 @@ std::vector<std::int64_t> shared_values(const Decomposition& dec, const OperandL
           options.batches,
           static_cast<std::int64_t>(options.backend),
           static_cast<std::int64_t>(options.transport),
-          static_cast<std::int64_t>(options.reduced_rows)};
+          static_cast<std::int64_t>(options.reduced_rows),
+          options.overlap};
 }
 
 const std::vector<std::string>& shared_names() {
@@ -278,7 +279,8 @@ const std::vector<std::string>& shared_names() {
                                                  "options.batches",
                                                  "options.backend",
                                                  "options.transport",
-                                                 "options.reduced_rows"};
+                                                 "options.reduced_rows",
+                                                 "options.overlap"};
   return names;
 }
 
@@ -526,31 +528,19 @@ class Solver<T>::Impl {
 
     PhaseTimes* const times = phase_times_;
     double* const local_seconds = times ? &times->local_passes : nullptr;
-    double reduced_seconds = 0, communication_seconds = 0;
+    ReducedClock reduced{times};
     JacobiReport jacobi_over_batches;
-    for (std::int64_t batch = 0; batch < batch_count(); ++batch) {
-      const std::int64_t first = batch_start(batch), size = batch_start(batch + 1) - first;
-      {
-        const PhaseClock clock(local_seconds);
-        detail::for_each_item(size, threads_, [&](std::int64_t i, int) {
-          const std::int64_t s = first + i;
-          rows_[s] = detail::reduce_piece(p, ops, s, place_, work_of(s));
-        });
-      }
-      JacobiReport jacobi;
-      if (times) {
-        // The reduced phase through a transport that clocks its messages.
-        const PhaseClock clock(&reduced_seconds);
-        detail::TimedTransport timed(*transport_, communication_seconds);
-        jacobi = solve_reduced(timed, first, size);
-      } else {
-        jacobi = solve_reduced(*transport_, first, size);
-      }
-      jacobi_over_batches.iterations = std::max(jacobi_over_batches.iterations, jacobi.iterations);
-      jacobi_over_batches.relative_change =
-          std::max(jacobi_over_batches.relative_change, jacobi.relative_change);
-      jacobi_over_batches.converged = jacobi_over_batches.converged && jacobi.converged;
+    const auto reduce = [&](std::int64_t batch) {
       const PhaseClock clock(local_seconds);
+      const std::int64_t first = batch_start(batch), size = batch_start(batch + 1) - first;
+      detail::for_each_item(size, threads_, [&](std::int64_t i, int) {
+        const std::int64_t s = first + i;
+        rows_[s] = detail::reduce_piece(p, ops, s, place_, work_of(s));
+      });
+    };
+    const auto back_substitute = [&](std::int64_t batch) {
+      const PhaseClock clock(local_seconds);
+      const std::int64_t first = batch_start(batch), size = batch_start(batch + 1) - first;
       detail::for_each_item(size, threads_, [&](std::int64_t i, int) {
         const std::int64_t s = first + i;
         const std::int64_t bad =
@@ -559,14 +549,56 @@ class Solver<T>::Impl {
           first_bad_row_[s] = bad < 0 ? std::numeric_limits<std::int64_t>::max() : first_row_ + bad;
         }
       });
+    };
+    // With overlap, batch k + 1's local reduction runs while batch k's first message is in
+    // flight, and batch k's back substitution while batch k + 1's is: the same arithmetic on
+    // each system as without, in another order across batches (bit-for-bit the same results).
+    const std::int64_t batches = batch_count();
+    const bool overlap = options_.overlap && batches > 1;
+    for (std::int64_t batch = 0; batch < batches; ++batch) {
+      const bool next = overlap && batch + 1 < batches;
+      if (!overlap || batch == 0) {
+        reduce(batch);
+        begin_reduced(reduced, batch);
+      }
+      if (next) reduce(batch + 1);
+      merge_jacobi(jacobi_over_batches, complete_reduced(reduced, batch));
+      if (next) begin_reduced(reduced, batch + 1);
+      back_substitute(batch);
     }
     if (method_ == Method::jacobi) last_jacobi_ = jacobi_over_batches;
     if (checked_info) report_info(checked_info);
-    if (times) {
-      times->reduced_solve += reduced_seconds - communication_seconds;
-      times->communication += communication_seconds;
-      ++times->solves;
+    reduced.add_to(times);
+  }
+
+  // The reduced phase's clocks over one solve, for phase times (off where times is null): the
+  // whole phase, and the communication inside it (through a TimedTransport).
+  struct ReducedClock {
+    PhaseTimes* times;
+    double reduced_seconds = 0, communication_seconds = 0;
+
+    // f(transport): the plain one, or one that clocks its messages.
+    template <class F>
+    auto run(detail::Transport& inner, F&& f) {
+      if (!times) return f(inner);
+      const PhaseClock clock(&reduced_seconds);
+      detail::TimedTransport timed(inner, communication_seconds);
+      return f(timed);
     }
+    // The staged copies (or NCCL's collectives with their kernels) of GPU ranks count as
+    // communication too, with the host methods' own messages.
+    void add_to(PhaseTimes* t, double copy_seconds = 0) const {
+      if (!t) return;
+      t->reduced_solve += reduced_seconds - communication_seconds;
+      t->communication += communication_seconds + copy_seconds;
+      ++t->solves;
+    }
+  };
+
+  static void merge_jacobi(JacobiReport& over_batches, const JacobiReport& batch) {
+    over_batches.iterations = std::max(over_batches.iterations, batch.iterations);
+    over_batches.relative_change = std::max(over_batches.relative_change, batch.relative_change);
+    over_batches.converged = over_batches.converged && batch.converged;
   }
 
 #if defined(TRIAX_HAS_CUDA)
@@ -577,88 +609,125 @@ class Solver<T>::Impl {
     detail::GpuPath<T>& gpu = *gpu_path_;
     PhaseTimes* const times = phase_times_;
     double* const local_seconds = times ? &times->local_passes : nullptr;
-    double reduced_seconds = 0, communication_seconds = 0, copy_seconds = 0;
+    ReducedClock reduced{times};
+    double copy_seconds = 0;
     const bool nccl = transport_kind_ == Transport::nccl;
     JacobiReport jacobi_over_batches;
-    for (std::int64_t batch = 0; batch < batch_count(); ++batch) {
+    const auto reduce = [&](std::int64_t batch) {
       const std::int64_t first = batch_start(batch), size = batch_start(batch + 1) - first;
-      {
-        const PhaseClock clock(local_seconds);
-        gpu.reduce(p, ops, first, size);
-        if (times) gpu.synchronize();
+      const PhaseClock clock(local_seconds);
+      gpu.reduce(p, ops, first, size);
+      if (times) gpu.synchronize();
+    };
+    // Host staging with overlap: batch k + 1's reduction and its rows' copy are queued before
+    // the host solves batch k's reduced system, so the GPU computes while MPI runs; the wait
+    // for those rows comes after batch k's back substitution is queued, which then runs during
+    // batch k + 1's messages. The same kernels and host arithmetic per system as without.
+    const std::int64_t batches = batch_count();
+    const bool overlap = !nccl && options_.overlap && batches > 1;
+    for (std::int64_t batch = 0; batch < batches; ++batch) {
+      const std::int64_t first = batch_start(batch), size = batch_start(batch + 1) - first;
+      const bool next = overlap && batch + 1 < batches;
+      if (!overlap || batch == 0) {
+        reduce(batch);
+        const PhaseClock clock(times ? &copy_seconds : nullptr);
+        if (nccl) {
+          // Collectives and kernels together: all of it counts as communication.
+          gpu.solve_reduced_on_device(first, size);
+          if (times) gpu.synchronize();
+        } else {
+          gpu.rows_to_host(first, size);
+        }
       }
-      if (nccl) {
-        // Collectives and kernels together: all of it counts as communication.
-        const PhaseClock clock(times ? &copy_seconds : nullptr);
-        gpu.solve_reduced_on_device(first, size);
-        if (times) gpu.synchronize();
-      } else {
-        const PhaseClock clock(times ? &copy_seconds : nullptr);
-        gpu.rows_to_host(first, size);
+      if (next) {
+        reduce(batch + 1);
+        const std::int64_t after = batch_start(batch + 2);
+        gpu.rows_to_host_async(batch_start(batch + 1), after - batch_start(batch + 1));
       }
       if (!nccl) {
-        JacobiReport jacobi;
-        if (times) {
-          const PhaseClock clock(&reduced_seconds);
-          detail::TimedTransport timed(*transport_, communication_seconds);
-          jacobi = solve_reduced(timed, first, size);
-        } else {
-          jacobi = solve_reduced(*transport_, first, size);
-        }
-        jacobi_over_batches.iterations =
-            std::max(jacobi_over_batches.iterations, jacobi.iterations);
-        jacobi_over_batches.relative_change =
-            std::max(jacobi_over_batches.relative_change, jacobi.relative_change);
-        jacobi_over_batches.converged = jacobi_over_batches.converged && jacobi.converged;
+        begin_reduced(reduced, batch);
+        merge_jacobi(jacobi_over_batches, complete_reduced(reduced, batch));
         const PhaseClock clock(times ? &copy_seconds : nullptr);
         gpu.ends_to_device(first, size);
       }
-      const PhaseClock clock(local_seconds);
-      gpu.finish(p, ops, first, size, first_row_);
-      if (times) gpu.synchronize();
+      {
+        const PhaseClock clock(local_seconds);
+        gpu.finish(p, ops, first, size, first_row_);
+        if (times) gpu.synchronize();
+      }
+      if (next) {
+        const PhaseClock clock(times ? &copy_seconds : nullptr);
+        gpu.wait_rows();
+      }
     }
     if (method_ == Method::jacobi) last_jacobi_ = jacobi_over_batches;
     if (checked_info) {
       gpu.report_info(checked_info, method_ == Method::jacobi && !last_jacobi_.converged);
     }
-    if (times) {
-      // The staged copies (or NCCL's collectives with their kernels) count as communication,
-      // with the host methods' own messages.
-      times->reduced_solve += reduced_seconds - communication_seconds;
-      times->communication += communication_seconds + copy_seconds;
-      ++times->solves;
-    }
+    reduced.add_to(times, copy_seconds);
   }
 #endif
 
-  // The reduced systems of systems [first, first + size): one batch, its own messages.
-  JacobiReport solve_reduced(detail::Transport& t, std::int64_t first, std::int64_t size) {
+  // The reduced systems of batch b: begin_reduced starts its first message (the method's
+  // begin_* half, reduced_methods.hpp), complete_reduced waits for it and solves the rest.
+  void begin_reduced(ReducedClock& clock, std::int64_t b) {
+    const std::int64_t first = batch_start(b), size = batch_start(b + 1) - first;
     const detail::ReducedPair<T>* rows = rows_ptr_ + first;
     T* ends = ends_ptr_ + 2 * first;
-    if (one_row_) {
-      if (method_ == Method::jacobi) {
-        return detail::solve_one_row_jacobi(t, rows, ends, size, *one_row_buffers_, options_,
-                                            threads_);
+    clock.run(*transport_, [&](detail::Transport& t) {
+      if (one_row_) {
+        detail::begin_one_row_system(t, rows, size, *one_row_buffers_, threads_);
+        return;
       }
-      detail::solve_one_row_pcr(t, rows, ends, size, *one_row_buffers_, threads_);
+      switch (method_) {
+        case Method::allgather:
+          detail::begin_reduced_allgather(t, rows, size, *buffers_);
+          break;
+        case Method::gather_scatter:
+          detail::begin_reduced_gather_scatter(t, rows, size, *buffers_);
+          break;
+        case Method::pcr:
+          detail::begin_reduced_pcr(t, rows, size, *buffers_);
+          break;
+        case Method::jacobi:
+          detail::begin_reduced_jacobi(t, ends, size, *buffers_);
+          break;
+        case Method::automatic:
+          break;  // resolved when the plan was made
+      }
+    });
+  }
+
+  JacobiReport complete_reduced(ReducedClock& clock, std::int64_t b) {
+    const std::int64_t first = batch_start(b), size = batch_start(b + 1) - first;
+    const detail::ReducedPair<T>* rows = rows_ptr_ + first;
+    T* ends = ends_ptr_ + 2 * first;
+    return clock.run(*transport_, [&](detail::Transport& t) -> JacobiReport {
+      if (one_row_) {
+        if (method_ == Method::jacobi) {
+          return detail::complete_one_row_jacobi(t, rows, ends, size, *one_row_buffers_, options_,
+                                                 threads_);
+        }
+        detail::complete_one_row_pcr(t, rows, ends, size, *one_row_buffers_, threads_);
+        return {};
+      }
+      switch (method_) {
+        case Method::allgather:
+          detail::complete_reduced_allgather(t, ends, size, *buffers_, threads_);
+          break;
+        case Method::gather_scatter:
+          detail::complete_reduced_gather_scatter(t, ends, size, *buffers_, threads_);
+          break;
+        case Method::pcr:
+          detail::complete_reduced_pcr(t, ends, size, *buffers_, threads_);
+          break;
+        case Method::jacobi:
+          return detail::complete_reduced_jacobi(t, rows, ends, size, *buffers_, options_);
+        case Method::automatic:
+          break;  // resolved when the plan was made
+      }
       return {};
-    }
-    switch (method_) {
-      case Method::allgather:
-        detail::solve_reduced_allgather(t, rows, ends, size, *buffers_, threads_);
-        break;
-      case Method::gather_scatter:
-        detail::solve_reduced_gather_scatter(t, rows, ends, size, *buffers_, threads_);
-        break;
-      case Method::pcr:
-        detail::solve_reduced_pcr(t, rows, ends, size, *buffers_, threads_);
-        break;
-      case Method::jacobi:
-        return detail::solve_reduced_jacobi(t, rows, ends, size, *buffers_, options_);
-      case Method::automatic:
-        break;  // resolved when the plan was made
-    }
-    return {};
+    });
   }
 
   // Every rank of the line reports the first bad row of the whole system.

@@ -215,34 +215,10 @@ TRIAX_HOST_DEVICE ReducedPair<T> reduce_piece_batched(const Problem& p, const Op
 }
 
 /// Writes (or, with ops.accumulate, adds) the piece's solution from its end values and returns
-/// the first local row whose value is not finite, or -1.
-template <class T, class Work>
-TRIAX_HOST_DEVICE std::int64_t finish_piece(const Problem& p, const Operands<T>& ops,
-                                            std::int64_t s, Work w, T first, T last) {
-  const std::int64_t m = p.n;
-  T* x = ops.x + p.system_offset(op_x, s);
-  const std::int64_t sx = p.map[op_x].row_stride;
-  std::int64_t bad = -1;
-  // Rows are written last to first: the lowest non-finite row is the one kept.
-  const auto put = [&](std::int64_t i, T value) {
-    if (!finite_value(value)) bad = i;
-    if (ops.accumulate)
-      x[i * sx] += value;
-    else
-      x[i * sx] = value;
-  };
-  if (m > 1) put(m - 1, last);
-  T next = last;
-  for (std::int64_t i = m - 2; i >= 1; --i) {
-    next = w.ds[i] - w.as[i] * first - w.cs[i] * next;
-    put(i, next);
-  }
-  put(0, first);
-  return bad;
-}
-
-/// finish_piece with the workspace loads of `Batch` rows issued before their arithmetic (as
-/// reduce_piece_batched, for the same reason): the same values written in the same order.
+/// the first local row whose value is not finite, or -1. The workspace loads of `Batch` rows are
+/// issued before their arithmetic (as reduce_piece_batched, for the same reason); every Batch
+/// writes the same values in the same order. The GPU kernels run it with 8, CPU ranks with 1
+/// (finish_piece).
 template <int Batch, class T, class Work>
 TRIAX_HOST_DEVICE std::int64_t finish_piece_batched(const Problem& p, const Operands<T>& ops,
                                                     std::int64_t s, Work w, T first, T last) {
@@ -250,6 +226,7 @@ TRIAX_HOST_DEVICE std::int64_t finish_piece_batched(const Problem& p, const Oper
   T* x = ops.x + p.system_offset(op_x, s);
   const std::int64_t sx = p.map[op_x].row_stride;
   std::int64_t bad = -1;
+  // Rows are written last to first: the lowest non-finite row is the one kept.
   const auto put = [&](std::int64_t i, T value) {
     if (!finite_value(value)) bad = i;
     if (ops.accumulate)
@@ -285,6 +262,14 @@ TRIAX_HOST_DEVICE std::int64_t finish_piece_batched(const Problem& p, const Oper
   }
   put(0, first);
   return bad;
+}
+
+/// finish_piece_batched one row at a time: the CPU ranks' back substitution (their caches
+/// need no loads in flight).
+template <class T, class Work>
+TRIAX_HOST_DEVICE std::int64_t finish_piece(const Problem& p, const Operands<T>& ops,
+                                            std::int64_t s, Work w, T first, T last) {
+  return finish_piece_batched<1>(p, ops, s, w, first, last);
 }
 
 }  // namespace triax::detail

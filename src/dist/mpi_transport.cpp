@@ -3,6 +3,7 @@
 
 #include <climits>
 #include <string>
+#include <utility>
 
 #include "dist/mpi_check.hpp"
 
@@ -45,42 +46,69 @@ MpiTransport::MpiTransport(MPI_Comm line) : line_(line) {
   }
 }
 
+// Only an MPI error between a start and its finish leaves requests pending; waiting for them
+// here could hang on peers that failed too, and MPI_Comm_free lets pending operations end.
 MpiTransport::~MpiTransport() { TRIAX_MPI_CHECK_NOTHROW(MPI_Comm_free(&line_)); }
 
-void MpiTransport::allgather(const void* sent, void* received, std::int64_t count, Scalar type) {
+void MpiTransport::start_allgather(const void* sent, void* received, std::int64_t count,
+                                   Scalar type) {
+  expect_nothing_pending();
   const int n = message_count(count);
-  TRIAX_MPI_CHECK(MPI_Allgather(sent, n, datatype_of(type), received, n, datatype_of(type), line_));
+  TRIAX_MPI_CHECK(MPI_Iallgather(sent, n, datatype_of(type), received, n, datatype_of(type), line_,
+                                 &requests_[0]));
+  pending_ = 1;
 }
 
-void MpiTransport::all_to_all(const void* sent, const std::int64_t* send_counts,
-                              const std::int64_t* send_offsets, void* received,
-                              const std::int64_t* receive_counts,
-                              const std::int64_t* receive_offsets, Scalar type) {
+void MpiTransport::start_all_to_all(const void* sent, const std::int64_t* send_counts,
+                                    const std::int64_t* send_offsets, void* received,
+                                    const std::int64_t* receive_counts,
+                                    const std::int64_t* receive_offsets, Scalar type) {
+  expect_nothing_pending();
   for (int p = 0; p < size_; ++p) {
     send_counts_[p] = message_count(send_counts[p]);
     send_offsets_[p] = message_count(send_offsets[p]);
     receive_counts_[p] = message_count(receive_counts[p]);
     receive_offsets_[p] = message_count(receive_offsets[p]);
   }
-  TRIAX_MPI_CHECK(MPI_Alltoallv(sent, send_counts_.data(), send_offsets_.data(), datatype_of(type),
-                                received, receive_counts_.data(), receive_offsets_.data(),
-                                datatype_of(type), line_));
+  TRIAX_MPI_CHECK(MPI_Ialltoallv(sent, send_counts_.data(), send_offsets_.data(), datatype_of(type),
+                                 received, receive_counts_.data(), receive_offsets_.data(),
+                                 datatype_of(type), line_, &requests_[0]));
+  pending_ = 1;
 }
 
-void MpiTransport::exchange(int distance, const void* send_lower, void* receive_lower,
-                            const void* send_upper, void* receive_upper, std::int64_t count,
-                            Scalar type) {
+void MpiTransport::start_exchange(int distance, const void* send_lower, void* receive_lower,
+                                  const void* send_upper, void* receive_upper, std::int64_t count,
+                                  Scalar type) {
+  expect_nothing_pending();
   const int n = message_count(count);
   const MPI_Datatype t = datatype_of(type);
   const int lower = position_ - distance >= 0 ? position_ - distance : MPI_PROC_NULL;
   const int upper = position_ + distance < size_ ? position_ + distance : MPI_PROC_NULL;
-  // Four requests, all completed by the Waitall: nothing outlives the call.
-  MPI_Request requests[4];
-  TRIAX_MPI_CHECK(MPI_Irecv(receive_lower, n, t, lower, tag_upwards, line_, &requests[0]));
-  TRIAX_MPI_CHECK(MPI_Irecv(receive_upper, n, t, upper, tag_downwards, line_, &requests[1]));
-  TRIAX_MPI_CHECK(MPI_Isend(send_lower, n, t, lower, tag_downwards, line_, &requests[2]));
-  TRIAX_MPI_CHECK(MPI_Isend(send_upper, n, t, upper, tag_upwards, line_, &requests[3]));
-  TRIAX_MPI_CHECK(MPI_Waitall(4, requests, MPI_STATUSES_IGNORE));
+  // pending_ counts the requests made so far, so that finish() completes them even where a
+  // later post failed.
+  TRIAX_MPI_CHECK(MPI_Irecv(receive_lower, n, t, lower, tag_upwards, line_, &requests_[0]));
+  pending_ = 1;
+  TRIAX_MPI_CHECK(MPI_Irecv(receive_upper, n, t, upper, tag_downwards, line_, &requests_[1]));
+  pending_ = 2;
+  TRIAX_MPI_CHECK(MPI_Isend(send_lower, n, t, lower, tag_downwards, line_, &requests_[2]));
+  pending_ = 3;
+  TRIAX_MPI_CHECK(MPI_Isend(send_upper, n, t, upper, tag_upwards, line_, &requests_[3]));
+  pending_ = 4;
+}
+
+void MpiTransport::finish() {
+  const int n = std::exchange(pending_, 0);
+  if (n > 0) TRIAX_MPI_CHECK(MPI_Waitall(n, requests_, MPI_STATUSES_IGNORE));
+}
+
+void MpiTransport::expect_nothing_pending() {
+  // A method that started an operation and did not finish it before the next: a bug here, not
+  // the caller's.
+  if (pending_ != 0) {
+    throw mpi_error(
+        "triax::mpi: internal error: a message was started while another was in "
+        "flight");
+  }
 }
 
 void MpiTransport::max_in_place(double* values, int count) {

@@ -81,10 +81,12 @@ struct OneRowBuffers {
 };
 
 /// Builds this rank's one row per system (buf.rows) from its reduced pairs: row 0 normalised,
-/// the upper neighbour's received, both put into the last row. One neighbour message.
+/// the upper neighbour's received, both put into the last row. One neighbour message, which
+/// begin_one_row_system starts (the half that overlaps other batches' local passes, as the
+/// begin_* halves of reduced_methods.hpp) and finish_one_row_system completes.
 template <class T>
-void form_one_row_system(Transport& t, const ReducedPair<T>* pairs, std::int64_t count,
-                         OneRowBuffers<T>& buf, int threads) {
+void begin_one_row_system(Transport& t, const ReducedPair<T>* pairs, std::int64_t count,
+                          OneRowBuffers<T>& buf, int threads) {
   for_each_item(count, threads,
                 [&](std::int64_t s, int) { buf.first[s] = first_unknown(pairs[s].first); });
   // The last piece has no upper neighbour (and its lc is zero): zeros stand in.
@@ -92,8 +94,14 @@ void form_one_row_system(Transport& t, const ReducedPair<T>* pairs, std::int64_t
     std::fill_n(buf.first_from_upper.begin(), count, FirstUnknown<T>{T(0), T(0), T(0)});
   }
   // exchange() goes both ways; only what comes down from the upper neighbour is used.
-  t.exchange(1, buf.first.data(), buf.first_from_lower.data(), buf.first.data(),
-             buf.first_from_upper.data(), 3 * count, scalar_of<T>());
+  t.start_exchange(1, buf.first.data(), buf.first_from_lower.data(), buf.first.data(),
+                   buf.first_from_upper.data(), 3 * count, scalar_of<T>());
+}
+
+template <class T>
+void finish_one_row_system(Transport& t, const ReducedPair<T>* pairs, std::int64_t count,
+                           OneRowBuffers<T>& buf, int threads) {
+  t.finish();
   for_each_item(count, threads, [&](std::int64_t s, int) {
     buf.rows[s] = one_row_of(pairs[s].last, buf.first[s], buf.first_from_upper[s]);
   });
@@ -114,13 +122,14 @@ void one_row_ends(Transport& t, T* ends, std::int64_t count, OneRowBuffers<T>& b
 }
 
 /// PCR across ranks over the P one-row systems: steps at distance 1, 2, 4, ... < P, each with
-/// both neighbours that far; rows beyond the line act as identity rows.
+/// both neighbours that far; rows beyond the line act as identity rows. Starts after
+/// begin_one_row_system.
 template <class T>
-void solve_one_row_pcr(Transport& t, const ReducedPair<T>* pairs, T* ends, std::int64_t count,
-                       OneRowBuffers<T>& buf, int threads) {
+void complete_one_row_pcr(Transport& t, const ReducedPair<T>* pairs, T* ends, std::int64_t count,
+                          OneRowBuffers<T>& buf, int threads) {
   constexpr ReducedRow<T> identity{T(0), T(1), T(0), T(0)};
   const int me = t.position(), ranks = t.size();
-  form_one_row_system(t, pairs, count, buf, threads);
+  finish_one_row_system(t, pairs, count, buf, threads);
   for (int distance = 1; distance < ranks; distance *= 2) {
     // Sides beyond the line are not received: identity rows stand in.
     if (me - distance < 0) std::fill_n(buf.rows_from_lower.begin(), count, identity);
@@ -136,16 +145,24 @@ void solve_one_row_pcr(Transport& t, const ReducedPair<T>* pairs, T* ends, std::
   one_row_ends(t, ends, count, buf, threads);
 }
 
+template <class T>
+void solve_one_row_pcr(Transport& t, const ReducedPair<T>* pairs, T* ends, std::int64_t count,
+                       OneRowBuffers<T>& buf, int threads) {
+  begin_one_row_system(t, pairs, count, buf, threads);
+  complete_one_row_pcr(t, pairs, ends, count, buf, threads);
+}
+
 /// Jacobi over the P one-row systems: each iteration takes both neighbours' last unknowns of
 /// the previous iteration and solves this rank's row. Starts from zero; stops as
-/// solve_reduced_jacobi does (options' tolerance, iterations and convergence check).
+/// solve_reduced_jacobi does (options' tolerance, iterations and convergence check). Starts
+/// after begin_one_row_system.
 template <class T>
-triax::mpi::JacobiReport solve_one_row_jacobi(Transport& t, const ReducedPair<T>* pairs, T* ends,
-                                              std::int64_t count, OneRowBuffers<T>& buf,
-                                              const triax::mpi::Options& options, int threads) {
+triax::mpi::JacobiReport complete_one_row_jacobi(Transport& t, const ReducedPair<T>* pairs, T* ends,
+                                                 std::int64_t count, OneRowBuffers<T>& buf,
+                                                 const triax::mpi::Options& options, int threads) {
   const double tolerance = options.jacobi_tolerance > 0 ? options.jacobi_tolerance
                                                         : 4.0 * std::numeric_limits<T>::epsilon();
-  form_one_row_system(t, pairs, count, buf, threads);
+  finish_one_row_system(t, pairs, count, buf, threads);
   std::fill_n(buf.y.begin(), count, T(0));
   // Beyond the line nothing is received; the rows there have no coupling, zero stands in.
   std::fill_n(buf.y_from_lower.begin(), count, T(0));
@@ -184,6 +201,14 @@ triax::mpi::JacobiReport solve_one_row_jacobi(Transport& t, const ReducedPair<T>
   if (!options.jacobi_check_convergence) measure();
   one_row_ends(t, ends, count, buf, threads);
   return report;
+}
+
+template <class T>
+triax::mpi::JacobiReport solve_one_row_jacobi(Transport& t, const ReducedPair<T>* pairs, T* ends,
+                                              std::int64_t count, OneRowBuffers<T>& buf,
+                                              const triax::mpi::Options& options, int threads) {
+  begin_one_row_system(t, pairs, count, buf, threads);
+  return complete_one_row_jacobi(t, pairs, ends, count, buf, options, threads);
 }
 
 }  // namespace triax::detail

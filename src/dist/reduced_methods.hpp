@@ -118,11 +118,23 @@ TRIAX_HOST_DEVICE void thomas_over_gathered(ReducedPair<T>* gathered, int ranks,
   for (int j = rows - 2; j >= 0; --j) row(j).d -= row(j).c * row(j + 1).d;
 }
 
+// Each method comes in two halves (the plan overlaps them with other batches' local passes):
+// begin_* does what comes before the first message and starts it; complete_* waits for it and
+// does the rest, every later message included. solve_* runs both back to back. The halves do
+// the arithmetic of the whole in the same order, so an overlapped solve equals a plain one bit
+// for bit. Between the halves the caller must leave `rows` and the buffers alone.
+
 /// Allgather: every rank gathers every piece's rows and solves every system.
 template <class T>
-void solve_reduced_allgather(Transport& t, const ReducedPair<T>* rows, T* ends, std::int64_t count,
-                             ReducedBuffers<T>& buf, int threads) {
-  t.allgather(rows, buf.gathered.data(), 8 * count, scalar_of<T>());
+void begin_reduced_allgather(Transport& t, const ReducedPair<T>* rows, std::int64_t count,
+                             ReducedBuffers<T>& buf) {
+  t.start_allgather(rows, buf.gathered.data(), 8 * count, scalar_of<T>());
+}
+
+template <class T>
+void complete_reduced_allgather(Transport& t, T* ends, std::int64_t count, ReducedBuffers<T>& buf,
+                                int threads) {
+  t.finish();
   const int me = t.position();
   for_each_item(count, threads, [&](std::int64_t s, int) {
     thomas_over_gathered(buf.gathered.data(), t.size(), count, s);
@@ -132,15 +144,31 @@ void solve_reduced_allgather(Transport& t, const ReducedPair<T>* rows, T* ends, 
   });
 }
 
-/// Gather-scatter: each position gathers every piece's rows of its group of systems, solves
-/// them and sends each piece its ends back (two all-to-all exchanges).
 template <class T>
-void solve_reduced_gather_scatter(Transport& t, const ReducedPair<T>* rows, T* ends,
-                                  std::int64_t count, ReducedBuffers<T>& buf, int threads) {
+void solve_reduced_allgather(Transport& t, const ReducedPair<T>* rows, T* ends, std::int64_t count,
+                             ReducedBuffers<T>& buf, int threads) {
+  begin_reduced_allgather(t, rows, count, buf);
+  complete_reduced_allgather(t, ends, count, buf, threads);
+}
+
+/// Gather-scatter: each position gathers every piece's rows of its group of systems, solves
+/// them and sends each piece its ends back (two all-to-all exchanges; the first is the one that
+/// overlaps).
+template <class T>
+void begin_reduced_gather_scatter(Transport& t, const ReducedPair<T>* rows, std::int64_t count,
+                                  ReducedBuffers<T>& buf) {
+  buf.set_gather_scatter_counts(t.size(), t.position(), count);
+  t.start_all_to_all(rows, buf.rows_out_counts.data(), buf.rows_out_offsets.data(),
+                     buf.gathered.data(), buf.rows_in_counts.data(), buf.rows_in_offsets.data(),
+                     scalar_of<T>());
+}
+
+template <class T>
+void complete_reduced_gather_scatter(Transport& t, T* ends, std::int64_t count,
+                                     ReducedBuffers<T>& buf, int threads) {
   const int ranks = t.size();
-  const std::int64_t mine = buf.set_gather_scatter_counts(ranks, t.position(), count);
-  t.all_to_all(rows, buf.rows_out_counts.data(), buf.rows_out_offsets.data(), buf.gathered.data(),
-               buf.rows_in_counts.data(), buf.rows_in_offsets.data(), scalar_of<T>());
+  const std::int64_t mine = SystemGroups{ranks, count}.size(t.position());
+  t.finish();
   for_each_item(mine, threads, [&](std::int64_t s, int) {
     thomas_over_gathered(buf.gathered.data(), ranks, mine, s);
     for (int q = 0; q < ranks; ++q) {
@@ -151,6 +179,13 @@ void solve_reduced_gather_scatter(Transport& t, const ReducedPair<T>* rows, T* e
   });
   t.all_to_all(buf.scattered.data(), buf.ends_out_counts.data(), buf.ends_out_offsets.data(), ends,
                buf.ends_in_counts.data(), buf.ends_in_offsets.data(), scalar_of<T>());
+}
+
+template <class T>
+void solve_reduced_gather_scatter(Transport& t, const ReducedPair<T>* rows, T* ends,
+                                  std::int64_t count, ReducedBuffers<T>& buf, int threads) {
+  begin_reduced_gather_scatter(t, rows, count, buf);
+  complete_reduced_gather_scatter(t, ends, count, buf, threads);
 }
 
 /// One PCR step on row `self`: its couplings to `lower` and `upper` (the rows a stride away)
@@ -164,35 +199,45 @@ TRIAX_HOST_DEVICE ReducedRow<T> pcr_combine(const ReducedRow<T>& lower, const Re
           self.d - k_lower * lower.d - k_upper * upper.d};
 }
 
+/// Sides beyond the line are not received: identity rows stand in for a PCR step at
+/// `distance`.
+template <class T>
+void pcr_identities_beyond(const Transport& t, int distance, ReducedBuffers<T>& buf) {
+  constexpr ReducedRow<T> identity{T(0), T(1), T(0), T(0)};
+  constexpr ReducedPair<T> identities{identity, identity};
+  if (t.position() - distance < 0)
+    std::fill(buf.receive_lower.begin(), buf.receive_lower.end(), identities);
+  if (t.position() + distance >= t.size())
+    std::fill(buf.receive_upper.begin(), buf.receive_upper.end(), identities);
+}
+
 /// PCR across ranks over the 2P reduced rows: the first step (stride 1) pairs each rank's rows
 /// with its neighbours' nearest rows; every later step (stride 2t) with both rows of the ranks t
 /// away, t = 1, 2, 4, ... < P. Rows beyond the line act as identity rows.
 template <class T>
-void solve_reduced_pcr(Transport& t, const ReducedPair<T>* rows, T* ends, std::int64_t count,
-                       ReducedBuffers<T>& buf, int threads) {
-  constexpr ReducedRow<T> identity{T(0), T(1), T(0), T(0)};
-  const int me = t.position(), ranks = t.size();
+void begin_reduced_pcr(Transport& t, const ReducedPair<T>* rows, std::int64_t count,
+                       ReducedBuffers<T>& buf) {
   std::copy_n(rows, count, buf.pcr_rows.data());
   ReducedPair<T>* w = buf.pcr_rows.data();
-  const auto prepare = [&](int distance) {
-    // Sides beyond the line are not received: identity rows stand in.
-    constexpr ReducedPair<T> identities{identity, identity};
-    if (me - distance < 0)
-      std::fill(buf.receive_lower.begin(), buf.receive_lower.end(), identities);
-    if (me + distance >= ranks)
-      std::fill(buf.receive_upper.begin(), buf.receive_upper.end(), identities);
-  };
   // Stride 1: row "first" needs the lower rank's "last"; row "last" the upper rank's "first".
-  prepare(1);
-  t.exchange(1, w, buf.receive_lower.data(), w, buf.receive_upper.data(), 8 * count,
-             scalar_of<T>());
+  pcr_identities_beyond(t, 1, buf);
+  t.start_exchange(1, w, buf.receive_lower.data(), w, buf.receive_upper.data(), 8 * count,
+                   scalar_of<T>());
+}
+
+template <class T>
+void complete_reduced_pcr(Transport& t, T* ends, std::int64_t count, ReducedBuffers<T>& buf,
+                          int threads) {
+  const int ranks = t.size();
+  ReducedPair<T>* w = buf.pcr_rows.data();
+  t.finish();
   for_each_item(count, threads, [&](std::int64_t s, int) {
     const ReducedPair<T> old = w[s];
     w[s].first = pcr_combine(buf.receive_lower[s].last, old.first, old.last);
     w[s].last = pcr_combine(old.first, old.last, buf.receive_upper[s].first);
   });
   for (int distance = 1; distance < ranks; distance *= 2) {
-    prepare(distance);
+    pcr_identities_beyond(t, distance, buf);
     t.exchange(distance, w, buf.receive_lower.data(), w, buf.receive_upper.data(), 8 * count,
                scalar_of<T>());
     for_each_item(count, threads, [&](std::int64_t s, int) {
@@ -207,18 +252,34 @@ void solve_reduced_pcr(Transport& t, const ReducedPair<T>* rows, T* ends, std::i
   });
 }
 
-/// Block Jacobi across ranks: each iteration takes the neighbours' nearest unknowns from the
-/// previous iteration and solves this rank's 2 x 2 block exactly. Starts from zero.
 template <class T>
-triax::mpi::JacobiReport solve_reduced_jacobi(Transport& t, const ReducedPair<T>* rows, T* ends,
-                                              std::int64_t count, ReducedBuffers<T>& buf,
-                                              const triax::mpi::Options& options) {
-  const double tolerance = options.jacobi_tolerance > 0 ? options.jacobi_tolerance
-                                                        : 4.0 * std::numeric_limits<T>::epsilon();
+void solve_reduced_pcr(Transport& t, const ReducedPair<T>* rows, T* ends, std::int64_t count,
+                       ReducedBuffers<T>& buf, int threads) {
+  begin_reduced_pcr(t, rows, count, buf);
+  complete_reduced_pcr(t, ends, count, buf, threads);
+}
+
+/// Block Jacobi across ranks: each iteration takes the neighbours' nearest unknowns from the
+/// previous iteration and solves this rank's 2 x 2 block exactly. Starts from zero; the first
+/// iteration's message (the zeros) is the one that overlaps.
+template <class T>
+void begin_reduced_jacobi(Transport& t, T* ends, std::int64_t count, ReducedBuffers<T>& buf) {
   std::fill_n(ends, 2 * count, T(0));
   // Beyond the line nothing is received; the rows there have no coupling, zero stands in.
   std::fill(buf.jacobi_from_lower.begin(), buf.jacobi_from_lower.end(), T(0));
   std::fill(buf.jacobi_from_upper.begin(), buf.jacobi_from_upper.end(), T(0));
+  std::fill_n(buf.jacobi_lower.begin(), count, T(0));
+  std::fill_n(buf.jacobi_upper.begin(), count, T(0));
+  t.start_exchange(1, buf.jacobi_lower.data(), buf.jacobi_from_lower.data(),
+                   buf.jacobi_upper.data(), buf.jacobi_from_upper.data(), count, scalar_of<T>());
+}
+
+template <class T>
+triax::mpi::JacobiReport complete_reduced_jacobi(Transport& t, const ReducedPair<T>* rows, T* ends,
+                                                 std::int64_t count, ReducedBuffers<T>& buf,
+                                                 const triax::mpi::Options& options) {
+  const double tolerance = options.jacobi_tolerance > 0 ? options.jacobi_tolerance
+                                                        : 4.0 * std::numeric_limits<T>::epsilon();
   triax::mpi::JacobiReport report;
   double change_and_scale[2] = {0, 0};
   const auto measure = [&] {
@@ -228,12 +289,16 @@ triax::mpi::JacobiReport solve_reduced_jacobi(Transport& t, const ReducedPair<T>
     report.converged = report.relative_change <= tolerance;
   };
   for (int iteration = 1; iteration <= options.jacobi_iterations; ++iteration) {
-    for (std::int64_t s = 0; s < count; ++s) {
-      buf.jacobi_lower[s] = ends[2 * s];
-      buf.jacobi_upper[s] = ends[2 * s + 1];
+    if (iteration == 1) {
+      t.finish();  // begin_reduced_jacobi started the first iteration's message
+    } else {
+      for (std::int64_t s = 0; s < count; ++s) {
+        buf.jacobi_lower[s] = ends[2 * s];
+        buf.jacobi_upper[s] = ends[2 * s + 1];
+      }
+      t.exchange(1, buf.jacobi_lower.data(), buf.jacobi_from_lower.data(), buf.jacobi_upper.data(),
+                 buf.jacobi_from_upper.data(), count, scalar_of<T>());
     }
-    t.exchange(1, buf.jacobi_lower.data(), buf.jacobi_from_lower.data(), buf.jacobi_upper.data(),
-               buf.jacobi_from_upper.data(), count, scalar_of<T>());
     double change = 0, scale = 0;
     // Serial over systems: the reduced rows are few, and a reduction across threads would cost
     // more than it saves.
@@ -263,6 +328,14 @@ triax::mpi::JacobiReport solve_reduced_jacobi(Transport& t, const ReducedPair<T>
   }
   if (!options.jacobi_check_convergence) measure();
   return report;
+}
+
+template <class T>
+triax::mpi::JacobiReport solve_reduced_jacobi(Transport& t, const ReducedPair<T>* rows, T* ends,
+                                              std::int64_t count, ReducedBuffers<T>& buf,
+                                              const triax::mpi::Options& options) {
+  begin_reduced_jacobi(t, ends, count, buf);
+  return complete_reduced_jacobi(t, rows, ends, count, buf, options);
 }
 
 }  // namespace triax::detail

@@ -1,7 +1,8 @@
 #pragma once
 // A Transport that forwards to another and adds the seconds spent inside each call to a
 // counter: how the plan splits the reduced phase into arithmetic and communication when a
-// caller asked for phase times (triax::mpi::PhaseTimes). Lives on the stack of one solve.
+// caller asked for phase times (triax::mpi::PhaseTimes). Lives on the stack of one solve (or of
+// one half of an overlapped reduced solve: the pending operation is the inner transport's).
 
 #include <chrono>
 
@@ -15,23 +16,30 @@ class TimedTransport final : public Transport {
 
   int size() const override { return inner_.size(); }
   int position() const override { return inner_.position(); }
-  void allgather(const void* sent, void* received, std::int64_t count, Scalar type) override {
-    timed([&] { inner_.allgather(sent, received, count, type); });
+  void start_allgather(const void* sent, void* received, std::int64_t count, Scalar type) override {
+    timed([&] { inner_.start_allgather(sent, received, count, type); });
   }
-  void all_to_all(const void* sent, const std::int64_t* send_counts,
-                  const std::int64_t* send_offsets, void* received,
-                  const std::int64_t* receive_counts, const std::int64_t* receive_offsets,
-                  Scalar type) override {
+  void start_all_to_all(const void* sent, const std::int64_t* send_counts,
+                        const std::int64_t* send_offsets, void* received,
+                        const std::int64_t* receive_counts, const std::int64_t* receive_offsets,
+                        Scalar type) override {
     timed([&] {
-      inner_.all_to_all(sent, send_counts, send_offsets, received, receive_counts,
-                        receive_offsets, type);
+      inner_.start_all_to_all(sent, send_counts, send_offsets, received, receive_counts,
+                              receive_offsets, type);
     });
   }
-  void exchange(int distance, const void* send_lower, void* receive_lower, const void* send_upper,
-                void* receive_upper, std::int64_t count, Scalar type) override {
+  void start_exchange(int distance, const void* send_lower, void* receive_lower,
+                      const void* send_upper, void* receive_upper, std::int64_t count,
+                      Scalar type) override {
     timed([&] {
-      inner_.exchange(distance, send_lower, receive_lower, send_upper, receive_upper, count, type);
+      inner_.start_exchange(distance, send_lower, receive_lower, send_upper, receive_upper, count,
+                            type);
     });
+  }
+  // The wait for an overlapped message counts as communication; the computation it overlapped
+  // does not.
+  void finish() override {
+    timed([&] { inner_.finish(); });
   }
   void max_in_place(double* values, int count) override {
     timed([&] { inner_.max_in_place(values, count); });

@@ -5,65 +5,13 @@
 
 #include <string>
 
-#include "dist_problems.hpp"
+#include "grid_solve.hpp"
 
 namespace triax::test::dist {
 namespace {
 
-enum class Mode { in_place, separate, increment };
-
 constexpr mpi::Method exact_methods[] = {mpi::Method::allgather, mpi::Method::gather_scatter,
                                          mpi::Method::pcr, mpi::Method::automatic};
-
-/// What one distributed solve gave, agreed over the world.
-struct Outcome {
-  double error;       // max |x - reference| / max |reference| over every rank's block
-  bool ghosts_clean;  // no rank wrote outside its block
-};
-
-template <class T>
-Outcome solve_distributed(const GlobalProblem<T>& p, const std::vector<bool>& splittable,
-                          mpi::Method method, Mode mode, std::int64_t ghost, mpi::Options options) {
-  const MPI_Comm cart = make_grid(splittable);
-  const Block block = block_of(cart, p.extents);
-  LocalBuffers<T> buf(p, block, ghost);
-  options.method = method;
-  mpi::Solver<T> solver(mpi::Decomposition::cartesian(cart, p.axis), buf.layout, p.axis, options);
-  EXPECT_EQ(solver.first_global_row(), block.begin[p.axis]);
-  EXPECT_EQ(solver.global_system_length(), p.extents[p.axis]);
-  // increment adds to a known u
-  std::vector<T> u0(buf.x.size(), T(0));
-  if (mode == Mode::increment) {
-    for_each_element(p.extents, block, buf.layout, [&](std::int64_t o, std::int64_t g) {
-      u0[o] = static_cast<T>(unit_value(p.seed, 7, g));
-      buf.x[o] = u0[o];
-    });
-  }
-  const T nan = std::numeric_limits<T>::quiet_NaN();
-  switch (mode) {
-    case Mode::in_place:
-      solver.solve_in_place(buf.a.data(), buf.b.data(), buf.c.data(), buf.d.data());
-      break;
-    case Mode::separate:
-      solver.solve(buf.a.data(), buf.b.data(), buf.c.data(), buf.d.data(), buf.x.data());
-      break;
-    case Mode::increment:
-      solver.solve_increment(buf.a.data(), buf.b.data(), buf.c.data(), buf.d.data(), buf.x.data());
-      break;
-  }
-  const std::vector<T>& out = mode == Mode::in_place ? buf.d : buf.x;
-  double error = 0;
-  for_each_element(p.extents, block, buf.layout, [&](std::int64_t o, std::int64_t g) {
-    const double want = double(p.reference[g]) + double(u0[o]);
-    const double e = std::abs(double(out[o]) - want) / p.scale;
-    error = std::isnan(e) ? INFINITY : std::max(error, e);
-  });
-  const bool clean =
-      buf.ghosts_hold(out, mode == Mode::in_place ? nan : LocalBuffers<T>::sentinel, p, block);
-  MPI_Comm free_me = cart;
-  MPI_Comm_free(&free_me);
-  return {world_max(error), world_max(clean ? 0 : 1) == 0};
-}
 
 mpi::Options one_thread() {
   mpi::Options options;
@@ -85,7 +33,9 @@ void expect_exact(const std::vector<std::int64_t>& global, const std::vector<boo
     for (mpi::Method method : exact_methods) {
       for (Mode mode : modes) {
         SCOPED_TRACE(label(method, axis, mode));
-        const Outcome got = solve_distributed(p, splittable, method, mode, ghost, options);
+        mpi::Options with_method = options;
+        with_method.method = method;
+        const GridSolve<T> got = solve_on_grid(p, splittable, mode, ghost, with_method);
         EXPECT_LE(got.error, p.allowed_error()) << "single-rank error " << p.single_rank_error;
         EXPECT_TRUE(got.ghosts_clean);
       }

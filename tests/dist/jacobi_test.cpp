@@ -3,42 +3,10 @@
 // systems far from dominance (checked mode's info and last_jacobi()).
 #include <gtest/gtest.h>
 
-#include "dist_problems.hpp"
+#include "grid_solve.hpp"
 
 namespace triax::test::dist {
 namespace {
-
-struct JacobiRun {
-  double error;
-  mpi::JacobiReport report;
-  std::vector<int> info;
-};
-
-/// Solves on a grid of the world's ranks over every dimension, or with `along_axis_only` on one
-/// line of them along the axis.
-JacobiRun run_jacobi(const GlobalProblem<double>& p, const mpi::Options& options,
-                     bool along_axis_only = false) {
-  std::vector<bool> splittable(p.extents.size(), !along_axis_only);
-  splittable[p.axis] = true;
-  const MPI_Comm cart = make_grid(splittable);
-  const Block block = block_of(cart, p.extents);
-  LocalBuffers<double> buf(p, block, 1);
-  mpi::Solver<double> solver(mpi::Decomposition::cartesian(cart, p.axis), buf.layout, p.axis,
-                             options);
-  EXPECT_EQ(solver.method(), mpi::Method::jacobi);
-  JacobiRun run{0, {}, std::vector<int>(solver.system_count(), 99)};
-  solver.solve(buf.a.data(), buf.b.data(), buf.c.data(), buf.d.data(), buf.x.data(),
-               run.info.data());
-  run.report = solver.last_jacobi();
-  for_each_element(p.extents, block, buf.layout, [&](std::int64_t o, std::int64_t g) {
-    const double e = std::abs(buf.x[o] - p.reference[g]) / p.scale;
-    run.error = std::isnan(e) ? INFINITY : std::max(run.error, e);
-  });
-  run.error = world_max(run.error);
-  MPI_Comm free_me = cart;
-  MPI_Comm_free(&free_me);
-  return run;
-}
 
 mpi::Options jacobi_options(double tolerance, int iterations, bool check) {
   mpi::Options options;
@@ -54,7 +22,7 @@ TEST(DistJacobi, ReachesItsToleranceOnDominantSystems) {
   for (double tolerance : {1e-6, 1e-10, 0.0}) {
     SCOPED_TRACE(tolerance);
     const GlobalProblem<double> p({24, 7}, 0, 11);
-    const JacobiRun run = run_jacobi(p, jacobi_options(tolerance, 200, true));
+    const GridSolve<double> run = solve_separate(p, jacobi_options(tolerance, 200, true));
     EXPECT_TRUE(run.report.converged);
     EXPECT_LT(run.report.iterations, 200);
     // The reduced system of dominant systems contracts at least 2x per iteration here, so the
@@ -69,7 +37,7 @@ TEST(DistJacobi, InBatches) {
   const GlobalProblem<double> p({24, 7}, 0, 14);
   mpi::Options options = jacobi_options(1e-10, 200, true);
   options.batches = 3;
-  const JacobiRun run = run_jacobi(p, options);
+  const GridSolve<double> run = solve_separate(p, options);
   EXPECT_TRUE(run.report.converged);
   EXPECT_LE(run.error, std::max(1e-10, p.allowed_error()));
   for (int i : run.info) EXPECT_EQ(i, 0);
@@ -77,7 +45,7 @@ TEST(DistJacobi, InBatches) {
 
 TEST(DistJacobi, FixedIterationCountRunsThemAll) {
   const GlobalProblem<double> p({30, 5}, 0, 12);
-  const JacobiRun run = run_jacobi(p, jacobi_options(0, 40, false));
+  const GridSolve<double> run = solve_separate(p, jacobi_options(0, 40, false));
   EXPECT_EQ(run.report.iterations, 40);
   EXPECT_TRUE(run.report.converged);
   EXPECT_LE(run.error, p.allowed_error());
@@ -90,7 +58,7 @@ TEST(DistJacobi, ReportsNonConvergence) {
   // Pieces of two rows of tridiag(1, 1.2, 1): the reduced system's neighbouring blocks couple
   // more strongly than each block holds itself, so block Jacobi grows the error every sweep.
   const GlobalProblem<double> p({2 * world_size(), 3}, 0, 13, Systems::not_dominant);
-  const JacobiRun run = run_jacobi(p, jacobi_options(1e-12, 30, true), true);
+  const GridSolve<double> run = solve_separate(p, jacobi_options(1e-12, 30, true), true);
   EXPECT_FALSE(run.report.converged);
   EXPECT_EQ(run.report.iterations, 30);
   EXPECT_GT(run.report.relative_change, 1e-12);

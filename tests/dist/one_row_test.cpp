@@ -7,12 +7,10 @@
 
 #include <string>
 
-#include "dist_problems.hpp"
+#include "grid_solve.hpp"
 
 namespace triax::test::dist {
 namespace {
-
-enum class Mode { in_place, separate, increment };
 
 mpi::Options one_row(mpi::Method method = mpi::Method::pcr) {
   mpi::Options options;
@@ -22,51 +20,15 @@ mpi::Options one_row(mpi::Method method = mpi::Method::pcr) {
   return options;
 }
 
-/// One distributed solve on a grid of the world's ranks over the splittable dimensions; returns
-/// max |x - reference| / max |reference| over every rank's block (infinite where a NaN came
-/// out or a ghost element was written).
+/// solve_on_grid, checked to have run the one-row form; infinite where a ghost was written.
 template <class T>
-double solve_on_grid(const GlobalProblem<T>& p, const std::vector<bool>& splittable, Mode mode,
-                     std::int64_t ghost, const mpi::Options& options) {
-  const MPI_Comm cart = make_grid(splittable);
-  const Block block = block_of(cart, p.extents);
-  LocalBuffers<T> buf(p, block, ghost);
-  mpi::Solver<T> solver(mpi::Decomposition::cartesian(cart, p.axis), buf.layout, p.axis, options);
-  EXPECT_EQ(solver.reduced_rows(), mpi::ReducedRows::one_per_rank);
-  EXPECT_EQ(solver.method(),
+double solve_on_grid_one_row(const GlobalProblem<T>& p, const std::vector<bool>& splittable,
+                             Mode mode, std::int64_t ghost, const mpi::Options& options) {
+  const GridSolve<T> got = solve_on_grid(p, splittable, mode, ghost, options);
+  EXPECT_EQ(got.reduced_rows, mpi::ReducedRows::one_per_rank);
+  EXPECT_EQ(got.method,
             options.method == mpi::Method::jacobi ? mpi::Method::jacobi : mpi::Method::pcr);
-  std::vector<T> u0(buf.x.size(), T(0));
-  if (mode == Mode::increment) {
-    for_each_element(p.extents, block, buf.layout, [&](std::int64_t o, std::int64_t g) {
-      u0[o] = static_cast<T>(unit_value(p.seed, 7, g));
-      buf.x[o] = u0[o];
-    });
-  }
-  const T nan = std::numeric_limits<T>::quiet_NaN();
-  switch (mode) {
-    case Mode::in_place:
-      solver.solve_in_place(buf.a.data(), buf.b.data(), buf.c.data(), buf.d.data());
-      break;
-    case Mode::separate:
-      solver.solve(buf.a.data(), buf.b.data(), buf.c.data(), buf.d.data(), buf.x.data());
-      break;
-    case Mode::increment:
-      solver.solve_increment(buf.a.data(), buf.b.data(), buf.c.data(), buf.d.data(), buf.x.data());
-      break;
-  }
-  const std::vector<T>& out = mode == Mode::in_place ? buf.d : buf.x;
-  double error = 0;
-  for_each_element(p.extents, block, buf.layout, [&](std::int64_t o, std::int64_t g) {
-    const double want = double(p.reference[g]) + double(u0[o]);
-    const double e = std::abs(double(out[o]) - want) / p.scale;
-    error = std::isnan(e) ? INFINITY : std::max(error, e);
-  });
-  if (!buf.ghosts_hold(out, mode == Mode::in_place ? nan : LocalBuffers<T>::sentinel, p, block)) {
-    error = INFINITY;
-  }
-  MPI_Comm free_me = cart;
-  MPI_Comm_free(&free_me);
-  return world_max(error);
+  return got.ghosts_clean ? got.error : INFINITY;
 }
 
 template <class T>
@@ -80,7 +42,7 @@ void expect_exact(const std::vector<std::int64_t>& global, const std::vector<boo
         SCOPED_TRACE(std::string(mpi::to_string(method)) + ", axis " + std::to_string(axis) +
                      ", mode " + std::to_string(static_cast<int>(mode)));
         options.method = method;
-        EXPECT_LE(solve_on_grid(p, splittable, mode, ghost, options), p.allowed_error())
+        EXPECT_LE(solve_on_grid_one_row(p, splittable, mode, ghost, options), p.allowed_error())
             << "single-rank error " << p.single_rank_error;
       }
     }
@@ -198,33 +160,6 @@ TEST(DistOneRow, CheckedModeReportsTheSameInfoOnEveryRank) {
   }
 }
 
-struct JacobiRun {
-  double error;
-  mpi::JacobiReport report;
-  std::vector<int> info;
-};
-
-JacobiRun run_jacobi(const GlobalProblem<double>& p, const mpi::Options& options) {
-  std::vector<bool> splittable(p.extents.size(), true);
-  const MPI_Comm cart = make_grid(splittable);
-  const Block block = block_of(cart, p.extents);
-  LocalBuffers<double> buf(p, block, 1);
-  mpi::Solver<double> solver(mpi::Decomposition::cartesian(cart, p.axis), buf.layout, p.axis,
-                             options);
-  JacobiRun run{0, {}, std::vector<int>(solver.system_count(), 99)};
-  solver.solve(buf.a.data(), buf.b.data(), buf.c.data(), buf.d.data(), buf.x.data(),
-               run.info.data());
-  run.report = solver.last_jacobi();
-  for_each_element(p.extents, block, buf.layout, [&](std::int64_t o, std::int64_t g) {
-    const double e = std::abs(buf.x[o] - p.reference[g]) / p.scale;
-    run.error = std::isnan(e) ? INFINITY : std::max(run.error, e);
-  });
-  run.error = world_max(run.error);
-  MPI_Comm free_me = cart;
-  MPI_Comm_free(&free_me);
-  return run;
-}
-
 mpi::Options one_row_jacobi(double tolerance, int iterations, bool check) {
   mpi::Options options = one_row(mpi::Method::jacobi);
   options.jacobi_tolerance = tolerance;
@@ -239,7 +174,7 @@ TEST(DistOneRowJacobi, ReachesItsToleranceOnDominantSystems) {
     SCOPED_TRACE(tolerance);
     for (int axis : {0, 1}) {
       const GlobalProblem<double> p({24, 7}, axis, 11);
-      const JacobiRun run = run_jacobi(p, one_row_jacobi(tolerance, 200, true));
+      const GridSolve<double> run = solve_separate(p, one_row_jacobi(tolerance, 200, true));
       EXPECT_TRUE(run.report.converged);
       EXPECT_LT(run.report.iterations, 200);
       const double reached = tolerance > 0 ? tolerance : 4 * std::numeric_limits<double>::epsilon();
@@ -253,7 +188,7 @@ TEST(DistOneRowJacobi, FixedIterationCountInBatches) {
   const GlobalProblem<double> p({30, 5}, 0, 12);
   mpi::Options options = one_row_jacobi(0, 40, false);
   options.batches = 2;
-  const JacobiRun run = run_jacobi(p, options);
+  const GridSolve<double> run = solve_separate(p, options);
   EXPECT_EQ(run.report.iterations, 40);
   EXPECT_TRUE(run.report.converged);
   EXPECT_LE(run.error, p.allowed_error());
@@ -266,7 +201,7 @@ TEST(DistOneRowJacobi, ReportsNonConvergence) {
   // One iteration from zero cannot meet a tolerance of 1e-14 where neighbours couple: the
   // change of that iteration is the whole value.
   const GlobalProblem<double> p({6 * world_size(), 3}, 0, 13);
-  const JacobiRun run = run_jacobi(p, one_row_jacobi(1e-14, 1, true));
+  const GridSolve<double> run = solve_separate(p, one_row_jacobi(1e-14, 1, true));
   EXPECT_FALSE(run.report.converged);
   EXPECT_EQ(run.report.iterations, 1);
   for (int i : run.info) EXPECT_EQ(i, mpi::info_not_converged);

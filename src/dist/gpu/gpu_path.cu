@@ -348,6 +348,16 @@ struct PinnedBuffer {
   PinnedBuffer(const PinnedBuffer&) = delete;
   PinnedBuffer& operator=(const PinnedBuffer&) = delete;
 };
+// An event made with the plan (none per solve).
+struct Event {
+  cudaEvent_t e = nullptr;
+  Event() { TRIAX_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming)); }
+  ~Event() {
+    if (e) TRIAX_CUDA_CHECK_NOTHROW(cudaEventDestroy(e));
+  }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+};
 
 }  // namespace
 
@@ -358,6 +368,8 @@ struct GpuPath<T>::State {
   std::size_t count;
   DeviceBuffer work, rows, ends, bad_rows;
   PinnedBuffer host_rows, host_ends, host_bad_rows;
+  // Host staging: the copy of a batch's reduced rows to host_rows is done (rows_to_host_async).
+  Event rows_copied;
   // NCCL: allgather's gathered rows, or PCR's working rows and the neighbours' rows.
   DeviceBuffer gathered, scattered, pcr_rows, receive_lower, receive_upper;
   // NCCL with one row per rank: the rows' first unknowns (own and the upper neighbour's), the
@@ -475,19 +487,33 @@ void GpuPath<T>::reduce(const Problem& p, const Operands<T>& ops, std::int64_t f
 }
 
 template <class T>
-void GpuPath<T>::rows_to_host(std::int64_t first, std::int64_t size) {
+void GpuPath<T>::rows_to_host_async(std::int64_t first, std::int64_t size) {
   State& st = *state_;
   TRIAX_CUDA_CHECK(cudaMemcpyAsync(host_rows() + first, st.rows_ptr() + first,
                                    static_cast<std::size_t>(size) * sizeof(ReducedPair<T>),
                                    cudaMemcpyDeviceToHost, st.stream));
-  TRIAX_CUDA_CHECK(cudaStreamSynchronize(st.stream));
+  TRIAX_CUDA_CHECK(cudaEventRecord(st.rows_copied.e, st.stream));
+}
+
+template <class T>
+void GpuPath<T>::wait_rows() {
+  // Only the stream's work up to the copy: kernels queued after it (the previous batch's back
+  // substitution) keep running.
+  TRIAX_CUDA_CHECK(cudaEventSynchronize(state_->rows_copied.e));
+}
+
+template <class T>
+void GpuPath<T>::rows_to_host(std::int64_t first, std::int64_t size) {
+  rows_to_host_async(first, size);
+  wait_rows();
 }
 
 template <class T>
 void GpuPath<T>::ends_to_device(std::int64_t first, std::int64_t size) {
   State& st = *state_;
-  // Pinned source: the copy is queued, and the host buffer is not written again before the
-  // next batch's or solve's stream synchronisation (rows_to_host) has seen it done.
+  // Pinned source: the copy is queued, and this batch's part of the host buffer is not written
+  // again before the next solve's wait for its first rows (wait_rows), queued after it, has
+  // seen it done; other batches write other parts.
   TRIAX_CUDA_CHECK(cudaMemcpyAsync(st.ends_ptr() + 2 * first, host_ends() + 2 * first,
                                    2 * static_cast<std::size_t>(size) * sizeof(T),
                                    cudaMemcpyHostToDevice, st.stream));

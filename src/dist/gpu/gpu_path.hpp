@@ -45,8 +45,12 @@ class GpuPath {
 
   /// Queues the local reduction of systems [first, first + size) on the stream.
   void reduce(const Problem& p, const Operands<T>& ops, std::int64_t first, std::int64_t size);
-  /// Copies the batch's reduced rows to host_rows() and waits for the stream.
+  /// Copies the batch's reduced rows to host_rows() and waits for the copy.
   void rows_to_host(std::int64_t first, std::int64_t size);
+  /// The same in two halves: queues the copy (and an event after it) on the stream ...
+  void rows_to_host_async(std::int64_t first, std::int64_t size);
+  /// ... and waits for the last queued copy (the stream's work up to it, not beyond).
+  void wait_rows();
   /// Queues the copy of the batch's ends from host_ends() to the device.
   void ends_to_device(std::int64_t first, std::int64_t size);
   /// NCCL: queues the reduced solve of the batch (its collectives and kernels) on the stream.
