@@ -46,9 +46,11 @@
 /// a *group dimension*; stride 0 (or extent 1) shares. Systems whose coordinates differ only
 /// along shared dimensions use one matrix, factored once: e.g. ADI on a 3-D grid along x with
 /// coefficients that vary in z but not in y (strides {1, 0, nx}: nz groups), or s species with a
-/// matrix each (a species dimension of stride n). At most 4096 groups (each is a backend plan of
-/// its own: one more kernel launch or OpenMP region per solve); every algorithm takes groups,
-/// CR included (its coefficients are per group too). Breakdown is per group: factor_info() is
+/// matrix each (a species dimension of stride n). At most 4096 groups; every algorithm takes
+/// groups, CR included (its coefficients are per group too). Where the group dimensions are the
+/// slowest of d's dimensions with extent > 1 and the algorithm is Thomas', one kernel launch (one
+/// OpenMP region) solves every group from one table; otherwise each group is a plan of its own,
+/// run one after another (a launch or OpenMP region per group). Breakdown is per group: factor_info() is
 /// the first group's non-zero value, and only that group's systems get NaN and info = k + 1. On
 /// cuda, checked mode needs the group dimensions to be the slowest of d's dimensions with extent
 /// > 1 (each group's info is then one run); otherwise the constructor refuses it.

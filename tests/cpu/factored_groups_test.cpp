@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <vector>
 
@@ -38,6 +39,20 @@ TYPED_TEST(FactoredGroups, CpuMatchesGeneralSolver) {
       }
     }
   }
+}
+
+// The same cases with every group solved by a plan of its own (TRIAX_FACTORED_GROUP_LOOP=1),
+// the path that plans whose group dimensions are not the slowest (and CR) always take.
+TYPED_TEST(FactoredGroups, CpuGroupByGroupMatchesGeneralSolver) {
+  using T = TypeParam;
+  ::setenv("TRIAX_FACTORED_GROUP_LOOP", "1", 1);
+  for (std::int64_t n : {2, 40}) {
+    for (const auto& gc : grouped_cases<T>(n, true)) {
+      check_grouped_against_reference(gc, host_runner<T>(Backend::cpu), FactoredAlgorithm::cpu_thomas);
+      if (this->HasFatalFailure()) break;
+    }
+  }
+  ::unsetenv("TRIAX_FACTORED_GROUP_LOOP");
 }
 
 TYPED_TEST(FactoredGroups, CpuLongSystemsCompressPerGroup) {
