@@ -47,20 +47,21 @@ void print(const char* backend, const char* precision, std::int64_t n, int axis,
            std::size_t bytes) {
   auto gbps = [&](double ms) { return ms > 0 ? 2.0 * double(bytes) / (ms * 1e6) : 0.0; };
   const bool gpu = std::string(backend) == "cuda";
-  std::printf("%-4s %-6s n=%-4lld axis=%d groups=%-4lld one %8.3f ms %7.1f GB/s | grouped %8.3f ms"
-              " %7.1f GB/s %5.1f%% of copy (bar %s) x%.2f of one (bar 1.10) | general %8.3f ms"
-              " x%.2f (bar 2.2)\n",
-              backend, precision, static_cast<long long>(n), axis, static_cast<long long>(n),
-              t.one, gbps(t.one), t.grouped, gbps(t.grouped), 100.0 * t.copy / t.grouped,
-              gpu ? (axis == 0 ? "85" : "90") : "80", t.grouped / t.one, t.general,
-              t.general / t.grouped);
+  std::printf(
+      "%-4s %-6s n=%-4lld axis=%d groups=%-4lld one %8.3f ms %7.1f GB/s | grouped %8.3f ms"
+      " %7.1f GB/s %5.1f%% of copy (bar %s) x%.2f of one (bar 1.10) | general %8.3f ms"
+      " x%.2f (bar 2.2)\n",
+      backend, precision, static_cast<long long>(n), axis, static_cast<long long>(n), t.one,
+      gbps(t.one), t.grouped, gbps(t.grouped), 100.0 * t.copy / t.grouped,
+      gpu ? (axis == 0 ? "85" : "90") : "80", t.grouped / t.one, t.general, t.general / t.grouped);
 }
 
 // The three plans of one axis; `run` times a callable (host or device clock).
 template <class T>
 Times measure(triax::Backend backend, std::int64_t n, int axis, const T* d, T* x, const T* da,
               const T* db, const T* dc, const std::vector<T>& a, const std::vector<T>& b,
-              const std::vector<T>& c, const std::function<double(const std::function<void()>&)>& time,
+              const std::vector<T>& c,
+              const std::function<double(const std::function<void()>&)>& time,
               const triax::Options& o) {
   const auto packed = triax::Layout::packed({n, n, n});
   const int group = axis == 2 ? 1 : 2;  // the slowest dimension other than the axis
@@ -72,9 +73,9 @@ Times measure(triax::Backend backend, std::int64_t n, int axis, const T* d, T* x
   triax::FactoredSolver<T> one(backend, a.data(), b.data(), c.data(), n, packed, axis, o);
   triax::FactoredSolver<T> grouped(backend, a.data(), b.data(), c.data(), coefficients, packed,
                                    axis, o);
-  triax::Solver<T> general(backend, triax::OperandLayouts(coefficients, coefficients, coefficients,
-                                                          packed, packed),
-                           axis, o);
+  triax::Solver<T> general(
+      backend, triax::OperandLayouts(coefficients, coefficients, coefficients, packed, packed),
+      axis, o);
   t.one = time([&] { one.solve(d, x); });
   t.grouped = time([&] { grouped.solve(d, x); });
   t.general = time([&] { general.solve(da, db, dc, d, x); });
@@ -94,7 +95,8 @@ void cpu_rows(std::int64_t n, int reps) {
     for (int k = 0; k < reps; ++k) {
       const auto t0 = std::chrono::steady_clock::now();
       f();
-      t.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+      t.push_back(
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     }
     return median(t);
   };
@@ -122,7 +124,8 @@ void gpu_rows(std::int64_t n, int reps) {
   plane_matrices(n, a, b, c);
   T *d = nullptr, *x = nullptr, *da = nullptr, *db = nullptr, *dc = nullptr;
   if (!cuda_ok(cudaMalloc(&d, total * sizeof(T))) || !cuda_ok(cudaMalloc(&x, total * sizeof(T))) ||
-      !cuda_ok(cudaMalloc(&da, a.size() * sizeof(T))) || !cuda_ok(cudaMalloc(&db, b.size() * sizeof(T))) ||
+      !cuda_ok(cudaMalloc(&da, a.size() * sizeof(T))) ||
+      !cuda_ok(cudaMalloc(&db, b.size() * sizeof(T))) ||
       !cuda_ok(cudaMalloc(&dc, c.size() * sizeof(T)))) {
     return;
   }
@@ -173,13 +176,20 @@ int main(int argc, char** argv) {
   int reps = 7;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (arg == "--gpu-only") cpu = false;
-    else if (arg == "--cpu-only") gpu = false;
-    else if (arg == "--n" && i + 1 < argc) n = std::stoll(argv[++i]);
-    else if (arg == "--cpu-n" && i + 1 < argc) cpu_n = std::stoll(argv[++i]);
-    else if (arg == "--reps" && i + 1 < argc) reps = std::stoi(argv[++i]);
+    if (arg == "--gpu-only")
+      cpu = false;
+    else if (arg == "--cpu-only")
+      gpu = false;
+    else if (arg == "--n" && i + 1 < argc)
+      n = std::stoll(argv[++i]);
+    else if (arg == "--cpu-n" && i + 1 < argc)
+      cpu_n = std::stoll(argv[++i]);
+    else if (arg == "--reps" && i + 1 < argc)
+      reps = std::stoi(argv[++i]);
     else {
-      std::puts("usage: triax-bench-factored-groups [--gpu-only|--cpu-only] [--n N] [--cpu-n N] [--reps R]");
+      std::puts(
+          "usage: triax-bench-factored-groups [--gpu-only|--cpu-only] [--n N] [--cpu-n N] [--reps "
+          "R]");
       return arg == "--help" ? 0 : 2;
     }
   }

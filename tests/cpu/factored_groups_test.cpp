@@ -48,7 +48,8 @@ TYPED_TEST(FactoredGroups, CpuGroupByGroupMatchesGeneralSolver) {
   ::setenv("TRIAX_FACTORED_GROUP_LOOP", "1", 1);
   for (std::int64_t n : {2, 40}) {
     for (const auto& gc : grouped_cases<T>(n, true)) {
-      check_grouped_against_reference(gc, host_runner<T>(Backend::cpu), FactoredAlgorithm::cpu_thomas);
+      check_grouped_against_reference(gc, host_runner<T>(Backend::cpu),
+                                      FactoredAlgorithm::cpu_thomas);
       if (this->HasFatalFailure()) break;
     }
   }
@@ -101,8 +102,8 @@ TYPED_TEST(FactoredGroups, CheckedModePerGroup) {
     for (auto algorithm : {FactoredAlgorithm::cpu_thomas, FactoredAlgorithm::cpu_cr}) {
       SCOPED_TRACE("group dim " + std::to_string(group_dim) + " " +
                    std::string(to_string(algorithm)));
-      const std::vector<std::int64_t> shape = group_dim == 0 ? std::vector<std::int64_t>{4, n, 5}
-                                                             : std::vector<std::int64_t>{5, n, 4};
+      const std::vector<std::int64_t> shape =
+          group_dim == 0 ? std::vector<std::int64_t>{4, n, 5} : std::vector<std::int64_t>{5, n, 4};
       auto gc = grouped_case<T>(shape, 1, {group_dim});
       const auto singular = pade<T>(n);
       for (std::int64_t i = 0; i < n; ++i) {
@@ -194,9 +195,10 @@ TYPED_TEST(FactoredGroups, BadCoefficientLayoutsRefused) {
   refused(Layout::strided({n, 4, 3}, {1, n, 0}), "options.checked = true on the cuda backend",
           {.checked = true}, Backend::cuda);
   // Accepted: groups along dimension 1 (4), 2 (3), both (12), none; extent 1 shares.
-  for (const auto& ok : {Layout::strided({n, 4, 3}, {1, n, 0}), Layout::strided({n, 4, 3}, {1, 0, n}),
-                         Layout::strided({n, 4, 3}, {1, n, 4 * n}), Layout::strided({n, 1, 1}, {1, 5, 7}),
-                         Layout::strided({n, 4, 1}, {1, n, 3})}) {
+  for (const auto& ok :
+       {Layout::strided({n, 4, 3}, {1, n, 0}), Layout::strided({n, 4, 3}, {1, 0, n}),
+        Layout::strided({n, 4, 3}, {1, n, 4 * n}), Layout::strided({n, 1, 1}, {1, 5, 7}),
+        Layout::strided({n, 4, 1}, {1, n, 3})}) {
     EXPECT_NO_THROW(make(ok));
   }
 }

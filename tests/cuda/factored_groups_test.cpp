@@ -45,9 +45,15 @@ void run_grouped_cuda(const GroupedCase<T>& gc, Mode mode, std::vector<T>& d, st
     TRIAX_TEST_CUDA_OK(cudaMemset(di, 0xff, std::max<std::size_t>(1, info->size()) * sizeof(int)));
   }
   switch (mode) {
-    case Mode::in_place: s.solve_in_place(dd.get(), di); break;
-    case Mode::separate: s.solve(dd.get(), dx.get(), di); break;
-    case Mode::increment: s.solve_increment(dd.get(), dx.get(), di); break;
+    case Mode::in_place:
+      s.solve_in_place(dd.get(), di);
+      break;
+    case Mode::separate:
+      s.solve(dd.get(), dx.get(), di);
+      break;
+    case Mode::increment:
+      s.solve_increment(dd.get(), dx.get(), di);
+      break;
   }
   TRIAX_TEST_CUDA_OK(cudaStreamSynchronize(stream));
   TRIAX_TEST_CUDA_OK(cudaGetLastError());
@@ -70,13 +76,14 @@ GroupedRunner<T> cuda_runner() {
 TYPED_TEST(FactoredGroupsCuda, MatchesGeneralSolver) {
   using T = TypeParam;
   // n = 1..32: the register kernel; 40 and 300: the staged and tiled ones.
-  const std::vector<std::int64_t> sizes = quick_tests() ? std::vector<std::int64_t>{3, 40}
-                                                       : std::vector<std::int64_t>{1, 2, 7, 40, 300};
+  const std::vector<std::int64_t> sizes = quick_tests()
+                                              ? std::vector<std::int64_t>{3, 40}
+                                              : std::vector<std::int64_t>{1, 2, 7, 40, 300};
   for (std::int64_t n : sizes) {
     for (const auto& gc : grouped_cases<T>(n, quick_tests())) {
-      for (auto algorithm : {FactoredAlgorithm::cuda_thread_thomas,
-                             FactoredAlgorithm::cuda_block_cr_shared,
-                             FactoredAlgorithm::cuda_block_cr_global}) {
+      for (auto algorithm :
+           {FactoredAlgorithm::cuda_thread_thomas, FactoredAlgorithm::cuda_block_cr_shared,
+            FactoredAlgorithm::cuda_block_cr_global}) {
         check_grouped_against_reference(gc, cuda_runner<T>(), algorithm);
         if (this->HasFatalFailure()) return;
       }
@@ -87,8 +94,8 @@ TYPED_TEST(FactoredGroupsCuda, MatchesGeneralSolver) {
 TYPED_TEST(FactoredGroupsCuda, CheckedModeSlowestGroupDimension) {
   using T = TypeParam;
   const std::int64_t n = 3;
-  for (auto algorithm : {FactoredAlgorithm::cuda_thread_thomas,
-                         FactoredAlgorithm::cuda_block_cr_global}) {
+  for (auto algorithm :
+       {FactoredAlgorithm::cuda_thread_thomas, FactoredAlgorithm::cuda_block_cr_global}) {
     SCOPED_TRACE(std::string(to_string(algorithm)));
     auto gc = grouped_case<T>({5, n, 4}, 1, {2});
     const auto singular = pade<T>(n);
@@ -114,7 +121,8 @@ TYPED_TEST(FactoredGroupsCuda, CheckedModeSlowestGroupDimension) {
     run_grouped_cuda(gc, Mode::separate, d, x, algorithm, true, &got);
     EXPECT_EQ(got, want);
     for (std::int64_t s = 5; s < 10; ++s) {
-      for (std::int64_t i = 0; i < n; ++i) EXPECT_TRUE(std::isnan(x[row_of(gc.layouts.x, 1, s, i)]));
+      for (std::int64_t i = 0; i < n; ++i)
+        EXPECT_TRUE(std::isnan(x[row_of(gc.layouts.x, 1, s, i)]));
     }
   }
 }

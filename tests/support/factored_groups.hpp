@@ -42,12 +42,14 @@ template <class T>
 FactoredMatrixCase<T> group_matrix(std::int64_t n, std::int64_t g) {
   const double slow_margin = std::is_same_v<T, float> ? 1e-2 : 1e-4;
   switch (g % 3) {
-    case 0: return toeplitz<T>("fast", n, 0.25, 1.0 + 0.05 * double(g % 7), 0.25, 3.0);
+    case 0:
+      return toeplitz<T>("fast", n, 0.25, 1.0 + 0.05 * double(g % 7), 0.25, 3.0);
     case 1: {
       const double margin = slow_margin * double(1 + g % 4);
       return toeplitz<T>("slow", n, 1.0, -(2.0 + margin), 1.0, 4.0 / margin);
     }
-    default: return varying<T>(n, 977 + static_cast<std::uint64_t>(g));
+    default:
+      return varying<T>(n, 977 + static_cast<std::uint64_t>(g));
   }
 }
 
@@ -158,13 +160,18 @@ Layout oracle_coefficients(const GroupedCase<T>& gc) {
 
 /// Solves a grouped case with the general solver on the reference backend.
 template <class T>
-void solve_grouped_oracle(const GroupedCase<T>& gc, Mode mode, std::vector<T>& d, std::vector<T>& x) {
+void solve_grouped_oracle(const GroupedCase<T>& gc, Mode mode, std::vector<T>& d,
+                          std::vector<T>& x) {
   const Layout lc = oracle_coefficients(gc);
   const Layout& lx = mode == Mode::in_place ? gc.layouts.d : gc.layouts.x;
   Solver<T> s(Backend::reference, OperandLayouts(lc, lc, lc, gc.layouts.d, lx), gc.axis);
   switch (mode) {
-    case Mode::in_place: s.solve_in_place(gc.a.data(), gc.b.data(), gc.c.data(), d.data()); break;
-    case Mode::separate: s.solve(gc.a.data(), gc.b.data(), gc.c.data(), d.data(), x.data()); break;
+    case Mode::in_place:
+      s.solve_in_place(gc.a.data(), gc.b.data(), gc.c.data(), d.data());
+      break;
+    case Mode::separate:
+      s.solve(gc.a.data(), gc.b.data(), gc.c.data(), d.data(), x.data());
+      break;
     case Mode::increment:
       s.solve_increment(gc.a.data(), gc.b.data(), gc.c.data(), d.data(), x.data());
       break;
@@ -184,9 +191,15 @@ void run_grouped_host(Backend backend, const GroupedCase<T>& gc, Mode mode, std:
                       gc.axis, o, algorithm);
   ASSERT_EQ(s.group_count(), gc.groups);
   switch (mode) {
-    case Mode::in_place: s.solve_in_place(d.data(), info); break;
-    case Mode::separate: s.solve(d.data(), x.data(), info); break;
-    case Mode::increment: s.solve_increment(d.data(), x.data(), info); break;
+    case Mode::in_place:
+      s.solve_in_place(d.data(), info);
+      break;
+    case Mode::separate:
+      s.solve(d.data(), x.data(), info);
+      break;
+    case Mode::increment:
+      s.solve_increment(d.data(), x.data(), info);
+      break;
   }
 }
 
@@ -197,8 +210,8 @@ template <class T>
 void check_grouped_against_reference(const GroupedCase<T>& gc, const GroupedRunner<T>& run,
                                      FactoredAlgorithm algorithm) {
   for (Mode mode : {Mode::in_place, Mode::separate, Mode::increment}) {
-    SCOPED_TRACE(gc.name + " n=" + std::to_string(gc.shape[gc.axis]) + " " + to_string(mode) +
-                 " " + std::string(to_string(algorithm)));
+    SCOPED_TRACE(gc.name + " n=" + std::to_string(gc.shape[gc.axis]) + " " + to_string(mode) + " " +
+                 std::string(to_string(algorithm)));
     const Layout& ld = gc.layouts.d;
     const Layout& lx = mode == Mode::in_place ? gc.layouts.d : gc.layouts.x;
     std::vector<T> d(buffer_size(ld), T(-7.5)), x(buffer_size(gc.layouts.x), T(-7.5));
@@ -206,7 +219,8 @@ void check_grouped_against_reference(const GroupedCase<T>& gc, const GroupedRunn
     std::uniform_real_distribution<double> u(-1, 1);
     for_each_offset(ld, [&](std::int64_t o) { d[o] = T(u(gen)); });
     if (mode == Mode::separate) {
-      for_each_offset(gc.layouts.x, [&](std::int64_t o) { x[o] = std::numeric_limits<T>::quiet_NaN(); });
+      for_each_offset(gc.layouts.x,
+                      [&](std::int64_t o) { x[o] = std::numeric_limits<T>::quiet_NaN(); });
     } else if (mode == Mode::increment) {
       for_each_offset(gc.layouts.x, [&](std::int64_t o) { x[o] = T(u(gen)); });
     }

@@ -34,9 +34,9 @@ GroupSplit split_groups(const Layout& coefficients, const Layout& d, const Layou
     // Off the axis an extent of 1 broadcasts (NumPy's rule); anything else must be d's extent,
     // or coordinates of d would have no coefficient (or coefficients no system).
     if (e != d.extent(k) && !(k != axis && e == 1)) {
-      throw invalid_argument(w + ": coefficients.extent[" + std::to_string(k) + "] = " +
-                             std::to_string(e) + " differs from d's extent[" + std::to_string(k) +
-                             "] = " + std::to_string(d.extent(k)) +
+      throw invalid_argument(w + ": coefficients.extent[" + std::to_string(k) +
+                             "] = " + std::to_string(e) + " differs from d's extent[" +
+                             std::to_string(k) + "] = " + std::to_string(d.extent(k)) +
                              (k == axis ? " (the axis)" : " (give d's extent, or 1 to share)"));
     }
     if (k != axis && e > 1 && coefficients.stride(k) != 0) s.dims.push_back(k);
@@ -159,8 +159,8 @@ std::optional<FactorTable<T>> unify_tables(const std::vector<const FactorTable<T
   return u;
 }
 
-template std::optional<FactorTable<float>> unify_tables(const std::vector<const FactorTable<float>*>&,
-                                                        std::int64_t, std::size_t);
+template std::optional<FactorTable<float>> unify_tables(
+    const std::vector<const FactorTable<float>*>&, std::int64_t, std::size_t);
 template std::optional<FactorTable<double>> unify_tables(
     const std::vector<const FactorTable<double>*>&, std::int64_t, std::size_t);
 
