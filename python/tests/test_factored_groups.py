@@ -95,6 +95,11 @@ def test_groups_modes_and_errors(rng):
     inc = triax.FactoredSolver(a, b, c, d, axis=1, out=out, increment=True)
     inc(d, out=out)
     assert_solves(out / 2, *full, d, 1)
+    # Constant diagonals along the axis (extent 1 there), one matrix per row of axis 0.
+    b0 = np.arange(6.0).reshape(6, 1, 1) + 3.0
+    plan0 = triax.FactoredSolver(np.ones((1, 1, 1)), b0, np.ones((1, 1, 1)), d, axis=1)
+    assert plan0.group_count == 6
+    assert_solves(plan0(d), *(np.broadcast_to(t, shape) for t in (np.ones(1), b0, np.ones(1))), d, 1)
     # A group axis whose extent is neither d's nor 1.
     with pytest.raises(ValueError, match="shape mismatch|broadcast|extent"):
         triax.FactoredSolver(a[:3], b[:3], c[:3], d, axis=1)

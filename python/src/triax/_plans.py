@@ -21,19 +21,23 @@ def _host(x, dtype, name, flatten=False):
     return x
 
 
-def _matrices(a, b, c, dtype, ndim):
+def _matrices(a, b, c, dtype, d_shape, axis):
     """a, b, c as flat host copies, and the coefficients' shape: [] for one matrix (1-D
     diagonals; anything but three arrays of d's rank > 1 is taken as that, and refused unless
     1-D), else the three broadcast to one common shape of d's rank
-    (extent-1 axes stay 1, so nothing is expanded), in C order."""
+    (extent-1 axes stay 1, so nothing is expanded, except along the axis, where a, b, c need n
+    values), in C order."""
     def host(t):
         if hasattr(t, "__dlpack__") and not isinstance(t, np.ndarray):
             t = _arrays.framework_of(t).to_numpy(t)
         return np.asarray(t)
     ts = [host(t) for t in (a, b, c)]
+    ndim = len(d_shape)
     if ndim == 1 or any(t.ndim != ndim for t in ts):
         return (*(_host(t, dtype, name) for t, name in zip(ts, "abc")), [])
-    shape = np.broadcast_shapes(*(t.shape for t in ts))
+    shape = list(np.broadcast_shapes(*(t.shape for t in ts)))
+    if -ndim <= axis < ndim and shape[axis] == 1:
+        shape[axis] = d_shape[axis]  # constant diagonals along the axis: expanded (n values)
     flat = [np.ascontiguousarray(np.broadcast_to(t, shape), dtype=dtype).reshape(-1) for t in ts]
     return (*flat, [int(e) for e in shape])
 
@@ -57,7 +61,8 @@ class FactoredSolver:
     algorithm="automatic")``: ``a``, ``b``, ``c`` are the one matrix's diagonals, 1-D of length
     ``n`` (d's extent along ``axis``; any array library, copied once; ``a[0]`` and ``c[n-1]``
     are never read), or arrays of d's rank that broadcast to d's shape (length ``n`` along
-    ``axis``, each other axis d's extent or 1): one matrix per group of systems, the systems
+    ``axis``, or 1 for constant diagonals; each other axis d's extent or 1): one matrix per group
+    of systems, the systems
     that differ only along axes of extent 1 sharing one (at most 4096 groups;
     :attr:`group_count`). ``algorithm`` names the factored algorithm as the library's
     ``to_string(FactoredAlgorithm)`` does: ``"automatic"``, ``"cpu_thomas"``, ``"cpu_cr"``,
@@ -81,7 +86,7 @@ class FactoredSolver:
         self._increment = bool(increment)
         self._fw = _arrays.framework_of(d)
         dtype = np.dtype(str(d.dtype).replace("torch.", ""))
-        a, b, c, shape = _matrices(a, b, c, dtype, len(d.shape))
+        a, b, c, shape = _matrices(a, b, c, dtype, tuple(d.shape), axis)
         out = _output(self._fw, d, out, increment)
         plans = []
 
