@@ -38,6 +38,29 @@
 ///                                        triax::Layout::packed({64, 64, 64}), /*axis=*/1);
 ///   solver.solve_in_place(d);  // d now holds x, every system solved with one matrix
 /// @endcode
+///
+/// **One matrix per group of systems.** The second constructor takes a, b, c laid out over d's
+/// dimensions by one Layout `coefficients` (the same for the three arrays, host memory, copied):
+/// extent n along the axis (any stride, 0 for constant diagonals), and along every other
+/// dimension either d's extent or 1. A batch dimension with extent > 1 and a non-zero stride is
+/// a *group dimension*; stride 0 (or extent 1) shares. Systems whose coordinates differ only
+/// along shared dimensions use one matrix, factored once: e.g. ADI on a 3-D grid along x with
+/// coefficients that vary in z but not in y (strides {1, 0, nx}: nz groups), or s species with a
+/// matrix each (a species dimension of stride n). At most 4096 groups; every algorithm takes
+/// groups, CR included (its coefficients are per group too). Where the group dimensions are the
+/// slowest of d's dimensions with extent > 1 and the algorithm is Thomas', one kernel launch (one
+/// OpenMP region) solves every group from one table; otherwise each group is a plan of its own,
+/// run one after another (a launch or OpenMP region per group). Breakdown is per group: factor_info() is
+/// the first group's non-zero value, and only that group's systems get NaN and info = k + 1. On
+/// cuda, checked mode needs the group dimensions to be the slowest of d's dimensions with extent
+/// > 1 (each group's info is then one run); otherwise the constructor refuses it.
+/// @code
+///   // 16 species, each its own matrix along axis 0 of a 256 x 64 x 16 array d.
+///   // a, b, c hold 256 x 16 values: row i of species s at i + 256 s.
+///   triax::FactoredSolver<double> solver(triax::Backend::cpu, a, b, c,
+///                                        triax::Layout::strided({256, 64, 16}, {1, 0, 256}),
+///                                        triax::Layout::packed({256, 64, 16}), /*axis=*/0);
+/// @endcode
 
 #include <cstddef>
 #include <cstdint>
@@ -105,6 +128,12 @@ class TRIAX_API FactoredSolver {
   FactoredSolver(Backend backend, const T* a, const T* b, const T* c, std::int64_t n,
                  const FactoredLayouts& layouts, int axis, const Options& options = {},
                  FactoredAlgorithm algorithm = FactoredAlgorithm::automatic);
+  /// One matrix per group of systems: a, b, c laid out by `coefficients` (see the file's notes).
+  /// Besides the checks above: coefficients' rank must be d's and each extent d's (or 1 off the
+  /// axis), at most 4096 groups, and (cuda, checked) the group dimensions the slowest.
+  FactoredSolver(Backend backend, const T* a, const T* b, const T* c, const Layout& coefficients,
+                 const FactoredLayouts& layouts, int axis, const Options& options = {},
+                 FactoredAlgorithm algorithm = FactoredAlgorithm::automatic);
   ~FactoredSolver();
   FactoredSolver(FactoredSolver&&) noexcept;
   FactoredSolver& operator=(FactoredSolver&&) noexcept;
@@ -142,6 +171,11 @@ class TRIAX_API FactoredSolver {
   /// non-finite pivot (or a c' that overflows T). For the CR algorithms: k is the row whose
   /// reduced pivot (or a coefficient divided by it) broke down first, level by level.
   std::int64_t factor_info() const;
+  /// Groups of systems with a matrix of their own (1 for the one-matrix constructor). For
+  /// several groups, stored_rows() and workspace_bytes() sum over the groups, head_rows() and
+  /// tail_rows() are the largest, compressed() says whether every group's table is, scaled()
+  /// whether any is.
+  std::int64_t group_count() const;
   /// Bytes of memory the plan owns for its factors and workspace (device memory on cuda).
   std::size_t workspace_bytes() const;
 

@@ -15,9 +15,23 @@ struct FactoredValue<triax::FactoredSolver<T>> {
   using type = T;
 };
 
+// The factored algorithm named `name` (its to_string), else ValueError listing the names.
+FactoredAlgorithm parse_algorithm(const std::string& name) {
+  std::string names;
+  for (auto a : {FactoredAlgorithm::automatic, FactoredAlgorithm::cpu_thomas, FactoredAlgorithm::cpu_cr,
+                 FactoredAlgorithm::cuda_thread_thomas, FactoredAlgorithm::cuda_block_cr_shared,
+                 FactoredAlgorithm::cuda_block_cr_global}) {
+    if (to_string(a) == name) return a;
+    names += (names.empty() ? "" : ", ") + std::string(to_string(a));
+  }
+  throw nb::value_error(
+      ("triax: algorithm = '" + name + "' is not a factored algorithm (" + names + ")").c_str());
+}
+
 // Appends the n values of a host array of T (a, b or c) to `matrix`.
 template <class T>
-void append_diagonal(nb::handle h, const char* name, std::int64_t n, std::vector<T>& matrix) {
+void append_diagonal(nb::handle h, const char* name, std::int64_t n, bool grouped,
+                     std::vector<T>& matrix) {
   nb::ndarray<const T, nb::ndim<1>, nb::device::cpu, nb::c_contig> x;
   if (h.is_none() || !nb::try_cast(h, x)) {
     throw nb::type_error(
@@ -26,8 +40,9 @@ void append_diagonal(nb::handle h, const char* name, std::int64_t n, std::vector
   }
   if (static_cast<std::int64_t>(x.shape(0)) != n) {
     throw nb::value_error((std::string("triax: ") + name + " has " + std::to_string(x.shape(0)) +
-                           " values but the systems along the axis have " + std::to_string(n) +
-                           " rows")
+                           (grouped ? " values but its shape needs " + std::to_string(n)
+                                    : " values but the systems along the axis have " +
+                                          std::to_string(n) + " rows"))
                               .c_str());
   }
   matrix.insert(matrix.end(), x.data(), x.data() + n);
@@ -36,14 +51,25 @@ void append_diagonal(nb::handle h, const char* name, std::int64_t n, std::vector
 }  // namespace
 
 FactoredPlan::FactoredPlan(nb::handle a, nb::handle b, nb::handle c, const Signature& signature,
-                           std::uintptr_t stream)
+                           std::uintptr_t stream, std::vector<std::int64_t> coefficient_shape,
+                           const std::string& algorithm)
     : signature_(signature),
-      backend_(signature.device_type == device_cuda ? Backend::cuda : Backend::cpu) {
-  const std::int64_t n = system_length();
+      backend_(signature.device_type == device_cuda ? Backend::cuda : Backend::cpu),
+      coefficient_shape_(std::move(coefficient_shape)),
+      algorithm_(parse_algorithm(algorithm)) {
+  if (!coefficient_shape_.empty() &&
+      static_cast<std::int64_t>(coefficient_shape_.size()) != signature_.ndim) {
+    throw nb::value_error(("triax: a, b, c of " + std::to_string(coefficient_shape_.size()) +
+                           " dimensions, but d has " + std::to_string(signature_.ndim) +
+                           " (give one system's 1-D diagonals, or arrays of d's rank)")
+                              .c_str());
+  }
+  const std::int64_t n = values();
+  const bool grouped = !coefficient_shape_.empty();
   auto copy = [&](auto& matrix) {
-    append_diagonal(a, "a", n, matrix);
-    append_diagonal(b, "b", n, matrix);
-    append_diagonal(c, "c", n, matrix);
+    append_diagonal(a, "a", n, grouped, matrix);
+    append_diagonal(b, "b", n, grouped, matrix);
+    append_diagonal(c, "c", n, grouped, matrix);
   };
   if (signature_.bits == 32) {
     copy(matrix_f_);
@@ -54,20 +80,39 @@ FactoredPlan::FactoredPlan(nb::handle a, nb::handle b, nb::handle c, const Signa
   solver_for(stream);
 }
 
+std::int64_t FactoredPlan::values() const {
+  if (coefficient_shape_.empty()) return system_length();
+  std::int64_t v = 1;
+  for (std::int64_t e : coefficient_shape_) v *= e;
+  return v;
+}
+
 FactoredPlan::Solver FactoredPlan::make_solver(std::uintptr_t stream) const {
   const Options options = options_for(signature_, stream);
   const OperandLayouts l = layouts_of(signature_);
   const FactoredLayouts layouts(l.d, l.x);
   const int axis = library_axis(signature_);
-  const std::int64_t n = system_length();
-  if (signature_.bits == 32) {
-    const float* m = matrix_f_.data();
-    return Solver(std::in_place_type<triax::FactoredSolver<float>>, backend_, m, m + n, m + 2 * n,
-                  n, layouts, axis, options);
-  }
-  const double* m = matrix_d_.data();
-  return Solver(std::in_place_type<triax::FactoredSolver<double>>, backend_, m, m + n, m + 2 * n, n,
-                layouts, axis, options);
+  const std::int64_t n = system_length(), v = values();
+  auto make = [&](auto* m) {
+    using T = std::remove_const_t<std::remove_pointer_t<decltype(m)>>;
+    if (coefficient_shape_.empty()) {
+      return Solver(std::in_place_type<triax::FactoredSolver<T>>, backend_, m, m + v, m + 2 * v, n,
+                    layouts, axis, options, algorithm_);
+    }
+    // C order, reversed into the library's order (dimension 0 fastest), as layouts_of does.
+    const int rank = static_cast<int>(coefficient_shape_.size());
+    std::vector<std::int64_t> extents(rank), strides(rank);
+    std::int64_t stride = 1;
+    for (int k = 0; k < rank; ++k) {
+      extents[k] = coefficient_shape_[rank - 1 - k];
+      strides[k] = extents[k] == 1 ? 0 : stride;
+      stride *= extents[k];
+    }
+    return Solver(std::in_place_type<triax::FactoredSolver<T>>, backend_, m, m + v, m + 2 * v,
+                  Layout::strided(extents, strides), layouts, axis, options, algorithm_);
+  };
+  if (signature_.bits == 32) return make(matrix_f_.data());
+  return make(matrix_d_.data());
 }
 
 FactoredPlan::Solver& FactoredPlan::solver_for(std::uintptr_t stream) {
@@ -113,6 +158,12 @@ bool FactoredPlan::compressed() const {
 }
 std::int64_t FactoredPlan::factor_info() const {
   return visit_first([](const auto& s) { return s.factor_info(); });
+}
+std::string FactoredPlan::algorithm() const {
+  return visit_first([](const auto& s) { return std::string(to_string(s.algorithm())); });
+}
+std::int64_t FactoredPlan::group_count() const {
+  return visit_first([](const auto& s) { return s.group_count(); });
 }
 std::size_t FactoredPlan::workspace_bytes() const {
   return solvers_.workspace_bytes();

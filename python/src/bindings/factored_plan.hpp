@@ -17,9 +17,13 @@ namespace triax::python {
 
 class FactoredPlan {
  public:
-  /// a, b, c: host arrays of n values of d's dtype (n = d's extent along the axis).
+  /// a, b, c: host arrays of n values of d's dtype (n = d's extent along the axis), or, with a
+  /// non-empty `coefficient_shape` (NumPy order, d's rank, each extent d's or 1; the axis n),
+  /// C-contiguous host arrays of that shape flattened: one matrix per group of systems.
+  /// `algorithm`: a name of to_string(FactoredAlgorithm), e.g. "automatic" or "cpu_cr".
   FactoredPlan(nb::handle a, nb::handle b, nb::handle c, const Signature& signature,
-               std::uintptr_t stream);
+               std::uintptr_t stream, std::vector<std::int64_t> coefficient_shape = {},
+               const std::string& algorithm = "automatic");
 
   /// Solves with d and out described by this plan's signature: out = x, or out += x.
   void run(const Operands& operands, bool increment, int* info, std::uintptr_t stream);
@@ -32,17 +36,22 @@ class FactoredPlan {
   bool compressed() const;
   std::int64_t factor_info() const;
   std::size_t workspace_bytes() const;
+  std::string algorithm() const;
+  std::int64_t group_count() const;
 
  private:
   using Solver = std::variant<triax::FactoredSolver<float>, triax::FactoredSolver<double>>;
   Solver make_solver(std::uintptr_t stream) const;
+  std::int64_t values() const;  // of each of a, b, c
   Solver& solver_for(std::uintptr_t stream);
   template <class F>
   auto visit_first(F&& f) const;
 
   Signature signature_;
   Backend backend_;
-  std::vector<float> matrix_f_;   // a, b, c back to back (float32 plans)
+  std::vector<std::int64_t> coefficient_shape_;  // empty: one matrix of n rows
+  FactoredAlgorithm algorithm_ = FactoredAlgorithm::automatic;
+  std::vector<float> matrix_f_;   // a, b, c back to back, each `values()` long (float32 plans)
   std::vector<double> matrix_d_;  // a, b, c back to back (float64 plans)
   std::mutex mutex_;
   PerStreamSolvers<Solver> solvers_;

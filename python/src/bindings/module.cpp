@@ -3,6 +3,7 @@
 // array library's own calls; this module describes the arrays, keeps the plans and solves.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
 #include <memory>
 
@@ -149,12 +150,16 @@ NB_MODULE(_core, m) {
       .def(
           "__init__",
           [](FactoredPlan* self, nb::handle a, nb::handle b, nb::handle c, nb::handle d,
-             nb::handle out, int axis, bool checked, std::uintptr_t stream) {
+             nb::handle out, int axis, bool checked, std::uintptr_t stream,
+             std::vector<std::int64_t> coefficient_shape, const std::string& algorithm) {
             Operands ops;
-            new (self) FactoredPlan(a, b, c, describe_vectors(d, out, axis, checked, ops), stream);
+            new (self) FactoredPlan(a, b, c, describe_vectors(d, out, axis, checked, ops), stream,
+                                    std::move(coefficient_shape), algorithm);
           },
           nb::arg("a").none(), nb::arg("b").none(), nb::arg("c").none(), nb::arg("d").none(),
-          nb::arg("out").none(), nb::arg("axis"), nb::arg("checked"), nb::arg("stream"))
+          nb::arg("out").none(), nb::arg("axis"), nb::arg("checked"), nb::arg("stream"),
+          nb::arg("coefficient_shape") = std::vector<std::int64_t>{},
+          nb::arg("algorithm") = "automatic")
       .def("run", &run_factored, nb::arg("d").none(), nb::arg("out").none(), nb::arg("increment"),
            nb::arg("info").none(), nb::arg("stream"))
       .def_prop_ro("backend", &FactoredPlan::backend)
@@ -164,6 +169,8 @@ NB_MODULE(_core, m) {
       .def_prop_ro("compressed", &FactoredPlan::compressed)
       .def_prop_ro("factor_info", &FactoredPlan::factor_info)
       .def_prop_ro("workspace_bytes", &FactoredPlan::workspace_bytes)
+      .def_prop_ro("algorithm", &FactoredPlan::algorithm)
+      .def_prop_ro("group_count", &FactoredPlan::group_count)
       .def_prop_ro("axis", [](const FactoredPlan& p) { return p.signature().axis; });
 
   nb::class_<VarPlan>(m, "VarPlan")

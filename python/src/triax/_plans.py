@@ -21,6 +21,27 @@ def _host(x, dtype, name, flatten=False):
     return x
 
 
+def _matrices(a, b, c, dtype, d_shape, axis):
+    """a, b, c as flat host copies, and the coefficients' shape: [] for one matrix (1-D
+    diagonals; anything but three arrays of d's rank > 1 is taken as that, and refused unless
+    1-D), else the three broadcast to one common shape of d's rank
+    (extent-1 axes stay 1, so nothing is expanded, except along the axis, where a, b, c need n
+    values), in C order."""
+    def host(t):
+        if hasattr(t, "__dlpack__") and not isinstance(t, np.ndarray):
+            t = _arrays.framework_of(t).to_numpy(t)
+        return np.asarray(t)
+    ts = [host(t) for t in (a, b, c)]
+    ndim = len(d_shape)
+    if ndim == 1 or any(t.ndim != ndim for t in ts):
+        return (*(_host(t, dtype, name) for t, name in zip(ts, "abc")), [])
+    shape = list(np.broadcast_shapes(*(t.shape for t in ts)))
+    if -ndim <= axis < ndim and shape[axis] == 1:
+        shape[axis] = d_shape[axis]  # constant diagonals along the axis: expanded (n values)
+    flat = [np.ascontiguousarray(np.broadcast_to(t, shape), dtype=dtype).reshape(-1) for t in ts]
+    return (*flat, [int(e) for e in shape])
+
+
 def _call_vectors(fw, method, d, out, *rest):
     """Calls the extension with d and out alone (a factored plan's operands): d is copied if it
     has negative strides (out with negative strides is refused by the extension)."""
@@ -36,9 +57,16 @@ class FactoredSolver:
     """A plan for many systems that share one tridiagonal matrix: factored once, then each call
     reads only d and writes x (two arrays of traffic instead of five).
 
-    ``FactoredSolver(a, b, c, d, axis=-1, out=None, increment=False, check=False)``: ``a``,
-    ``b``, ``c`` are the one matrix's diagonals, 1-D of length ``n`` (d's extent along
-    ``axis``; any array library, copied once; ``a[0]`` and ``c[n-1]`` are never read); ``d``
+    ``FactoredSolver(a, b, c, d, axis=-1, out=None, increment=False, check=False,
+    algorithm="automatic")``: ``a``, ``b``, ``c`` are the one matrix's diagonals, 1-D of length
+    ``n`` (d's extent along ``axis``; any array library, copied once; ``a[0]`` and ``c[n-1]``
+    are never read), or arrays of d's rank that broadcast to d's shape (length ``n`` along
+    ``axis``, or 1 for constant diagonals; each other axis d's extent or 1): one matrix per group
+    of systems, the systems
+    that differ only along axes of extent 1 sharing one (at most 4096 groups;
+    :attr:`group_count`). ``algorithm`` names the factored algorithm as the library's
+    ``to_string(FactoredAlgorithm)`` does: ``"automatic"``, ``"cpu_thomas"``, ``"cpu_cr"``,
+    ``"cuda_thread_thomas"``, ``"cuda_block_cr_shared"``, ``"cuda_block_cr_global"``; ``d``
     and ``out`` give the dtype, device, shape and strides of the right-hand sides and solutions
     the plan takes. Call it as ``plan(d, out=None)``; it returns what :func:`triax.solve`
     returns. A matrix whose factors converge (near-Toeplitz, e.g. compact finite differences) is
@@ -53,17 +81,17 @@ class FactoredSolver:
     """
 
     def __init__(self, a, b, c, d, axis: int = -1, out=None, increment: bool = False,
-                 check: Check = False):
+                 check: Check = False, algorithm: str = "automatic"):
         self._mode = _check_mode(check)
         self._increment = bool(increment)
         self._fw = _arrays.framework_of(d)
         dtype = np.dtype(str(d.dtype).replace("torch.", ""))
-        a, b, c = (_host(t, dtype, name) for t, name in ((a, "a"), (b, "b"), (c, "c")))
+        a, b, c, shape = _matrices(a, b, c, dtype, tuple(d.shape), axis)
         out = _output(self._fw, d, out, increment)
         plans = []
 
         def make(d_, out_, *rest):
-            plans.append(_core.FactoredPlan(a, b, c, d_, out_, *rest))
+            plans.append(_core.FactoredPlan(a, b, c, d_, out_, *rest, shape, str(algorithm)))
 
         _call_vectors(self._fw, make, d, out, axis, self._mode != _UNCHECKED, self._fw.stream(d))
         self._plan = plans[-1]
@@ -90,9 +118,14 @@ class FactoredSolver:
                            doc="0, or row + 1 of the first zero or non-finite pivot.")
     workspace_bytes = property(lambda self: self._plan.workspace_bytes,
                                doc="Bytes the plan owns (device memory on the GPU).")
+    algorithm = property(lambda self: self._plan.algorithm,
+                         doc="The algorithm that runs (never ``'automatic'``).")
+    group_count = property(lambda self: self._plan.group_count,
+                           doc="Groups of systems with a matrix of their own (1: one matrix).")
 
     def __repr__(self) -> str:
         return (f"triax.FactoredSolver(backend={self.backend!r}, axis={self.axis}, "
+                f"algorithm={self.algorithm!r}, groups={self.group_count}, "
                 f"systems={self.system_count} x {self.system_length} rows, "
                 f"stored_rows={self.stored_rows})")
 

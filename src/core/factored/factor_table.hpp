@@ -31,7 +31,15 @@ struct FactorView {
   bool scaled = false;  // s != 1: the solve multiplies d by scale[0] and then scale[1]
   T scale[2] = {T(1), T(1)};  // s = scale[0] scale[1], each a power of two normal in T
   int breakdown = 0;  // 0, or k + 1 for the first row k whose pivot broke down
+  // One matrix per group of systems in one table (groups.hpp, unify_tables): system s reads the
+  // rows of group s / group_systems, group_stride values after the first group's. 0: one matrix.
+  std::int64_t group_systems = 0;
+  std::int64_t group_stride = 0;
 
+  /// The first stored row of system s's matrix.
+  TRIAX_HOST_DEVICE const T* rows_for(std::int64_t s) const {
+    return group_systems > 0 ? rows + group_stride * (s / group_systems) : rows;
+  }
   /// The stored row that holds row i's factors.
   TRIAX_HOST_DEVICE std::int64_t index(std::int64_t i) const {
     if (i < head) return i;
@@ -50,8 +58,12 @@ struct FactorTable {
   T scale[2] = {T(1), T(1)};
   bool compressed = false;
   int breakdown = 0;
+  std::int64_t group_systems = 0, group_stride = 0;  // as FactorView's
 
-  FactorView<T> view() const { return {rows.data(), n, head, tail, scaled, {scale[0], scale[1]}, breakdown}; }
+  FactorView<T> view() const {
+    return {rows.data(), n,         head, tail, scaled, {scale[0], scale[1]}, breakdown,
+            group_systems, group_stride};
+  }
 };
 
 /// Factors the matrix a, b, c of n rows (a[0] and c[n-1] unread) in long double, rounds to T and

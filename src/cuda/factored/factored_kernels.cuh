@@ -35,6 +35,7 @@ __global__ void factored_registers(Problem p, const T* d, T* x, FactorView<T> f,
                                    int* info) {
   const std::int64_t s = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
   if (s >= p.count) return;
+  f.rows = f.rows_for(s);  // the system's group's matrix (a grouped table; else unchanged)
   const int n = static_cast<int>(p.n);
   const T* ds = d + p.system_offset(op_d, s);
   T* xs = x + p.system_offset(op_x, s);
@@ -74,6 +75,7 @@ template <class T, bool Accumulate, bool Checked, bool Scaled>
 __global__ void factored_any(Problem p, const T* d, T* x, T* work, FactorView<T> f, int* info) {
   const std::int64_t s = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
   if (s >= p.count) return;
+  f.rows = f.rows_for(s);  // the system's group's matrix (a grouped table; else unchanged)
   const std::int64_t n = p.n;
   const T* ds = d + p.system_offset(op_d, s);
   T* xs = x + p.system_offset(op_x, s);
@@ -128,6 +130,7 @@ __global__ void __launch_bounds__(32 * tile_warps)
   if (s0 >= p.count) return;
   const std::int64_t s = s0 + lane;
   const bool mine = s < p.count;
+  f.rows = f.rows_for(mine ? s : s0);  // the lane's group's matrix (grouped tables)
   const int systems = static_cast<int>(p.count - s0 < 32 ? p.count - s0 : 32);
   const std::int64_t n = p.n;
   const std::int64_t od = mine ? p.system_offset(op_d, s) : 0;
@@ -231,6 +234,7 @@ __global__ void factored_staged(Problem p, const T* d, T* x, FactorView<T> f, in
       [&](std::int64_t i, int j, T v) { tile[i * pitch + j] = v; });
   __syncthreads();
   if (t < valid) {
+    f.rows = f.rows_for(s0 + t);  // the system's group's matrix (grouped tables)
     T prev = T(0);
     // Unrolled so that the tile's and the factors' loads of later rows issue ahead of the
     // recurrence (in-order issue would otherwise wait on each one).
