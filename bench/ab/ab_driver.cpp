@@ -1,6 +1,8 @@
 // One timing driver for two builds of triax (scripts/ab-cpu): the same source, allocation and
 // fill, linked once against each library. Usage: abdrv <label> <huge:0|1> <reps>
 // Prints one line per precision and axis: label, huge, precision, axis, median ms, min ms.
+// AB_N in the environment sets the cube's edge (default 256; e.g. 64 with one thread times the
+// kernels' arithmetic from the caches rather than memory).
 #include <triax/triax.hpp>
 #include <sys/mman.h>
 #include <omp.h>
@@ -22,7 +24,8 @@ T* alloc(std::size_t n, bool huge) {
 
 template <class T>
 void run(const char* label, bool huge, int reps) {
-  const std::int64_t n = 256, total = n * n * n;
+  const char* edge = std::getenv("AB_N");
+  const std::int64_t n = edge ? std::atoll(edge) : 256, total = n * n * n;
   T *a = alloc<T>(total, huge), *b = alloc<T>(total, huge), *c = alloc<T>(total, huge),
     *d = alloc<T>(total, huge), *d0 = alloc<T>(total, huge);
 #pragma omp parallel for schedule(static)
