@@ -82,7 +82,8 @@ void expect_lane_groups(bool checked_mode) {
       const IsaScope scope(isa);
       width = std::max<std::int64_t>(width, detail::dist_lanes::lane_passes<T>().width);
     }
-    for (std::int64_t systems : {std::int64_t(1), width - 1, width, width + 1, 3 * width + 5}) {
+    for (std::int64_t systems :
+         {std::int64_t(1), width - 1, width, width + 1, 3 * width + 5, 9 * width + 3}) {
       for (std::int64_t length : {1, 2, 3, 17}) {
         if (length == 1 && world_size() > 1) continue;  // a split system needs 2 rows a piece
         const GlobalProblem<T> p(extents_of(axis, systems, length), axis,

@@ -222,7 +222,8 @@ const char* shape_name(Shape s) {
 
 template <class T>
 void expect_every_case(LanePass<T> reduce, LanePass<T> finish, int width) {
-  const std::int64_t counts[] = {1, width - 1, width, width + 1, 3 * width + 5};
+  // 9W + 3: groups of 4 vectors (adjacent systems) and of 2 (the others), then of one.
+  const std::int64_t counts[] = {1, width - 1, width, width + 1, 3 * width + 5, 9 * width + 3};
   for (Shape shape : {Shape::contiguous_rows, Shape::adjacent_systems, Shape::short_lines}) {
     for (std::int64_t count : counts) {
       if (count < 1) continue;
@@ -250,7 +251,7 @@ void expect_every_case(LanePass<T> reduce, LanePass<T> finish, int width) {
       SCOPED_TRACE("batches " + std::to_string(batches) + ", threads " + std::to_string(threads));
       expect_lanes_equal<T>(reduce, finish, 17, 3 * width + 5, Shape::contiguous_rows,
                             {false, false}, Mode::separate, true, batches, threads);
-      expect_lanes_equal<T>(reduce, finish, 9, 3 * width + 5, Shape::adjacent_systems,
+      expect_lanes_equal<T>(reduce, finish, 9, 9 * width + 5, Shape::adjacent_systems,
                             {true, false}, Mode::increment, false, batches, threads);
     }
   }
