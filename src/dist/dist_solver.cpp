@@ -476,11 +476,17 @@ class Solver<T>::Impl {
   }
 
   // The CPU ranks' local passes of one solve (W systems at a time in SIMD lanes: cpu_lanes/).
-  detail::dist_lanes::LaneJob<T> lane_job(const detail::Problem& p,
-                                          const detail::Operands<T>& ops, bool checked) {
-    return {p,           ops,          place_,     piece_work_.data(),
-            rows_.data(), ends_.data(), checked ? first_bad_row_.data() : nullptr,
-            first_row_,  threads_};
+  detail::dist_lanes::LaneJob<T> lane_job(const detail::Problem& p, const detail::Operands<T>& ops,
+                                          bool checked) {
+    return {p,
+            ops,
+            place_,
+            piece_work_.data(),
+            rows_.data(),
+            ends_.data(),
+            checked ? first_bad_row_.data() : nullptr,
+            first_row_,
+            threads_};
   }
 
   void run(const T* a, const T* b, const T* c, const T* d, T* x, detail::SolveMode mode,

@@ -67,8 +67,7 @@ constexpr Form forms[] = {{mpi::Method::allgather, mpi::ReducedRows::two_per_ran
 /// Global extents with `systems` systems of `length` rows per rank along `axis` (0 or 1).
 std::vector<std::int64_t> extents_of(int axis, std::int64_t systems, std::int64_t length) {
   const std::int64_t n = length * world_size();
-  return axis == 0 ? std::vector<std::int64_t>{n, systems}
-                   : std::vector<std::int64_t>{systems, n};
+  return axis == 0 ? std::vector<std::int64_t>{n, systems} : std::vector<std::int64_t>{systems, n};
 }
 
 template <class T>
@@ -101,8 +100,8 @@ void expect_lane_groups(bool checked_mode) {
             std::vector<T> first_values;
             for (const char* isa : isas) {
               SCOPED_TRACE(std::string(isa) + ", axis " + std::to_string(axis) + ", systems " +
-                           std::to_string(systems) + ", length " + std::to_string(length) +
-                           ", " + std::string(mpi::to_string(form.method)) +
+                           std::to_string(systems) + ", length " + std::to_string(length) + ", " +
+                           std::string(mpi::to_string(form.method)) +
                            (form.rows == mpi::ReducedRows::one_per_rank ? " one row" : "") +
                            ", mode " + std::to_string(static_cast<int>(mode)));
               const IsaScope scope(isa);
@@ -159,8 +158,8 @@ TEST(DistLaneGroups, ZeroPivotInOneSystemOfAGroupReportsThatSystemOnly) {
       LocalBuffers<double> buf(p, block, 0);
       constexpr std::int64_t spoiled = 2;
       if (world_rank() == 0) {
-        const std::vector<std::int64_t> at =
-            axis == 0 ? std::vector<std::int64_t>{1, spoiled} : std::vector<std::int64_t>{spoiled, 1};
+        const std::vector<std::int64_t> at = axis == 0 ? std::vector<std::int64_t>{1, spoiled}
+                                                       : std::vector<std::int64_t>{spoiled, 1};
         buf.b[buf.layout.offset_of(at)] = 0;
       }
       mpi::Options options;

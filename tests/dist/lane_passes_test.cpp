@@ -32,19 +32,17 @@ struct Copy {
 };
 
 std::vector<Copy> usable_copies() {
-  std::vector<Copy> copies = {{"baseline", true, &baseline::reduce<float>,
-                               &baseline::finish<float>, &baseline::reduce<double>,
-                               &baseline::finish<double>, baseline::width<float>(),
-                               baseline::width<double>()}};
+  std::vector<Copy> copies = {{"baseline", true, &baseline::reduce<float>, &baseline::finish<float>,
+                               &baseline::reduce<double>, &baseline::finish<double>,
+                               baseline::width<float>(), baseline::width<double>()}};
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
   __builtin_cpu_init();
   const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
   const bool avx512 = avx2 && __builtin_cpu_supports("avx512f") &&
                       __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
                       __builtin_cpu_supports("avx512bw");
-  copies.push_back({"avx2", avx2, &avx2::reduce<float>, &avx2::finish<float>,
-                    &avx2::reduce<double>, &avx2::finish<double>, avx2::width<float>(),
-                    avx2::width<double>()});
+  copies.push_back({"avx2", avx2, &avx2::reduce<float>, &avx2::finish<float>, &avx2::reduce<double>,
+                    &avx2::finish<double>, avx2::width<float>(), avx2::width<double>()});
   copies.push_back({"avx512", avx512, &avx512::reduce<float>, &avx512::finish<float>,
                     &avx512::reduce<double>, &avx512::finish<double>, avx512::width<float>(),
                     avx512::width<double>()});
@@ -75,8 +73,8 @@ struct Pieces {
     };
     for (std::size_t e = 0; e < n; ++e) {
       // Off-diagonals of 0.4 to 0.6 beside a diagonal of 1.6 to 2.6: the sweep's couplings
-      // (products of ratios >= 0.139) stay above float's eps^2 over 17 rows, where the lanes drop them
-      // (lanes.inc, drop_tiny), so that every element is compared bit for bit; LongPieces
+      // (products of ratios >= 0.139) stay above float's eps^2 over 17 rows, where the lanes drop
+      // them (lanes.inc, drop_tiny), so that every element is compared bit for bit; LongPieces
       // below crosses that threshold.
       a[e] = T(off_diagonal()), c[e] = T(off_diagonal()), b[e] = T(2.1 + next());
       d[e] = T(next() * 100);
@@ -113,10 +111,10 @@ struct Pieces {
 template <class T>
 bool same_bits(T u, T v) {
   if (std::isnan(u) && std::isnan(v)) return true;
-  return std::bit_cast<typename std::conditional<sizeof(T) == 4, std::uint32_t,
-                                                 std::uint64_t>::type>(u) ==
-         std::bit_cast<typename std::conditional<sizeof(T) == 4, std::uint32_t,
-                                                 std::uint64_t>::type>(v);
+  return std::bit_cast<
+             typename std::conditional<sizeof(T) == 4, std::uint32_t, std::uint64_t>::type>(u) ==
+         std::bit_cast<
+             typename std::conditional<sizeof(T) == 4, std::uint32_t, std::uint64_t>::type>(v);
 }
 
 template <class T>
@@ -134,9 +132,9 @@ bool same_pair(const ReducedPair<T>& u, const ReducedPair<T>& v) {
 /// One case: the lane copy's passes over the systems in `batches` batches against the scalar
 /// passes, system by system.
 template <class T>
-void expect_lanes_equal(LanePass<T> reduce, LanePass<T> finish, std::int64_t m,
-                        std::int64_t count, Shape shape, PiecePlace place, Mode mode,
-                        bool checked, int batches, int threads) {
+void expect_lanes_equal(LanePass<T> reduce, LanePass<T> finish, std::int64_t m, std::int64_t count,
+                        Shape shape, PiecePlace place, Mode mode, bool checked, int batches,
+                        int threads) {
   Pieces<T> in(m, count, shape, 77 + m * 1000 + count);
   count = in.count;
   // A zero pivot (row 1's diagonal, with no a to fix it) in system 1 of the first group.
@@ -154,8 +152,12 @@ void expect_lanes_equal(LanePass<T> reduce, LanePass<T> finish, std::int64_t m,
   Problem p = in.p;
   if (mode == Mode::in_place) p.map[op_x] = p.map[op_d];
   const auto operands = [&](std::vector<T>& dv, std::vector<T>& xv) {
-    return Operands<T>{in.a.data(), in.b.data(), in.c.data(), dv.data(),
-                       mode == Mode::in_place ? dv.data() : xv.data(), mode == Mode::increment,
+    return Operands<T>{in.a.data(),
+                       in.b.data(),
+                       in.c.data(),
+                       dv.data(),
+                       mode == Mode::in_place ? dv.data() : xv.data(),
+                       mode == Mode::increment,
                        nullptr};
   };
   const Operands<T> ops_scalar = operands(d_scalar, x_scalar);
@@ -179,10 +181,18 @@ void expect_lanes_equal(LanePass<T> reduce, LanePass<T> finish, std::int64_t m,
 
   // The lanes, with a workspace poisoned and the outputs poisoned.
   std::vector<T> work(static_cast<std::size_t>(3 * m * count), nan);
-  std::vector<ReducedPair<T>> rows(count, ReducedPair<T>{{nan, nan, nan, nan}, {nan, nan, nan, nan}});
+  std::vector<ReducedPair<T>> rows(count,
+                                   ReducedPair<T>{{nan, nan, nan, nan}, {nan, nan, nan, nan}});
   std::vector<std::int64_t> bad(count, -5);
-  const LaneJob<T> job{p,     ops_lanes,  place, work.data(), rows.data(), ends.data(),
-                       checked ? bad.data() : nullptr, first_row, threads};
+  const LaneJob<T> job{p,
+                       ops_lanes,
+                       place,
+                       work.data(),
+                       rows.data(),
+                       ends.data(),
+                       checked ? bad.data() : nullptr,
+                       first_row,
+                       threads};
   // Batches as the plan cuts them: the first the largest.
   std::vector<std::int64_t> starts;
   for (int k = 0; k <= batches; ++k) {
@@ -291,10 +301,10 @@ void expect_long_pieces_close(LanePass<T> reduce, LanePass<T> finish, int width)
     const std::int64_t count = 4 * width + 3;
     const Pieces<T> in(m, count, shape, 5);
     std::vector<T> x_scalar(in.x.size()), x_lanes(in.x.size());
-    const Operands<T> ops_scalar{in.a.data(), in.b.data(), in.c.data(), in.d.data(),
-                                 x_scalar.data(), false, nullptr};
-    const Operands<T> ops_lanes{in.a.data(), in.b.data(), in.c.data(), in.d.data(),
-                                x_lanes.data(), false, nullptr};
+    const Operands<T> ops_scalar{in.a.data(),     in.b.data(), in.c.data(), in.d.data(),
+                                 x_scalar.data(), false,       nullptr};
+    const Operands<T> ops_lanes{in.a.data(),    in.b.data(), in.c.data(), in.d.data(),
+                                x_lanes.data(), false,       nullptr};
     const PiecePlace place{false, false};
     std::vector<T> work_scalar(3 * m), ends(2 * count), work(3 * m * count);
     std::vector<ReducedPair<T>> rows(count), rows_scalar(count);
@@ -304,8 +314,8 @@ void expect_long_pieces_close(LanePass<T> reduce, LanePass<T> finish, int width)
       ends[2 * s] = T(1.5), ends[2 * s + 1] = T(-0.5);
       finish_piece(in.p, ops_scalar, s, w, ends[2 * s], ends[2 * s + 1]);
     }
-    const LaneJob<T> job{in.p, ops_lanes, place, work.data(), rows.data(), ends.data(),
-                         nullptr, 0, 1};
+    const LaneJob<T> job{in.p,    ops_lanes, place, work.data(), rows.data(), ends.data(),
+                         nullptr, 0,         1};
     reduce(job, 0, count);
     finish(job, 0, count);
     double scale = 0, diff = 0;

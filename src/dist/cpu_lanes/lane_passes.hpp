@@ -51,14 +51,14 @@ LanePasses<T> lane_passes();
 
 // The compiled copies (lanes.inc); lanes_no_avx2.cpp forwards avx2 and avx512 to baseline where
 // they are not built.
-#define TRIAX_DIST_LANES_DECLARE(isa)                                              \
-  namespace isa {                                                                  \
-  template <class T>                                                               \
-  void reduce(const LaneJob<T>& job, std::int64_t first, std::int64_t size);       \
-  template <class T>                                                               \
-  void finish(const LaneJob<T>& job, std::int64_t first, std::int64_t size);       \
-  template <class T>                                                               \
-  int width();                                                                     \
+#define TRIAX_DIST_LANES_DECLARE(isa)                                        \
+  namespace isa {                                                            \
+  template <class T>                                                         \
+  void reduce(const LaneJob<T>& job, std::int64_t first, std::int64_t size); \
+  template <class T>                                                         \
+  void finish(const LaneJob<T>& job, std::int64_t first, std::int64_t size); \
+  template <class T>                                                         \
+  int width();                                                               \
   }
 TRIAX_DIST_LANES_DECLARE(baseline)
 TRIAX_DIST_LANES_DECLARE(avx2)
