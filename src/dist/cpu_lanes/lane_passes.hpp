@@ -9,7 +9,9 @@
 // The workspace holds 3 n values per system, the systems of a batch in order: a full group of W
 // systems starting at s owns [3 n s, 3 n (s + W)) with as, cs, ds each as n rows of W lanes (the
 // back substitution reads whole vectors); a system of a batch's tail (count not a multiple of W)
-// owns [3 n s, 3 n (s + 1)) and runs the scalar passes. Groups never straddle batches, so the
+// owns [3 n s, 3 n (s + 1)) and runs the scalar passes. (A group is U W systems, U = 4 or 2
+// vectors, then groups of W; row 0 of a group's as, unused by the sweep, holds the last row of
+// as it wrote: lanes.inc.) Groups never straddle batches, so the
 // overlapped batches of Options::overlap never share workspace.
 
 #include <cstdint>
