@@ -23,6 +23,7 @@
 #include "core/plan_guards.hpp"
 #include "dist/gpu/gpu_path.hpp"
 #endif
+#include "dist/cpu_lanes/lane_passes.hpp"
 #include "dist/local_passes.hpp"
 #include "dist/method_choice.hpp"
 #include "dist/mpi_check.hpp"
@@ -442,6 +443,7 @@ class Solver<T>::Impl {
       return;
     }
 #endif
+    lanes_ = detail::dist_lanes::lane_passes<T>();
     piece_work_.resize(3 * count * static_cast<std::size_t>(problem_.n));
     rows_.resize(count);
     ends_.resize(2 * count);
@@ -473,10 +475,18 @@ class Solver<T>::Impl {
     return b == 0 ? 0 : problem_.count - (problem_.count * (batches - b)) / batches;
   }
 
-  detail::PieceWork<T> work_of(std::int64_t s) {
-    const std::int64_t n = problem_.n, all = problem_.count * n;
-    T* base = piece_work_.data() + s * n;
-    return {base, base + all, base + 2 * all};
+  // The CPU ranks' local passes of one solve (W systems at a time in SIMD lanes: cpu_lanes/).
+  detail::dist_lanes::LaneJob<T> lane_job(const detail::Problem& p, const detail::Operands<T>& ops,
+                                          bool checked) {
+    return {p,
+            ops,
+            place_,
+            piece_work_.data(),
+            rows_.data(),
+            ends_.data(),
+            checked ? first_bad_row_.data() : nullptr,
+            first_row_,
+            threads_};
   }
 
   void run(const T* a, const T* b, const T* c, const T* d, T* x, detail::SolveMode mode,
@@ -530,25 +540,16 @@ class Solver<T>::Impl {
     double* const local_seconds = times ? &times->local_passes : nullptr;
     ReducedClock reduced{times};
     JacobiReport jacobi_over_batches;
+    const detail::dist_lanes::LaneJob<T> job = lane_job(p, ops, checked_info != nullptr);
     const auto reduce = [&](std::int64_t batch) {
       const PhaseClock clock(local_seconds);
       const std::int64_t first = batch_start(batch), size = batch_start(batch + 1) - first;
-      detail::for_each_item(size, threads_, [&](std::int64_t i, int) {
-        const std::int64_t s = first + i;
-        rows_[s] = detail::reduce_piece(p, ops, s, place_, work_of(s));
-      });
+      lanes_.reduce(job, first, size);
     };
     const auto back_substitute = [&](std::int64_t batch) {
       const PhaseClock clock(local_seconds);
       const std::int64_t first = batch_start(batch), size = batch_start(batch + 1) - first;
-      detail::for_each_item(size, threads_, [&](std::int64_t i, int) {
-        const std::int64_t s = first + i;
-        const std::int64_t bad =
-            detail::finish_piece(p, ops, s, work_of(s), ends_[2 * s], ends_[2 * s + 1]);
-        if (checked_info) {
-          first_bad_row_[s] = bad < 0 ? std::numeric_limits<std::int64_t>::max() : first_row_ + bad;
-        }
-      });
+      lanes_.finish(job, first, size);
     };
     // With overlap, batch k + 1's local reduction runs while batch k's first message is in
     // flight, and batch k's back substitution while batch k + 1's is: the same arithmetic on
@@ -755,6 +756,7 @@ class Solver<T>::Impl {
   detail::PiecePlace place_{};
   std::int64_t first_row_ = 0;
   std::int64_t global_n_ = 0;
+  detail::dist_lanes::LanePasses<T> lanes_;  // the CPU ranks' local passes (allocate picks)
   std::vector<T> piece_work_;
   std::vector<detail::ReducedPair<T>> rows_;
   std::vector<T> ends_;

@@ -1,0 +1,70 @@
+#pragma once
+// CPU ranks' local passes over W systems at a time (issue 28): the arithmetic of reduce_piece and
+// finish_piece (local_passes.hpp) in SIMD lanes, W = the vector width of the compiled copy
+// (baseline, avx2, avx512; picked once per plan by cpu::kernel_isa()). One system per scalar
+// sweep was a chain of dependent divisions; W independent chains fill the divider and the loads
+// are whole vectors (neighbouring systems' rows, or register-transposed tiles where each
+// system's rows are contiguous).
+//
+// The workspace holds 3 n values per system, the systems of a batch in order: a full group of W
+// systems starting at s owns [3 n s, 3 n (s + W)) with as, cs, ds each as n rows of W lanes (the
+// back substitution reads whole vectors); a system of a batch's tail (count not a multiple of W)
+// owns [3 n s, 3 n (s + 1)) and runs the scalar passes. (A group is U W systems, U = 4 or 2
+// vectors, then groups of W; row 0 of a group's as, unused by the sweep, holds the last row of
+// as it wrote: lanes.inc.) Groups never straddle batches, so the
+// overlapped batches of Options::overlap never share workspace.
+
+#include <cstdint>
+
+#include "core/problem.hpp"
+#include "dist/local_passes.hpp"
+
+namespace triax::detail::dist_lanes {
+
+/// What one solve's local passes read and write (the plan's arrays; nothing is allocated).
+template <class T>
+struct LaneJob {
+  Problem p;  ///< in place: x's map is d's
+  Operands<T> ops;
+  PiecePlace place;
+  T* work;                  ///< 3 n values per system, laid out as above
+  ReducedPair<T>* rows;     ///< the reduced rows, one pair per system (written by reduce)
+  const T* ends;            ///< x[0] and x[n-1] of system s at 2 s, 2 s + 1 (read by finish)
+  std::int64_t* first_bad;  ///< checked mode: per system, first_row + the first non-finite
+                            ///< local row, or int64 max; else null
+  std::int64_t first_row;   ///< this rank's first global row
+  int threads;
+};
+
+/// One pass over the systems [first, first + size) of a batch.
+template <class T>
+using LanePass = void (*)(const LaneJob<T>& job, std::int64_t first, std::int64_t size);
+
+template <class T>
+struct LanePasses {
+  LanePass<T> reduce = nullptr;
+  LanePass<T> finish = nullptr;
+  int width = 1;  ///< W, the systems of a group
+};
+
+/// The copy cpu::kernel_isa() names (throws triax::invalid_argument as it does).
+template <class T>
+LanePasses<T> lane_passes();
+
+// The compiled copies (lanes.inc); lanes_no_avx2.cpp forwards avx2 and avx512 to baseline where
+// they are not built.
+#define TRIAX_DIST_LANES_DECLARE(isa)                                        \
+  namespace isa {                                                            \
+  template <class T>                                                         \
+  void reduce(const LaneJob<T>& job, std::int64_t first, std::int64_t size); \
+  template <class T>                                                         \
+  void finish(const LaneJob<T>& job, std::int64_t first, std::int64_t size); \
+  template <class T>                                                         \
+  int width();                                                               \
+  }
+TRIAX_DIST_LANES_DECLARE(baseline)
+TRIAX_DIST_LANES_DECLARE(avx2)
+TRIAX_DIST_LANES_DECLARE(avx512)
+#undef TRIAX_DIST_LANES_DECLARE
+
+}  // namespace triax::detail::dist_lanes
