@@ -1,7 +1,8 @@
 #pragma once
 // Block Thomas (paper 000, Algorithm 12) on block_lanes consecutive systems with every block of
-// the current row held in SIMD registers: the small-M path (docs/algorithms.md, "Block
-// tridiagonal systems"). block_thomas_lanes.hpp keeps each step's operands in a lane-innermost
+// the current row held in SIMD registers: the path for M = 1..8 where the 8 lanes fit one vector
+// register (block_regs_max_m; docs/algorithms.md, "Block tridiagonal systems").
+// block_thomas_lanes.hpp keeps each step's operands in a lane-innermost
 // scratch, so every multiply-subtract of the block arithmetic is a load, load, load, store in L1;
 // here a block entry of the 8 lanes is one vector value (GCC vector extension, lowered to SSE2,
 // AVX2 or AVX-512 by the copy that includes it), M is a compile-time constant so every entry
@@ -31,10 +32,21 @@
 
 namespace triax::detail::cpu::TRIAX_CPU_ISA {
 
-// The largest M that takes this path: beyond it the blocks of one row no longer fit the 16
-// (AVX2) or 32 (AVX-512) vector registers and the compiler spills them, which is what
-// block_thomas_lanes does on purpose.
-inline constexpr int block_regs_max_m = 4;
+// The largest M that takes this path in this copy (0: none). An 8-lane vector must be one
+// machine register: GCC lowers a wider vector extension (8 doubles without AVX-512, any 8-lane
+// vector with SSE2 only) piece by piece through memory, and the path then ran 1.3-3.5x slower
+// than block_thomas_lanes on the 2-core VM (docs/notes/2026-11-27-cpublock.md). Where it is one
+// register it won at every M measured (2, 4, 5, 8: 1.5-2.3x in cache), with AVX-512's 32
+// registers holding M = 8 and AVX2's 16 spilling a little from M = 5 on but still ahead in float.
+template <class T>
+inline constexpr int block_regs_max_m =
+#if defined(__AVX512F__)
+    8;
+#elif defined(__AVX2__)
+    sizeof(T) == 4 ? 8 : 0;
+#else
+    0;
+#endif
 
 // A vector of block_lanes values (the attribute cannot take a dependent type: one per T).
 template <class T>
@@ -72,8 +84,9 @@ template <int E>
   for (int e = 0; e + K <= E; e += K) {
     LaneVec<float> y[4];
     for (int w = 0; w < 4; ++w) {
-      y[w] = __builtin_shufflevector(load_chunk<float4_chunk>(s[w] + e),
-                                     load_chunk<float4_chunk>(s[w + 4] + e), 0, 1, 2, 3, 4, 5, 6, 7);
+      y[w] =
+          __builtin_shufflevector(load_chunk<float4_chunk>(s[w] + e),
+                                  load_chunk<float4_chunk>(s[w + 4] + e), 0, 1, 2, 3, 4, 5, 6, 7);
     }
     // Within each 16-byte half: t0 = entries e, e+1 of lanes (0, 1 | 4, 5), t1 = e+2, e+3 ...
     const LaneVec<float> t0 = __builtin_shufflevector(y[0], y[1], 0, 8, 1, 9, 4, 12, 5, 13);
@@ -106,7 +119,8 @@ template <int E>
     out[e + 1] = __builtin_shufflevector(y[0], y[1], 1, 9, 3, 11, 5, 13, 7, 15);
   }
   for (int e = E / K * K; e < E; ++e) {
-    out[e] = LaneVec<double>{s[0][e], s[1][e], s[2][e], s[3][e], s[4][e], s[5][e], s[6][e], s[7][e]};
+    out[e] =
+        LaneVec<double>{s[0][e], s[1][e], s[2][e], s[3][e], s[4][e], s[5][e], s[6][e], s[7][e]};
   }
 }
 
@@ -124,7 +138,7 @@ template <class T>
 template <int MC, class T>
 void block_thomas_regs(const BlockProblem& p, const Operands<T>& ops, std::int64_t s0, int lanes,
                        T* work) {
-  static_assert(MC >= 1 && MC <= block_regs_max_m);
+  static_assert(MC >= 1 && MC <= 8);
   using V = LaneVec<T>;
   using Mask = decltype(V{} == V{});  // a lane is all ones where a comparison holds
   constexpr int W = block_lanes;
@@ -144,7 +158,7 @@ void block_thomas_regs(const BlockProblem& p, const Operands<T>& ops, std::int64
     er[op] = p.entry_row[op];
     ec[op] = p.entry_col[op];
   }
-  T* const cs_all = work;                // n x MM x W: C*
+  T* const cs_all = work;                 // n x MM x W: C*
   T* const ds_all = cs_all + n * MM * W;  // n x M x W: d*
   const bool checked = ops.info != nullptr;
   int breakdown[W] = {};

@@ -1,11 +1,12 @@
-// The cpu backend's register path for small blocks (M = 1..4, block_thomas_regs.hpp): its dense
-// loads transpose 8 systems' contiguous blocks in registers (array of blocks and interleaved, d
-// and x with component stride 1) and fall back to element-wise loads for the others (structure
-// of arrays), so every storage is run, along both axes of a grid whose system count leaves a
-// partial group of lanes (19 = 8 + 8 + 3) and with ghost layers that must stay untouched, in
-// every output mode, against the dense long double oracle; and checked mode reports each
-// spoilt system at its row for every M of the path. The suite runs once per kernel copy
-// (tests/CMakeLists.txt: TRIAX_CPU_ISA=baseline, avx2, and the default pick).
+// The cpu backend's register path (block_thomas_regs.hpp: M = 1..8 in the AVX-512 copy and in
+// the AVX2 copy for float; the other copies run the same cases on the lane scratch kernel): its
+// dense loads transpose 8 systems' contiguous blocks in registers (array of blocks and interleaved,
+// d and x with component stride 1) and fall back to element-wise loads for the others (structure of
+// arrays), so every storage is run, along both axes of a grid whose system count leaves a partial
+// group of lanes (19 = 8 + 8 + 3) and with ghost layers that must stay untouched, in every output
+// mode, against the dense long double oracle; and checked mode reports each spoilt system at its
+// row for every M of the path. The suite runs once per kernel copy (tests/CMakeLists.txt:
+// TRIAX_CPU_ISA=baseline, avx2, and the default pick).
 #include <gtest/gtest.h>
 
 #include <limits>
@@ -18,9 +19,9 @@ namespace triax::test {
 namespace {
 
 template <class T>
-class BlockSmallM : public ::testing::Test {};
+class BlockRegisterPath : public ::testing::Test {};
 using ValueTypes = ::testing::Types<float, double>;
-TYPED_TEST_SUITE(BlockSmallM, ValueTypes);
+TYPED_TEST_SUITE(BlockRegisterPath, ValueTypes);
 
 template <class T>
 void solve_mode(BlockSolver<T>& solver, BlockBatch<T>& batch, Mode mode, int* info = nullptr) {
@@ -28,10 +29,10 @@ void solve_mode(BlockSolver<T>& solver, BlockBatch<T>& batch, Mode mode, int* in
                    batch.x.data(), mode, info);
 }
 
-TYPED_TEST(BlockSmallM, EveryStorageAxisAndModeWithAPartialLaneGroup) {
+TYPED_TEST(BlockRegisterPath, EveryStorageAxisAndModeWithAPartialLaneGroup) {
   using T = TypeParam;
   std::uint64_t k = 100;
-  for (int m = 1; m <= 4; ++m) {
+  for (int m = 1; m <= 8; ++m) {
     for (Storage s : storages) {
       for (int axis = 0; axis < 2; ++axis) {
         const std::vector<std::int64_t> grid =
@@ -56,9 +57,9 @@ TYPED_TEST(BlockSmallM, EveryStorageAxisAndModeWithAPartialLaneGroup) {
 }
 
 // The separate output starts as NaN: every component must be written by the solve.
-TYPED_TEST(BlockSmallM, SeparateOutputPoisonedWithNanIsFullyWritten) {
+TYPED_TEST(BlockRegisterPath, SeparateOutputPoisonedWithNanIsFullyWritten) {
   using T = TypeParam;
-  for (int m = 2; m <= 4; ++m) {
+  for (int m : {2, 3, 4, 5, 8}) {
     for (Storage s : storages) {
       SCOPED_TRACE("m " + std::to_string(m) + ", " + to_string(s));
       const BlockGeometry g = geometry(s, m, {9, 13}, 0, true);
@@ -73,9 +74,9 @@ TYPED_TEST(BlockSmallM, SeparateOutputPoisonedWithNanIsFullyWritten) {
   }
 }
 
-TYPED_TEST(BlockSmallM, CheckedModeReportsEachSpoiltSystemAtItsRow) {
+TYPED_TEST(BlockRegisterPath, CheckedModeReportsEachSpoiltSystemAtItsRow) {
   using T = TypeParam;
-  for (int m = 1; m <= 4; ++m) {
+  for (int m = 1; m <= 8; ++m) {
     for (Storage s : storages) {
       for (int axis = 0; axis < 2; ++axis) {
         const FaultyBlocks<T> faulty(s, m, axis);
