@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "support/device_runner.hpp"
+#include "support/factored_device.hpp"
 #include "support/factored_groups.hpp"
 
 namespace triax::test {
@@ -39,31 +40,7 @@ void run_grouped_cuda(const GroupedCase<T>& gc, Mode mode, std::vector<T>& d, st
                       gc.layouts, gc.axis, {.checked = checked, .stream = stream}, algorithm);
   ASSERT_EQ(s.group_count(), gc.groups);
   if (algorithm != FactoredAlgorithm::automatic) ASSERT_EQ(s.algorithm(), algorithm);
-  int* di = nullptr;
-  if (checked) {
-    TRIAX_TEST_CUDA_OK(cudaMalloc(&di, std::max<std::size_t>(1, info->size()) * sizeof(int)));
-    TRIAX_TEST_CUDA_OK(cudaMemset(di, 0xff, std::max<std::size_t>(1, info->size()) * sizeof(int)));
-  }
-  switch (mode) {
-    case Mode::in_place:
-      s.solve_in_place(dd.get(), di);
-      break;
-    case Mode::separate:
-      s.solve(dd.get(), dx.get(), di);
-      break;
-    case Mode::increment:
-      s.solve_increment(dd.get(), dx.get(), di);
-      break;
-  }
-  TRIAX_TEST_CUDA_OK(cudaStreamSynchronize(stream));
-  TRIAX_TEST_CUDA_OK(cudaGetLastError());
-  dd.download(d);
-  dx.download(x);
-  if (checked) {
-    TRIAX_TEST_CUDA_OK(
-        cudaMemcpy(info->data(), di, info->size() * sizeof(int), cudaMemcpyDeviceToHost));
-    cudaFree(di);
-  }
+  solve_factored_on_device(s, stream, mode, checked, dd, dx, d, x, info);
   TRIAX_TEST_CUDA_OK(cudaStreamDestroy(stream));
 }
 
