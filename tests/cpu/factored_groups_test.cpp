@@ -105,12 +105,7 @@ TYPED_TEST(FactoredGroups, CheckedModePerGroup) {
       const std::vector<std::int64_t> shape =
           group_dim == 0 ? std::vector<std::int64_t>{4, n, 5} : std::vector<std::int64_t>{5, n, 4};
       auto gc = grouped_case<T>(shape, 1, {group_dim});
-      const auto singular = pade<T>(n);
-      for (std::int64_t i = 0; i < n; ++i) {
-        gc.a[2 + n + i] = singular.a[i];
-        gc.b[2 + n + i] = singular.b[i];
-        gc.c[2 + n + i] = singular.c[i];
-      }
+      plant_singular_group_one(gc, n);
       const Layout& l = gc.layouts.d;
       const std::int64_t count = 20;
       std::vector<T> d(buffer_size(l), T(0.5)), x(buffer_size(gc.layouts.x), T(1));

@@ -75,12 +75,7 @@ TYPED_TEST(FactoredGroupsCuda, CheckedModeSlowestGroupDimension) {
        {FactoredAlgorithm::cuda_thread_thomas, FactoredAlgorithm::cuda_block_cr_global}) {
     SCOPED_TRACE(std::string(to_string(algorithm)));
     auto gc = grouped_case<T>({5, n, 4}, 1, {2});
-    const auto singular = pade<T>(n);
-    for (std::int64_t i = 0; i < n; ++i) {
-      gc.a[2 + n + i] = singular.a[i];
-      gc.b[2 + n + i] = singular.b[i];
-      gc.c[2 + n + i] = singular.c[i];
-    }
+    plant_singular_group_one(gc, n);
     const Layout& l = gc.layouts.d;
     const std::int64_t count = 20;
     std::vector<T> d(buffer_size(l), T(0.5)), x(buffer_size(gc.layouts.x), T(1));

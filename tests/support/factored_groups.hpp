@@ -146,6 +146,21 @@ std::vector<GroupedCase<T>> grouped_cases(std::int64_t n, bool quick) {
   return all;
 }
 
+/// Replaces group 1's matrix by the Pade matrix of factored_cases.hpp at n = 3, which its
+/// closures make singular (det 0): the checked-mode tests expect every system of group 1, and
+/// only those, to report a breakdown. The groups' matrices lie n apart after the offset.
+template <class T>
+void plant_singular_group_one(GroupedCase<T>& gc, std::int64_t n) {
+  EXPECT_EQ(n, 3) << "the Pade matrix is singular at n = 3 only";
+  const auto singular = pade<T>(n);
+  const std::int64_t at = gc.coefficients.offset() + n;
+  for (std::int64_t i = 0; i < n; ++i) {
+    gc.a[at + i] = singular.a[i];
+    gc.b[at + i] = singular.b[i];
+    gc.c[at + i] = singular.c[i];
+  }
+}
+
 /// The coefficients' layout with d's extents (stride 0 where shared): what triax::Solver takes.
 template <class T>
 Layout oracle_coefficients(const GroupedCase<T>& gc) {
