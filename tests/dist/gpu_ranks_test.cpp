@@ -597,8 +597,8 @@ std::vector<double> two_increments(const GlobalProblem<double>& p, mpi::Options 
     solver.solve_increment(a.p, b.p, c.p, d.p, u.p);
     // Ordered after the solves on `stream` only: no device-wide synchronisation that would
     // also wait for the plan's second stream.
-    EXPECT_EQ(cudaMemcpyAsync(out.data(), u.p, out.size() * sizeof(double),
-                              cudaMemcpyDeviceToHost, stream),
+    EXPECT_EQ(cudaMemcpyAsync(out.data(), u.p, out.size() * sizeof(double), cudaMemcpyDeviceToHost,
+                              stream),
               cudaSuccess);
     EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
   }

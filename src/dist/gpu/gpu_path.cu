@@ -596,8 +596,8 @@ void GpuPath<T>::solve_reduced_on_device(std::int64_t first, std::int64_t size) 
                                        rows + groups.start(c.position),
                                        static_cast<std::size_t>(mine) * sizeof(ReducedPair<T>),
                                        cudaMemcpyDeviceToDevice, stream));
-      gather_scatter_solve_kernel<T><<<blocks_for(mine), threads_per_block, 0, stream>>>(
-          gathered, scattered, c.ranks, mine);
+      gather_scatter_solve_kernel<T>
+          <<<blocks_for(mine), threads_per_block, 0, stream>>>(gathered, scattered, c.ranks, mine);
       TRIAX_CUDA_CHECK_LAUNCH();
     }
     T* ends = st.ends_ptr() + 2 * first;
@@ -605,8 +605,8 @@ void GpuPath<T>::solve_reduced_on_device(std::int64_t first, std::int64_t size) 
     for (int q = 0; q < c.ranks; ++q) {
       if (q == c.position) continue;
       if (mine > 0) {
-        TRIAX_NCCL_CHECK(ncclSend(scattered + 2 * q * mine, values(mine), nccl_type<T>(), q,
-                                  st.comm, stream));
+        TRIAX_NCCL_CHECK(
+            ncclSend(scattered + 2 * q * mine, values(mine), nccl_type<T>(), q, st.comm, stream));
       }
       if (groups.size(q) > 0) {
         TRIAX_NCCL_CHECK(ncclRecv(ends + 2 * groups.start(q), values(groups.size(q)),
@@ -633,14 +633,12 @@ void GpuPath<T>::solve_reduced_on_device(std::int64_t first, std::int64_t size) 
     const bool has_upper = c.position + distance < c.ranks;
     TRIAX_NCCL_CHECK(ncclGroupStart());
     if (has_lower) {
-      TRIAX_NCCL_CHECK(
-          ncclSend(w, values, nccl_type<T>(), c.position - distance, st.comm, stream));
+      TRIAX_NCCL_CHECK(ncclSend(w, values, nccl_type<T>(), c.position - distance, st.comm, stream));
       TRIAX_NCCL_CHECK(
           ncclRecv(lower, values, nccl_type<T>(), c.position - distance, st.comm, stream));
     }
     if (has_upper) {
-      TRIAX_NCCL_CHECK(
-          ncclSend(w, values, nccl_type<T>(), c.position + distance, st.comm, stream));
+      TRIAX_NCCL_CHECK(ncclSend(w, values, nccl_type<T>(), c.position + distance, st.comm, stream));
       TRIAX_NCCL_CHECK(
           ncclRecv(upper, values, nccl_type<T>(), c.position + distance, st.comm, stream));
     }
@@ -710,8 +708,8 @@ void GpuPath<T>::solve_one_row_on_device(std::int64_t first, std::int64_t size) 
           ncclRecv(upper, 4 * n, nccl_type<T>(), c.position + distance, st.comm, stream));
     }
     TRIAX_NCCL_CHECK(ncclGroupEnd());
-    one_row_pcr_kernel<T><<<blocks_for(size), threads_per_block, 0, stream>>>(
-        rows, lower, upper, below, above, size);
+    one_row_pcr_kernel<T><<<blocks_for(size), threads_per_block, 0, stream>>>(rows, lower, upper,
+                                                                              below, above, size);
     TRIAX_CUDA_CHECK_LAUNCH();
   }
   one_row_last_kernel<T><<<blocks_for(size), threads_per_block, 0, stream>>>(rows, y, size);

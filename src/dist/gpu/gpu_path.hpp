@@ -26,10 +26,11 @@ struct GpuPathConfig {
   triax::mpi::Method method = triax::mpi::Method::allgather;
   bool nccl = false;              // the reduced system on the device through NCCL
   bool one_row = false;           // one reduced row per rank (pcr; Options::reduced_rows)
-  bool overlap = false;  // NCCL with batches > 1: the reduced solves on a stream of their own
   MPI_Comm line = MPI_COMM_NULL;  // the line's communicator (NCCL's id travels over it)
   int ranks = 1;
   int position = 0;
+  // NCCL with batches > 1: the reduced solves on a second stream (Options::overlap).
+  bool overlap = false;
 };
 
 template <class T>
