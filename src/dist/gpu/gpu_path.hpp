@@ -4,8 +4,9 @@
 // reduced-row buffers allocated here, when the plan is made. The reduced system either goes
 // through pinned host buffers to the CPU ranks' MPI methods (host staging: rows_to_host, the
 // methods on host_rows()/host_ends(), ends_to_device) or stays on the device (NCCL: allgather,
-// gather-scatter or PCR with NCCL calls and device kernels, solve_reduced_on_device). No CUDA
-// or NCCL type appears here: dist_solver.cpp is plain C++.
+// gather-scatter or PCR with NCCL calls and device kernels, solve_reduced_on_device; with
+// overlap and batches > 1 on a second stream of the plan, solve_reduced_beside). No CUDA or NCCL
+// type appears here: dist_solver.cpp is plain C++.
 #include <mpi.h>
 
 #include <cstdint>
