@@ -143,8 +143,10 @@ struct Options : triax::Options {
   /// while batch k + 1's local reduction runs, and batch k + 1's while batch k's back
   /// substitution runs; on GPU ranks with host staging, batch k + 1's kernels and copy run
   /// while the host solves batch k's reduced system. The results equal those without, bit for
-  /// bit; false runs the batches one after another. Must agree on every rank. NCCL ignores it
-  /// (its collectives are queued on the stream already). docs/algorithms.md, "Overlap of batches".
+  /// bit; false runs the batches one after another. Must agree on every rank. With NCCL, batch
+  /// k's collectives run on a second stream of the plan while batch k + 1's reduction runs on
+  /// options.stream (and batch k + 1's while batch k's back substitution runs); options.stream
+  /// still sees the whole solve done. docs/algorithms.md, "Overlap of batches".
   bool overlap = true;
 };
 

@@ -431,6 +431,7 @@ class Solver<T>::Impl {
       config.method = method_;
       config.nccl = transport_kind_ == Transport::nccl;
       config.one_row = one_row_;
+      config.overlap = options_.overlap;
       config.line = transport_->communicator();
       config.ranks = ranks;
       config.position = transport_->position();
@@ -620,45 +621,72 @@ class Solver<T>::Impl {
       gpu.reduce(p, ops, first, size);
       if (times) gpu.synchronize();
     };
-    // Host staging with overlap: batch k + 1's reduction and its rows' copy are queued before
-    // the host solves batch k's reduced system, so the GPU computes while MPI runs; the wait
-    // for those rows comes after batch k's back substitution is queued, which then runs during
-    // batch k + 1's messages. The same kernels and host arithmetic per system as without.
     const std::int64_t batches = batch_count();
-    const bool overlap = !nccl && options_.overlap && batches > 1;
-    for (std::int64_t batch = 0; batch < batches; ++batch) {
-      const std::int64_t first = batch_start(batch), size = batch_start(batch + 1) - first;
-      const bool next = overlap && batch + 1 < batches;
-      if (!overlap || batch == 0) {
-        reduce(batch);
+    if (nccl && gpu.has_side_stream() && batches > 1) {
+      // NCCL with overlap: each batch's reduced solve (collectives and their kernels) runs on
+      // the plan's second stream while the caller's stream reduces the next batch; a batch's
+      // back substitution waits for its ends (an event), and runs while the next batch's
+      // messages do. Host order per batch: reduce k + 1, wait for k's ends, queue k + 1's
+      // reduced solve, back-substitute k; that wait comes before k + 1's ends are recorded,
+      // so one event serves every batch. The same kernels on the same data as without.
+      const auto begin_beside = [&](std::int64_t batch) {
+        const std::int64_t first = batch_start(batch), size = batch_start(batch + 1) - first;
         const PhaseClock clock(times ? &copy_seconds : nullptr);
-        if (nccl) {
-          // Collectives and kernels together: all of it counts as communication.
-          gpu.solve_reduced_on_device(first, size);
-          if (times) gpu.synchronize();
-        } else {
-          gpu.rows_to_host(first, size);
-        }
-      }
-      if (next) {
-        reduce(batch + 1);
-        const std::int64_t after = batch_start(batch + 2);
-        gpu.rows_to_host_async(batch_start(batch + 1), after - batch_start(batch + 1));
-      }
-      if (!nccl) {
-        begin_reduced(reduced, batch);
-        merge_jacobi(jacobi_over_batches, complete_reduced(reduced, batch));
-        const PhaseClock clock(times ? &copy_seconds : nullptr);
-        gpu.ends_to_device(first, size);
-      }
-      {
+        gpu.solve_reduced_beside(first, size);
+        if (times) gpu.synchronize();
+      };
+      reduce(0);
+      begin_beside(0);
+      for (std::int64_t batch = 0; batch < batches; ++batch) {
+        const std::int64_t first = batch_start(batch), size = batch_start(batch + 1) - first;
+        const bool next = batch + 1 < batches;
+        if (next) reduce(batch + 1);
+        gpu.wait_ends();
+        if (next) begin_beside(batch + 1);
         const PhaseClock clock(local_seconds);
         gpu.finish(p, ops, first, size, first_row_);
         if (times) gpu.synchronize();
       }
-      if (next) {
-        const PhaseClock clock(times ? &copy_seconds : nullptr);
-        gpu.wait_rows();
+    } else {
+      // Host staging with overlap: batch k + 1's reduction and its rows' copy are queued before
+      // the host solves batch k's reduced system, so the GPU computes while MPI runs; the wait
+      // for those rows comes after batch k's back substitution is queued, which then runs during
+      // batch k + 1's messages. The same kernels and host arithmetic per system as without.
+      const bool overlap = !nccl && options_.overlap && batches > 1;
+      for (std::int64_t batch = 0; batch < batches; ++batch) {
+        const std::int64_t first = batch_start(batch), size = batch_start(batch + 1) - first;
+        const bool next = overlap && batch + 1 < batches;
+        if (!overlap || batch == 0) {
+          reduce(batch);
+          const PhaseClock clock(times ? &copy_seconds : nullptr);
+          if (nccl) {
+            // Collectives and kernels together: all of it counts as communication.
+            gpu.solve_reduced_on_device(first, size);
+            if (times) gpu.synchronize();
+          } else {
+            gpu.rows_to_host(first, size);
+          }
+        }
+        if (next) {
+          reduce(batch + 1);
+          const std::int64_t after = batch_start(batch + 2);
+          gpu.rows_to_host_async(batch_start(batch + 1), after - batch_start(batch + 1));
+        }
+        if (!nccl) {
+          begin_reduced(reduced, batch);
+          merge_jacobi(jacobi_over_batches, complete_reduced(reduced, batch));
+          const PhaseClock clock(times ? &copy_seconds : nullptr);
+          gpu.ends_to_device(first, size);
+        }
+        {
+          const PhaseClock clock(local_seconds);
+          gpu.finish(p, ops, first, size, first_row_);
+          if (times) gpu.synchronize();
+        }
+        if (next) {
+          const PhaseClock clock(times ? &copy_seconds : nullptr);
+          gpu.wait_rows();
+        }
       }
     }
     if (method_ == Method::jacobi) last_jacobi_ = jacobi_over_batches;

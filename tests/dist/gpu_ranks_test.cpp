@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <type_traits>
 
 #include "dist_problems.hpp"
 
@@ -294,7 +295,8 @@ TEST(GpuRanksStaging, JacobiWithinItsTolerance) {
 
 // Checked mode: a NaN in d at one global row of one system; info (device memory) names that
 // system's first row on every rank, 0 elsewhere.
-void expect_checked_info(mpi::Transport transport, std::initializer_list<mpi::Method> methods) {
+void expect_checked_info(mpi::Transport transport, std::initializer_list<mpi::Method> methods,
+                         int batches = 1) {
   const int ranks = world_size();
   const std::int64_t n = 4 * ranks + 1, systems = 5;
   const GlobalProblem<double> p({n, systems}, 0, 5);
@@ -315,6 +317,7 @@ void expect_checked_info(mpi::Transport transport, std::initializer_list<mpi::Me
     options.transport = transport;
     options.method = method;
     options.checked = true;
+    options.batches = batches;
     mpi::Solver<double> solver(mpi::Decomposition::line(MPI_COMM_WORLD), buf.layout, 0, options);
     DeviceArray<int> info(std::vector<int>(systems, -7));
     solver.solve(a.p, b.p, c.p, d.p, x.p, info.p);
@@ -492,6 +495,156 @@ TEST(GpuRanksNccl, CheckedModeReportsTheSameInfoOnEveryRank) {
   TRIAX_NEEDS_GPU_PER_RANK();
   expect_checked_info(mpi::Transport::nccl,
                       {mpi::Method::allgather, mpi::Method::pcr, mpi::Method::gather_scatter});
+}
+
+TEST(GpuRanksNccl, CheckedModeInOverlappedBatches) {
+  // Batches of 2 and 2 and 1 systems, overlap on (the default): the bad rows of every batch,
+  // written by back substitutions that waited on the second stream, reach the info all-reduce.
+  TRIAX_NEEDS_GPU_PER_RANK();
+  expect_checked_info(mpi::Transport::nccl,
+                      {mpi::Method::allgather, mpi::Method::pcr, mpi::Method::gather_scatter}, 3);
+}
+
+// The NCCL methods in both reduced-row forms (one_per_rank runs pcr's one-row device path).
+struct NcclForm {
+  mpi::Method method;
+  mpi::ReducedRows rows;
+};
+constexpr NcclForm nccl_forms[] = {{mpi::Method::allgather, mpi::ReducedRows::two_per_rank},
+                                   {mpi::Method::gather_scatter, mpi::ReducedRows::two_per_rank},
+                                   {mpi::Method::pcr, mpi::ReducedRows::two_per_rank},
+                                   {mpi::Method::automatic, mpi::ReducedRows::two_per_rank},
+                                   {mpi::Method::pcr, mpi::ReducedRows::one_per_rank}};
+
+template <class T>
+bool same_bits(const std::vector<T>& x, const std::vector<T>& y) {
+  return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(T)) == 0;
+}
+
+TEST(GpuRanksNccl, OverlapEqualsTheBatchesOneAfterAnother) {
+  // Options::overlap with NCCL (each batch's collectives on the plan's second stream while the
+  // next batch's reduction runs on the caller's): the same bits as overlap off, every method in
+  // both forms, batch counts 1 (no second stream), 2, 3, 7 (dividing the systems and not), the
+  // split axis and another, double and float; every mode at 3 batches (each plan makes an NCCL
+  // communicator, which takes most of the test's time). TRIAX_TEST_QUICK=1 (compute-sanitizer)
+  // runs 3 batches into a separate x along axis 0 only.
+  TRIAX_NEEDS_GPU_PER_RANK();
+  const char* quick_env = std::getenv("TRIAX_TEST_QUICK");
+  const bool quick = quick_env && std::string(quick_env) == "1";
+  const std::vector<int> batch_counts = quick ? std::vector<int>{3} : std::vector<int>{1, 2, 3, 7};
+  const std::vector<int> axes = quick ? std::vector<int>{0} : std::vector<int>{0, 1};
+  const auto modes_for = [&](int batches) {
+    return quick || batches != 3
+               ? std::vector<Mode>{Mode::separate}
+               : std::vector<Mode>{Mode::in_place, Mode::separate, Mode::increment};
+  };
+  const auto expect_same = [&](const auto& p, int batches, Mode mode, const NcclForm form) {
+    SCOPED_TRACE(label(form.method, p.axis, mode) + ", " + std::string(mpi::to_string(form.rows)) +
+                 ", batches " + std::to_string(batches));
+    mpi::Options options;
+    options.method = form.method;
+    options.reduced_rows = form.rows;
+    options.transport = mpi::Transport::nccl;
+    options.batches = batches;
+    using T = typename std::decay_t<decltype(p.reference)>::value_type;
+    std::vector<T> plain, overlapped;
+    options.overlap = false;
+    const Outcome off = solve_on_gpus(p, {true, true}, mode, 1, options, &plain);
+    options.overlap = true;
+    const Outcome on = solve_on_gpus(p, {true, true}, mode, 1, options, &overlapped);
+    EXPECT_EQ(world_max(same_bits(plain, overlapped) ? 0 : 1), 0)
+        << "overlap changed the results on some rank";
+    EXPECT_LE(on.error, p.allowed_error());
+    EXPECT_LE(off.error, p.allowed_error());
+    EXPECT_TRUE(on.ghosts_clean);
+    EXPECT_TRUE(off.ghosts_clean);
+  };
+  for (int axis : axes) {
+    const GlobalProblem<double> p({13, 17}, axis, 900 + axis);
+    for (const NcclForm form : nccl_forms) {
+      for (int batches : batch_counts) {
+        for (Mode mode : modes_for(batches)) expect_same(p, batches, mode, form);
+      }
+    }
+  }
+  if (quick) return;
+  const GlobalProblem<float> pf({29, 11}, 0, 950);
+  for (const NcclForm form : nccl_forms) expect_same(pf, 3, Mode::separate, form);
+}
+
+// Two increments on one plan (u = u0 + 2 x) on `stream` (nullptr: the legacy default stream),
+// read back on that stream before the plan goes: the caller's stream alone must see each solve
+// done, and the second solve's batches must not overtake the first's. This rank's u.
+std::vector<double> two_increments(const GlobalProblem<double>& p, mpi::Options options,
+                                   cudaStream_t stream, double* error) {
+  const MPI_Comm cart = make_grid({true, true});
+  const Block block = block_of(cart, p.extents);
+  LocalBuffers<double> buf(p, block, 0);
+  std::vector<double> u0(buf.x.size(), 0.0);
+  for_each_element(p.extents, block, buf.layout, [&](std::int64_t o, std::int64_t g) {
+    u0[o] = unit_value(p.seed, 7, g);
+    buf.x[o] = u0[o];
+  });
+  DeviceArray<double> a(buf.a), b(buf.b), c(buf.c), d(buf.d), u(buf.x);
+  std::vector<double> out(buf.x.size(), std::numeric_limits<double>::quiet_NaN());
+  options.backend = Backend::cuda;
+  options.transport = mpi::Transport::nccl;
+  options.stream = stream;
+  {
+    mpi::Solver<double> solver(mpi::Decomposition::cartesian(cart, p.axis), buf.layout, p.axis,
+                               options);
+    solver.solve_increment(a.p, b.p, c.p, d.p, u.p);
+    solver.solve_increment(a.p, b.p, c.p, d.p, u.p);
+    // Ordered after the solves on `stream` only: no device-wide synchronisation that would
+    // also wait for the plan's second stream.
+    EXPECT_EQ(cudaMemcpyAsync(out.data(), u.p, out.size() * sizeof(double), cudaMemcpyDeviceToHost,
+                              stream),
+              cudaSuccess);
+    EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  }
+  double e = 0;
+  std::vector<double> mine;
+  for_each_element(p.extents, block, buf.layout, [&](std::int64_t o, std::int64_t g) {
+    const double want = 2 * double(p.reference[g]) + u0[o];
+    const double r = std::abs(out[o] - want) / p.scale;
+    e = std::isnan(r) ? INFINITY : std::max(e, r);
+    mine.push_back(out[o]);
+  });
+  *error = world_max(e);
+  MPI_Comm free_me = cart;
+  MPI_Comm_free(&free_me);
+  return mine;
+}
+
+TEST(GpuRanksNccl, OverlapJoinsTheCallersStream) {
+  TRIAX_NEEDS_GPU_PER_RANK();
+  cudaStream_t own = nullptr;
+  ASSERT_EQ(cudaStreamCreate(&own), cudaSuccess);
+  for (cudaStream_t stream : {cudaStream_t{nullptr}, own}) {
+    for (const NcclForm form : nccl_forms) {
+      SCOPED_TRACE(std::string(mpi::to_string(form.method)) + ", " +
+                   std::string(mpi::to_string(form.rows)) +
+                   (stream ? ", own stream" : ", legacy default stream"));
+      const GlobalProblem<double> p({40, 23}, 0, 77);
+      mpi::Options options;
+      options.method = form.method;
+      options.reduced_rows = form.rows;
+      options.batches = 4;
+      options.overlap = false;
+      double error_off = 0, error_on = 0;
+      const std::vector<double> off = two_increments(p, options, stream, &error_off);
+      options.overlap = true;
+      const std::vector<double> on = two_increments(p, options, stream, &error_on);
+      EXPECT_EQ(world_max(same_bits(off, on) ? 0 : 1), 0) << "overlap changed the results";
+      // Two increments: twice the one solve's error, and the additions' rounding of u (|u0| <=
+      // 1 plus twice the solution).
+      const double eps = std::numeric_limits<double>::epsilon();
+      const double allowed = 2 * p.allowed_error() + 4 * eps * (1 + 2 * p.scale) / p.scale;
+      EXPECT_LE(error_on, allowed);
+      EXPECT_LE(error_off, allowed);
+    }
+  }
+  cudaStreamDestroy(own);
 }
 
 // One reduced row per rank (paper 003's Algorithm 6 form) on host staging: the same kernels, the

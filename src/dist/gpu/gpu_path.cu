@@ -358,6 +358,24 @@ struct Event {
   Event(const Event&) = delete;
   Event& operator=(const Event&) = delete;
 };
+// The plan's second stream for NCCL with overlap (none otherwise). Non-blocking, so that a
+// caller on the legacy default stream does not serialise it with the compute stream again; the
+// highest priority, so that the collectives' few blocks get SMs as soon as the next batch's
+// reduction frees some, instead of queuing behind all of its blocks.
+struct SideStream {
+  cudaStream_t s = nullptr;
+  explicit SideStream(bool make) {
+    if (!make) return;
+    int least = 0, greatest = 0;
+    TRIAX_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    TRIAX_CUDA_CHECK(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, greatest));
+  }
+  ~SideStream() {
+    if (s) TRIAX_CUDA_CHECK_NOTHROW(cudaStreamDestroy(s));
+  }
+  SideStream(const SideStream&) = delete;
+  SideStream& operator=(const SideStream&) = delete;
+};
 
 }  // namespace
 
@@ -375,6 +393,15 @@ struct GpuPath<T>::State {
   // NCCL with one row per rank: the rows' first unknowns (own and the upper neighbour's), the
   // one-row system with the neighbours' rows, the last unknowns (own and the lower one's).
   DeviceBuffer one_first, one_first_up, one_rows, one_lower, one_upper, one_y, one_y_lower;
+  // NCCL with overlap: the second stream, where the reduced solves run; the caller's stream
+  // records rows_ready after a batch's reduction (the side stream waits for it), the side
+  // stream ends_ready after the batch's ends (the back substitution waits for it). One event
+  // each serves every batch: a wait takes the record queued before it.
+  SideStream side;
+  Event rows_ready, ends_ready;
+  // Where solve_reduced_on_device queues its collectives and kernels: the caller's stream, or
+  // side while solve_reduced_beside runs.
+  cudaStream_t reduced_stream;
 #if defined(TRIAX_HAS_NCCL)
   ncclComm_t comm = nullptr;
 #endif
@@ -403,7 +430,9 @@ struct GpuPath<T>::State {
         one_lower(one_row_bytes(c, sizeof(ReducedRow<T>))),
         one_upper(one_row_bytes(c, sizeof(ReducedRow<T>))),
         one_y(one_row_bytes(c, sizeof(T))),
-        one_y_lower(one_row_bytes(c, sizeof(T))) {
+        one_y_lower(one_row_bytes(c, sizeof(T))),
+        side(c.nccl && c.overlap && c.largest_batch < c.problem.count),
+        reduced_stream(stream) {
     if (c.nccl) init_nccl();
   }
 
@@ -445,8 +474,9 @@ struct GpuPath<T>::State {
   ~State() {
 #if defined(TRIAX_HAS_NCCL)
     if (comm) {
-      // The plan may go while its last solve is queued: let the stream drain first.
+      // The plan may go while its last solve is queued: let the streams drain first.
       TRIAX_CUDA_CHECK_NOTHROW(cudaStreamSynchronize(stream));
+      if (side.s) TRIAX_CUDA_CHECK_NOTHROW(cudaStreamSynchronize(side.s));
       ncclCommDestroy(comm);
     }
 #endif
@@ -524,6 +554,7 @@ void GpuPath<T>::solve_reduced_on_device(std::int64_t first, std::int64_t size) 
 #if defined(TRIAX_HAS_NCCL)
   State& st = *state_;
   const GpuPathConfig& c = st.config;
+  const cudaStream_t stream = st.reduced_stream;
   if (c.one_row) {
     solve_one_row_on_device(first, size);
     return;
@@ -532,8 +563,8 @@ void GpuPath<T>::solve_reduced_on_device(std::int64_t first, std::int64_t size) 
   const std::size_t values = 8 * static_cast<std::size_t>(size);  // 8 per pair
   if (c.method == triax::mpi::Method::allgather) {
     auto* gathered = static_cast<ReducedPair<T>*>(st.gathered.p);
-    TRIAX_NCCL_CHECK(ncclAllGather(rows, gathered, values, nccl_type<T>(), st.comm, st.stream));
-    allgather_solve_kernel<T><<<blocks_for(size), threads_per_block, 0, st.stream>>>(
+    TRIAX_NCCL_CHECK(ncclAllGather(rows, gathered, values, nccl_type<T>(), st.comm, stream));
+    allgather_solve_kernel<T><<<blocks_for(size), threads_per_block, 0, stream>>>(
         gathered, c.ranks, c.position, st.ends_ptr(), first, size);
     TRIAX_CUDA_CHECK_LAUNCH();
     return;
@@ -552,11 +583,11 @@ void GpuPath<T>::solve_reduced_on_device(std::int64_t first, std::int64_t size) 
       if (q == c.position) continue;
       if (groups.size(q) > 0) {
         TRIAX_NCCL_CHECK(ncclSend(rows + groups.start(q), pairs(groups.size(q)), nccl_type<T>(), q,
-                                  st.comm, st.stream));
+                                  st.comm, stream));
       }
       if (mine > 0) {
         TRIAX_NCCL_CHECK(
-            ncclRecv(gathered + q * mine, pairs(mine), nccl_type<T>(), q, st.comm, st.stream));
+            ncclRecv(gathered + q * mine, pairs(mine), nccl_type<T>(), q, st.comm, stream));
       }
     }
     TRIAX_NCCL_CHECK(ncclGroupEnd());
@@ -564,9 +595,9 @@ void GpuPath<T>::solve_reduced_on_device(std::int64_t first, std::int64_t size) 
       TRIAX_CUDA_CHECK(cudaMemcpyAsync(gathered + c.position * mine,
                                        rows + groups.start(c.position),
                                        static_cast<std::size_t>(mine) * sizeof(ReducedPair<T>),
-                                       cudaMemcpyDeviceToDevice, st.stream));
-      gather_scatter_solve_kernel<T><<<blocks_for(mine), threads_per_block, 0, st.stream>>>(
-          gathered, scattered, c.ranks, mine);
+                                       cudaMemcpyDeviceToDevice, stream));
+      gather_scatter_solve_kernel<T>
+          <<<blocks_for(mine), threads_per_block, 0, stream>>>(gathered, scattered, c.ranks, mine);
       TRIAX_CUDA_CHECK_LAUNCH();
     }
     T* ends = st.ends_ptr() + 2 * first;
@@ -574,19 +605,19 @@ void GpuPath<T>::solve_reduced_on_device(std::int64_t first, std::int64_t size) 
     for (int q = 0; q < c.ranks; ++q) {
       if (q == c.position) continue;
       if (mine > 0) {
-        TRIAX_NCCL_CHECK(ncclSend(scattered + 2 * q * mine, values(mine), nccl_type<T>(), q,
-                                  st.comm, st.stream));
+        TRIAX_NCCL_CHECK(
+            ncclSend(scattered + 2 * q * mine, values(mine), nccl_type<T>(), q, st.comm, stream));
       }
       if (groups.size(q) > 0) {
         TRIAX_NCCL_CHECK(ncclRecv(ends + 2 * groups.start(q), values(groups.size(q)),
-                                  nccl_type<T>(), q, st.comm, st.stream));
+                                  nccl_type<T>(), q, st.comm, stream));
       }
     }
     TRIAX_NCCL_CHECK(ncclGroupEnd());
     if (mine > 0) {
       TRIAX_CUDA_CHECK(cudaMemcpyAsync(
           ends + 2 * groups.start(c.position), scattered + 2 * c.position * mine,
-          static_cast<std::size_t>(2 * mine) * sizeof(T), cudaMemcpyDeviceToDevice, st.stream));
+          static_cast<std::size_t>(2 * mine) * sizeof(T), cudaMemcpyDeviceToDevice, stream));
     }
     return;
   }
@@ -596,32 +627,30 @@ void GpuPath<T>::solve_reduced_on_device(std::int64_t first, std::int64_t size) 
   auto* lower = static_cast<ReducedPair<T>*>(st.receive_lower.p);
   auto* upper = static_cast<ReducedPair<T>*>(st.receive_upper.p);
   TRIAX_CUDA_CHECK(cudaMemcpyAsync(w, rows, static_cast<std::size_t>(size) * sizeof(ReducedPair<T>),
-                                   cudaMemcpyDeviceToDevice, st.stream));
+                                   cudaMemcpyDeviceToDevice, stream));
   const auto step = [&](int distance, bool first_step) {
     const bool has_lower = c.position - distance >= 0;
     const bool has_upper = c.position + distance < c.ranks;
     TRIAX_NCCL_CHECK(ncclGroupStart());
     if (has_lower) {
+      TRIAX_NCCL_CHECK(ncclSend(w, values, nccl_type<T>(), c.position - distance, st.comm, stream));
       TRIAX_NCCL_CHECK(
-          ncclSend(w, values, nccl_type<T>(), c.position - distance, st.comm, st.stream));
-      TRIAX_NCCL_CHECK(
-          ncclRecv(lower, values, nccl_type<T>(), c.position - distance, st.comm, st.stream));
+          ncclRecv(lower, values, nccl_type<T>(), c.position - distance, st.comm, stream));
     }
     if (has_upper) {
+      TRIAX_NCCL_CHECK(ncclSend(w, values, nccl_type<T>(), c.position + distance, st.comm, stream));
       TRIAX_NCCL_CHECK(
-          ncclSend(w, values, nccl_type<T>(), c.position + distance, st.comm, st.stream));
-      TRIAX_NCCL_CHECK(
-          ncclRecv(upper, values, nccl_type<T>(), c.position + distance, st.comm, st.stream));
+          ncclRecv(upper, values, nccl_type<T>(), c.position + distance, st.comm, stream));
     }
     TRIAX_NCCL_CHECK(ncclGroupEnd());
-    pcr_step_kernel<T><<<blocks_for(size), threads_per_block, 0, st.stream>>>(
+    pcr_step_kernel<T><<<blocks_for(size), threads_per_block, 0, stream>>>(
         w, lower, upper, has_lower, has_upper, first_step, size);
     TRIAX_CUDA_CHECK_LAUNCH();
   };
   step(1, true);
   for (int distance = 1; distance < c.ranks; distance *= 2) step(distance, false);
   pcr_ends_kernel<T>
-      <<<blocks_for(size), threads_per_block, 0, st.stream>>>(w, st.ends_ptr(), first, size);
+      <<<blocks_for(size), threads_per_block, 0, stream>>>(w, st.ends_ptr(), first, size);
   TRIAX_CUDA_CHECK_LAUNCH();
 #else
   (void)first;
@@ -637,6 +666,7 @@ void GpuPath<T>::solve_one_row_on_device(std::int64_t first, std::int64_t size) 
   // ceil(log2 P) PCR steps, the last unknowns up to the upper neighbour, the ends.
   State& st = *state_;
   const GpuPathConfig& c = st.config;
+  const cudaStream_t stream = st.reduced_stream;
   const ReducedPair<T>* pairs = st.rows_ptr() + first;
   auto* first_unknowns = static_cast<FirstUnknown<T>*>(st.one_first.p);
   auto* first_up = static_cast<FirstUnknown<T>*>(st.one_first_up.p);
@@ -648,18 +678,18 @@ void GpuPath<T>::solve_one_row_on_device(std::int64_t first, std::int64_t size) 
   const auto n = static_cast<std::size_t>(size);
   const bool has_lower = c.position > 0, has_upper = c.position + 1 < c.ranks;
   one_row_first_kernel<T>
-      <<<blocks_for(size), threads_per_block, 0, st.stream>>>(pairs, first_unknowns, size);
+      <<<blocks_for(size), threads_per_block, 0, stream>>>(pairs, first_unknowns, size);
   TRIAX_CUDA_CHECK_LAUNCH();
   TRIAX_NCCL_CHECK(ncclGroupStart());
   if (has_lower) {
     TRIAX_NCCL_CHECK(
-        ncclSend(first_unknowns, 3 * n, nccl_type<T>(), c.position - 1, st.comm, st.stream));
+        ncclSend(first_unknowns, 3 * n, nccl_type<T>(), c.position - 1, st.comm, stream));
   }
   if (has_upper) {
-    TRIAX_NCCL_CHECK(ncclRecv(first_up, 3 * n, nccl_type<T>(), c.position + 1, st.comm, st.stream));
+    TRIAX_NCCL_CHECK(ncclRecv(first_up, 3 * n, nccl_type<T>(), c.position + 1, st.comm, stream));
   }
   TRIAX_NCCL_CHECK(ncclGroupEnd());
-  one_row_form_kernel<T><<<blocks_for(size), threads_per_block, 0, st.stream>>>(
+  one_row_form_kernel<T><<<blocks_for(size), threads_per_block, 0, stream>>>(
       pairs, first_unknowns, first_up, has_upper, rows, size);
   TRIAX_CUDA_CHECK_LAUNCH();
   for (int distance = 1; distance < c.ranks; distance *= 2) {
@@ -667,32 +697,32 @@ void GpuPath<T>::solve_one_row_on_device(std::int64_t first, std::int64_t size) 
     TRIAX_NCCL_CHECK(ncclGroupStart());
     if (below) {
       TRIAX_NCCL_CHECK(
-          ncclSend(rows, 4 * n, nccl_type<T>(), c.position - distance, st.comm, st.stream));
+          ncclSend(rows, 4 * n, nccl_type<T>(), c.position - distance, st.comm, stream));
       TRIAX_NCCL_CHECK(
-          ncclRecv(lower, 4 * n, nccl_type<T>(), c.position - distance, st.comm, st.stream));
+          ncclRecv(lower, 4 * n, nccl_type<T>(), c.position - distance, st.comm, stream));
     }
     if (above) {
       TRIAX_NCCL_CHECK(
-          ncclSend(rows, 4 * n, nccl_type<T>(), c.position + distance, st.comm, st.stream));
+          ncclSend(rows, 4 * n, nccl_type<T>(), c.position + distance, st.comm, stream));
       TRIAX_NCCL_CHECK(
-          ncclRecv(upper, 4 * n, nccl_type<T>(), c.position + distance, st.comm, st.stream));
+          ncclRecv(upper, 4 * n, nccl_type<T>(), c.position + distance, st.comm, stream));
     }
     TRIAX_NCCL_CHECK(ncclGroupEnd());
-    one_row_pcr_kernel<T><<<blocks_for(size), threads_per_block, 0, st.stream>>>(
-        rows, lower, upper, below, above, size);
+    one_row_pcr_kernel<T><<<blocks_for(size), threads_per_block, 0, stream>>>(rows, lower, upper,
+                                                                              below, above, size);
     TRIAX_CUDA_CHECK_LAUNCH();
   }
-  one_row_last_kernel<T><<<blocks_for(size), threads_per_block, 0, st.stream>>>(rows, y, size);
+  one_row_last_kernel<T><<<blocks_for(size), threads_per_block, 0, stream>>>(rows, y, size);
   TRIAX_CUDA_CHECK_LAUNCH();
   TRIAX_NCCL_CHECK(ncclGroupStart());
   if (has_upper) {
-    TRIAX_NCCL_CHECK(ncclSend(y, n, nccl_type<T>(), c.position + 1, st.comm, st.stream));
+    TRIAX_NCCL_CHECK(ncclSend(y, n, nccl_type<T>(), c.position + 1, st.comm, stream));
   }
   if (has_lower) {
-    TRIAX_NCCL_CHECK(ncclRecv(y_lower, n, nccl_type<T>(), c.position - 1, st.comm, st.stream));
+    TRIAX_NCCL_CHECK(ncclRecv(y_lower, n, nccl_type<T>(), c.position - 1, st.comm, stream));
   }
   TRIAX_NCCL_CHECK(ncclGroupEnd());
-  one_row_ends_kernel<T><<<blocks_for(size), threads_per_block, 0, st.stream>>>(
+  one_row_ends_kernel<T><<<blocks_for(size), threads_per_block, 0, stream>>>(
       first_unknowns, y, y_lower, has_lower, st.ends_ptr(), first, size);
   TRIAX_CUDA_CHECK_LAUNCH();
 #else
@@ -700,6 +730,37 @@ void GpuPath<T>::solve_one_row_on_device(std::int64_t first, std::int64_t size) 
   (void)size;
   throw triax::invalid_argument("triax::mpi::Solver: built without NCCL");
 #endif
+}
+
+template <class T>
+bool GpuPath<T>::has_side_stream() const {
+  return state_->side.s != nullptr;
+}
+
+template <class T>
+void GpuPath<T>::solve_reduced_beside(std::int64_t first, std::int64_t size) {
+  State& st = *state_;
+  // The rows of this batch (and everything before them on the caller's stream) first. The
+  // side stream runs the batches' reduced solves in order, so their shared buffers (gathered,
+  // scattered, the PCR rows) are never in use twice at once, as on one stream.
+  TRIAX_CUDA_CHECK(cudaEventRecord(st.rows_ready.e, st.stream));
+  TRIAX_CUDA_CHECK(cudaStreamWaitEvent(st.side.s, st.rows_ready.e, 0));
+  st.reduced_stream = st.side.s;
+  try {
+    solve_reduced_on_device(first, size);
+  } catch (...) {
+    st.reduced_stream = st.stream;
+    throw;
+  }
+  st.reduced_stream = st.stream;
+  TRIAX_CUDA_CHECK(cudaEventRecord(st.ends_ready.e, st.side.s));
+}
+
+template <class T>
+void GpuPath<T>::wait_ends() {
+  // The join: the last batch's back substitution waits here for the last of the side stream's
+  // work, so the caller's stream sees the whole solve complete after it.
+  TRIAX_CUDA_CHECK(cudaStreamWaitEvent(state_->stream, state_->ends_ready.e, 0));
 }
 
 template <class T>
@@ -743,6 +804,7 @@ void GpuPath<T>::report_info(int* info, bool unconverged) {
 template <class T>
 void GpuPath<T>::synchronize() {
   TRIAX_CUDA_CHECK(cudaStreamSynchronize(state_->stream));
+  if (state_->side.s) TRIAX_CUDA_CHECK(cudaStreamSynchronize(state_->side.s));
 }
 
 template class GpuPath<float>;

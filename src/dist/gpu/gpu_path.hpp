@@ -4,8 +4,9 @@
 // reduced-row buffers allocated here, when the plan is made. The reduced system either goes
 // through pinned host buffers to the CPU ranks' MPI methods (host staging: rows_to_host, the
 // methods on host_rows()/host_ends(), ends_to_device) or stays on the device (NCCL: allgather,
-// gather-scatter or PCR with NCCL calls and device kernels, solve_reduced_on_device). No CUDA
-// or NCCL type appears here: dist_solver.cpp is plain C++.
+// gather-scatter or PCR with NCCL calls and device kernels, solve_reduced_on_device; with
+// overlap and batches > 1 on a second stream of the plan, solve_reduced_beside). No CUDA or NCCL
+// type appears here: dist_solver.cpp is plain C++.
 #include <mpi.h>
 
 #include <cstdint>
@@ -29,6 +30,8 @@ struct GpuPathConfig {
   MPI_Comm line = MPI_COMM_NULL;  // the line's communicator (NCCL's id travels over it)
   int ranks = 1;
   int position = 0;
+  // NCCL with batches > 1: the reduced solves on a second stream (Options::overlap).
+  bool overlap = false;
 };
 
 template <class T>
@@ -57,6 +60,15 @@ class GpuPath {
   void solve_reduced_on_device(std::int64_t first, std::int64_t size);
   /// The same with one reduced row per rank (pcr).
   void solve_one_row_on_device(std::int64_t first, std::int64_t size);
+  /// Whether the plan has the second stream (config.overlap with NCCL and batches > 1).
+  bool has_side_stream() const;
+  /// NCCL with overlap: the batch's reduced solve (as solve_reduced_on_device) on the plan's
+  /// second stream, after the work queued so far on the caller's stream (its reduction); the
+  /// batch's ends are ready at an event, which wait_ends makes the caller's stream wait for.
+  /// Call wait_ends for a batch before queuing the next batch's reduced solve.
+  void solve_reduced_beside(std::int64_t first, std::int64_t size);
+  /// The caller's stream waits for the ends of the last solve_reduced_beside.
+  void wait_ends();
   /// Queues the back substitution of the batch; in checked mode it records each system's first
   /// non-finite row (+ first_row, the piece's global offset) on the device.
   void finish(const Problem& p, const Operands<T>& ops, std::int64_t first, std::int64_t size,
@@ -65,7 +77,7 @@ class GpuPath {
   /// the device; staging through pinned memory and MPI_Allreduce), then info (device memory)
   /// LAPACK style; unconverged marks the systems without a bad row info_not_converged.
   void report_info(int* info, bool unconverged);
-  /// Waits for the stream (phase timing only).
+  /// Waits for the stream and the second one (phase timing only).
   void synchronize();
 
  private:
