@@ -123,7 +123,7 @@ TYPED_TEST(CudaVarPipelined, PaddedInterleavedEveryModeAgainstTheReference) {
     // Checked mode keeps the per-thread kernel (row-by-row info), on the same storage.
     expect_var_matches_reference(
         v, Mode::in_place,
-        [](VarBatch<T>& w, Mode mode, int* info) {
+        VarRunner<T>([](VarBatch<T>& w, Mode mode, int* info) {
           DeviceBuffer<T> a(w.a), b(w.b), c(w.c), d(w.d);
           DeviceBuffer<int> di(std::vector<int>(static_cast<std::size_t>(w.layout.count()), -7));
           ASSERT_TRUE(a.get() && b.get() && c.get() && d.get() && di.get());
@@ -135,7 +135,7 @@ TYPED_TEST(CudaVarPipelined, PaddedInterleavedEveryModeAgainstTheReference) {
           std::vector<int> got(static_cast<std::size_t>(w.layout.count()));
           di.download(got);
           std::copy(got.begin(), got.end(), info);
-        },
+        }),
         /*checked=*/true);
   }
 }
