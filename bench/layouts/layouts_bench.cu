@@ -49,6 +49,7 @@ namespace {
 
 int reps = 10;
 bool quick = false;
+bool var_only = false;
 std::string json_rows;
 double copy_gbps = 0;
 
@@ -359,8 +360,11 @@ int main(int argc, char** argv) {
       reps = std::max(3, std::atoi(argv[++k]));
     } else if (a == "--quick") {
       quick = true;
+    } else if (a == "--var-only") {
+      var_only = true;  // the var and padded rows only (A/B runs of the variable batches)
     } else {
-      std::fprintf(stderr, "usage: triax-bench-layouts [--json PATH] [--reps N] [--quick]\n");
+      std::fprintf(stderr,
+                   "usage: triax-bench-layouts [--json PATH] [--reps N] [--quick] [--var-only]\n");
       return 2;
     }
   }
@@ -369,6 +373,10 @@ int main(int argc, char** argv) {
   // The short sections first: the grid is the long one.
   var_rows<float>();
   var_rows<double>();
+  if (var_only) {
+    write_json(json_path);
+    return 0;
+  }
   convert_rows<float>();
   convert_rows<double>();
   write_json(json_path);

@@ -19,7 +19,11 @@
 //   own (a batch of one system: the hybrid that splits a system across a thread block), on the
 //   same stream after the kernels;
 // - padded with a row stride other than 1 (Full-Interleaved, Unified-Vector), every system up
-//   to staged_rows rows: the tile kernel (var_tile_staged.cuh), G neighbouring systems a block;
+//   to staged_rows rows: where the fixed batch of the longest length runs the pipelined hybrid
+//   (neighbouring systems adjacent, 129..512 rows), that kernel with a length per system
+//   (var_pipelined.hpp; 2026-11-27, varpad: the tile kernel took 3.1-3.2x the fixed batch's
+//   time on the H100); else the tile kernel (var_tile_staged.cuh), G neighbouring systems a
+//   block;
 // - the rest: the per-thread kernel below.
 // On the H200 (bench/results/layouts/gpu-h200.json) a heavy-tailed batch (log-uniform 8..65536
 // rows) took 30 ms in float when the systems above 512 rows ran one thread each (up to 8192
@@ -27,7 +31,9 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <memory>
+#include <string_view>
 #include <numeric>
 #include <vector>
 
@@ -39,6 +45,7 @@
 #include "cuda/scalar/thread/thomas_steps.cuh"
 #include "cuda/solve_modes.cuh"
 #include "cuda/varbatch/staged_warp.cuh"
+#include "cuda/varbatch/var_pipelined.hpp"
 #include "cuda/varbatch/var_segments.cuh"
 #include "cuda/varbatch/var_tile_staged.cuh"
 
@@ -97,6 +104,44 @@ __global__ void var_thread_thomas_kernel(Problem p, Operands<T> ops,
 using cuda::staged_rows;
 constexpr int staged_warps = 2;  // per block: 2 x 4 x 16.5 KiB of double in 48 KiB
 
+/// Where a staged system lies: its index, rows (clamped) and, back to back, its offset.
+struct StagedPlace {
+  std::int64_t s = 0, offset = 0;
+  int n = 0;
+};
+
+/// Fetches an L2 line of the global address space ahead of its loads (PTX prefetch.global.L2).
+__device__ __forceinline__ void prefetch_l2(const void* p) {
+  asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+}
+
+/// Asks the L2 for rows 0..n-1 of a, b, c and d at `off` (unit row stride), the warp's lanes
+/// taking the 128-byte lines in turn: what the next stage_load reads then comes from the L2.
+template <class T>
+__device__ __forceinline__ void prefetch_rows(const Operands<T>& ops,
+                                              const std::int64_t (&off)[operand_count], int n,
+                                              int lane) {
+  if (n <= 0) return;
+  const T* base[4] = {ops.a + off[op_a], ops.b + off[op_b], ops.c + off[op_c], ops.d + off[op_d]};
+  constexpr int line = 128;
+#pragma unroll
+  for (int op = 0; op < 4; ++op) {
+    const auto first = reinterpret_cast<std::uintptr_t>(base[op]) / line;
+    const auto last = (reinterpret_cast<std::uintptr_t>(base[op] + n) - 1) / line;
+    for (std::uintptr_t l = first + lane; l <= last; l += warp) {
+      prefetch_l2(reinterpret_cast<const void*>(l * line));
+    }
+  }
+}
+
+// The staged kernel, persistent (2026-11-27, varpad): a block per resident slot, each warp
+// looping over systems w, w + warps in the grid, ... Back to back at lengths 256..512 the
+// one-system-per-warp launch reached 46% of the copy on the H100: each warp first waited for
+// order[w], then for lengths[s] and offsets[s] (two dependent round trips), then for its rows,
+// then solved with nothing in flight. Here the places of the next two systems are read a
+// system ahead, and the next system's rows are asked of the L2 (prefetch_rows) before this one
+// is solved, so DRAM keeps working through the arithmetic without a second stage (which would
+// halve the resident warps).
 template <class T, bool Accumulate, bool Padded>
 __global__ void __launch_bounds__(staged_warps * warp)
     var_staged_hybrid_kernel(Problem p, Operands<T> ops, const std::int64_t* __restrict__ order,
@@ -107,26 +152,67 @@ __global__ void __launch_bounds__(staged_warps * warp)
   const int lane = threadIdx.x % warp, w_in_block = threadIdx.x / warp;
   const cuda::Stage<T> st{stage[w_in_block][0], stage[w_in_block][1], stage[w_in_block][2],
                           stage[w_in_block][3]};
-  for (std::int64_t w = std::int64_t(blockIdx.x) * staged_warps + w_in_block; w < systems;
-       w += std::int64_t(gridDim.x) * staged_warps) {
-    const std::int64_t s = order[w];
-    // Clamped to the plan's bound: lengths passed per solve in device memory are not checked.
-    const int n = static_cast<int>(min(max(lengths[s], std::int64_t(0)), bound));
-    if (n == 0) continue;  // padded plans list every system (lengths may change per solve)
+  const std::int64_t step = std::int64_t(gridDim.x) * staged_warps;
+  // Clamped to the plan's bound: lengths passed per solve in device memory are not checked.
+  const auto place_of = [&](std::int64_t s) {
+    StagedPlace pl;
+    pl.s = s;
+    pl.n = static_cast<int>(min(max(lengths[s], std::int64_t(0)), bound));
+    pl.offset = Padded ? 0 : offsets[s];
+    return pl;
+  };
+  const auto offsets_of = [&](const StagedPlace& pl, std::int64_t (&off)[operand_count]) {
+#pragma unroll
+    for (int op = 0; op < operand_count; ++op) {
+      off[op] = Padded ? p.system_offset(op, pl.s) : pl.offset;
+    }
+  };
+  std::int64_t w = std::int64_t(blockIdx.x) * staged_warps + w_in_block;
+  if (w >= systems) return;
+  StagedPlace cur = place_of(order[w]), next;
+  if (w + step < systems) next = place_of(order[w + step]);
+  for (; w < systems; w += step) {
+    // The system after next: its index now, its length and offset once this one's rows are in.
+    const bool has_next = w + step < systems, has_after = w + 2 * step < systems;
+    const std::int64_t s_after = has_after ? order[w + 2 * step] : 0;
     std::int64_t off[operand_count];
-    for (int op = 0; op < operand_count; ++op) off[op] = Padded ? p.system_offset(op, s) : offsets[s];
+    offsets_of(cur, off);
+    const int n = cur.n;  // n == 0: padded plans list every system (lengths may change per solve)
     const cuda::Chunks chunks(n);
-    cuda::stage_load(st, chunks, ops.a + off[op_a], ops.b + off[op_b], ops.c + off[op_c],
-                     ops.d + off[op_d], true, true, lane);
-    __syncwarp();
-    cuda::stage_solve(st, chunks, lane);
-    __syncwarp();
-    cuda::stage_store<T, Accumulate>(st, chunks, ops.x + off[op_x], lane);
-    __syncwarp();  // the next system overwrites the stage
+    if (n > 0) {
+      cuda::stage_load(st, chunks, ops.a + off[op_a], ops.b + off[op_b], ops.c + off[op_c],
+                       ops.d + off[op_d], true, true, lane);
+    }
+    if (has_next) {
+      std::int64_t next_off[operand_count];
+      offsets_of(next, next_off);
+      prefetch_rows(ops, next_off, next.n, lane);
+    }
+    StagedPlace after;
+    if (has_after) after = place_of(s_after);
+    if (n > 0) {
+      __syncwarp();
+      cuda::stage_solve(st, chunks, lane);
+      __syncwarp();
+      cuda::stage_store<T, Accumulate>(st, chunks, ops.x + off[op_x], lane);
+      __syncwarp();  // the next system overwrites the stage
+    }
+    cur = next;
+    next = after;
   }
 }
 
 using Buffer = std::unique_ptr<cuda::DeviceWorkspace>;
+
+/// A tuning aid for comparisons on the device, read when a plan is made: "0" turns a path of
+/// 2026-11-27 (varpad) off. TRIAX_CUDA_VAR_PIPELINED=0: padded storage with another row stride
+/// takes the tile kernel, not the fixed batch's pipelined one; TRIAX_CUDA_VAR_STAGED_PERSISTENT=0:
+/// the staged kernel launches a block per two systems (each warp one system, so nothing to read
+/// ahead), as before.
+bool switch_on(const char* name) {
+  const char* v = std::getenv(name);
+  return v == nullptr || std::string_view(v) != "0";
+}
 
 template <class V>
 Buffer to_device(const std::vector<V>& host) {
@@ -158,6 +244,12 @@ class CudaVarPlan final : public VarBackendPlan<T> {
     // batch goes to the tile kernel (var_tile_staged.cuh).
     tiled_ = layout.padded() && !unit_rows && !options.checked &&
              layout.max_length <= staged_rows;
+    // The fixed batch's own kernel where it takes the layout (var_pipelined.hpp).
+    if (tiled_) {
+      Problem longest = layout.fixed;
+      longest.n = layout.max_length;
+      pipelined_on_ = switch_on("TRIAX_CUDA_VAR_PIPELINED") && pipelined_.choose(longest);
+    }
     if (tiled_) {
       for (const auto kernel : {cuda::var_tile_staged_kernel<T, false>,
                                 cuda::var_tile_staged_kernel<T, true>}) {
@@ -228,12 +320,29 @@ class CudaVarPlan final : public VarBackendPlan<T> {
     for (const std::int64_t s : long_systems_) {
       long_plans_.push_back(make_cuda_plan<T>(one_system(layout.fixed, s), options));
     }
+    // The staged kernel's blocks the device holds at once (both instances use the same shared
+    // memory and take the same registers to within the occupancy's granularity).
+    if (staged_ > 0 || reduced_systems_ > 0) {
+      int per_sm = 0, sms = 0, device = 0;
+      TRIAX_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+          &per_sm, var_staged_hybrid_kernel<T, true, false>, staged_warps * warp, 0));
+      TRIAX_CUDA_CHECK(cudaGetDevice(&device));
+      TRIAX_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+      staged_resident_ = std::max<std::int64_t>(1, std::int64_t(per_sm) * sms);
+      if (!switch_on("TRIAX_CUDA_VAR_STAGED_PERSISTENT")) staged_resident_ = std::int64_t(1) << 30;
+    }
     // Load the kernels now, not inside the first solve (launch/launch_kernel.hpp).
     cuda::KernelRehearsal rehearsal;
     int unused = 0;
     for (const bool accumulate : {false, true}) {
       launch(layout.fixed, {nullptr, nullptr, nullptr, nullptr, nullptr, accumulate,
                             options.checked ? &unused : nullptr});
+      // The tile kernel too, which takes over from the pipelined one for misaligned pointers.
+      if (pipelined_on_) {
+        launch_tile_kernel(layout.fixed, {nullptr, nullptr, nullptr, nullptr, nullptr, accumulate,
+                                          nullptr},
+                           nullptr);
+      }
     }
   }
 
@@ -340,10 +449,17 @@ class CudaVarPlan final : public VarBackendPlan<T> {
     });
   }
 
+  // The persistent staged kernel's blocks for `systems` systems: at most one per system pair,
+  // at most what the device holds at once (staged_resident_, from the occupancy at plan time).
+  unsigned staged_grid(std::int64_t systems) const {
+    const std::int64_t wanted = (systems + staged_warps - 1) / staged_warps;
+    return static_cast<unsigned>(
+        std::max<std::int64_t>(1, std::min({wanted, staged_resident_, std::int64_t(1) << 30})));
+  }
+
   void launch_staged(const Problem& p, const Operands<T>& ops, const std::int64_t* lengths) {
     if (staged_ == 0 || ops.info != nullptr) return;
-    const auto grid = static_cast<unsigned>(
-        std::min<std::int64_t>((staged_ + staged_warps - 1) / staged_warps, std::int64_t(1) << 30));
+    const auto grid = staged_grid(staged_);
     const auto* order = static_cast<const std::int64_t*>(staged_order_->get());
     const auto* offsets = static_cast<const std::int64_t*>(offsets_->get());
     const auto go = [&](auto kernel) {
@@ -363,6 +479,11 @@ class CudaVarPlan final : public VarBackendPlan<T> {
   }
 
   void launch_tiled(const Problem& p, const Operands<T>& ops, const std::int64_t* lengths) {
+    if (pipelined_on_ && pipelined_.run(p, ops, lengths, stream_)) return;
+    launch_tile_kernel(p, ops, lengths);
+  }
+
+  void launch_tile_kernel(const Problem& p, const Operands<T>& ops, const std::int64_t* lengths) {
     const std::int64_t count = static_cast<std::int64_t>(layout_.lengths.size());
     if (count == 0) return;
     constexpr int G = cuda::tile_systems<T>;
@@ -389,9 +510,7 @@ class CudaVarPlan final : public VarBackendPlan<T> {
     cuda::launch_kernel(cuda::var_segment_reduce_kernel<T>, grid, block, 0, stream_, ops, segs,
                         segments_, ra, rb, rc, rd);
     const Operands<T> reduced{ra, rb, rc, rd, rd, false, nullptr};
-    const auto reduced_grid = static_cast<unsigned>(
-        std::min<std::int64_t>((reduced_systems_ + staged_warps - 1) / staged_warps,
-                               std::int64_t(1) << 30));
+    const auto reduced_grid = staged_grid(reduced_systems_);
     cuda::launch_kernel(var_staged_hybrid_kernel<T, false, false>, reduced_grid,
                         staged_warps * warp, 0, stream_, p, reduced,
                         static_cast<const std::int64_t*>(reduced_order_->get()),
@@ -408,7 +527,9 @@ class CudaVarPlan final : public VarBackendPlan<T> {
 
   const VarLayout::Data& layout_;  // owned by the VarSolver, which outlives this plan
   cudaStream_t stream_;
-  bool tiled_ = false, staged_all_ = false;
+  bool tiled_ = false, staged_all_ = false, pipelined_on_ = false;
+  std::int64_t staged_resident_ = std::int64_t(1) << 30;
+  cuda::VarPipelined<T> pipelined_;
   Buffer solve_lengths_;
   std::int64_t staged_ = 0;
   Buffer staged_order_;

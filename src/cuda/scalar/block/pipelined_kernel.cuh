@@ -107,10 +107,11 @@ __device__ __forceinline__ void stage_group(const Problem& p, const Operands<T>&
 /// piece and the first row are found once, and each copy costs an offset addition. Finding them
 /// per piece took about 50 instructions a copy, a third of the float kernel's at n = 512
 /// (Nsight Compute, docs/algorithms.md, "Address arithmetic").
-template <class T, int M, int S>
+template <class T, int M, int S, bool Variable = false>
 __device__ __forceinline__ void stage_warp_rows(const Problem& p, const Operands<T>& ops,
                                                 const HybridShape& sh, std::int64_t g, int n, int E,
-                                                int first_chunk, T* stage) {
+                                                int first_chunk, T* stage,
+                                                const std::int64_t* lengths = nullptr) {
   constexpr int V = 16 / static_cast<int>(sizeof(T));
   constexpr int G = 32 / S;
   static_assert(M % V == 0, "a lane's pieces are whole rows V apart");
@@ -126,6 +127,20 @@ __device__ __forceinline__ void stage_warp_rows(const Problem& p, const Operands
   const int row0 = rc0 + w.k;
   std::int64_t off[operand_count];
   system_offsets(p, g * S, off);
+  // Variable (a padded batch of lengths[s] <= n rows each, varbatch/var_pipelined.cu): a piece
+  // holds V neighbouring systems' values of one row; it is copied while the row is inside the
+  // longest of them, so the sector a row of the group occupies is still read whole, and rows
+  // past all V lengths are not read at all. Values past a system's own length are replaced in
+  // registers (pipelined_body), never used.
+  int piece_rows = n;
+  if constexpr (Variable) {
+    piece_rows = 0;
+#pragma unroll
+    for (int v = 0; v < V; ++v) {
+      const std::int64_t len = lengths[g * S + w.piece + v];
+      piece_rows = max(piece_rows, static_cast<int>(min(max(len, std::int64_t(0)), std::int64_t(n))));
+    }
+  }
   // The copies' shared addresses from one 32-bit base (the operand's and the row's parts are
   // constants), and their global ones by a byte pointer stepped V rows at a time: computed per
   // copy, under each copy's predicate, they took about eight instructions a copy.
@@ -142,7 +157,7 @@ __device__ __forceinline__ void stage_warp_rows(const Problem& p, const Operands
     for (int it = 0; it < M / V; ++it) {
       const int row = row0 + it * V;
       const bool never_read = (op == op_a && row == 0) || (op == op_c && row + 1 == n);
-      if (w.k + it * V < len && !never_read)
+      if (w.k + it * V < len && !never_read && (!Variable || row < piece_rows))
         copy_16_async_to(dst_op + it * V * 32 * sizeof(T), src);
       src += step;
     }
@@ -152,11 +167,18 @@ __device__ __forceinline__ void stage_warp_rows(const Problem& p, const Operands
 
 /// S (sh.S) is a compile-time constant here: the rows of a chunk then sit at immediate offsets
 /// from one shared address, where a run-time S made the loop keep 4M addresses live and spill.
-template <class T, int M, int S, bool Accumulate, bool WarpStaged, bool Clustered>
-__global__ void __launch_bounds__(hybrid_max_threads)
-    pipelined_kernel(Problem p, Operands<T> ops, HybridShape sh) {
+/// Variable: system s of the batch solves only its first lengths[s] rows (clamped to 0 .. p.n;
+/// per-warp staging, one block per group): rows past its length enter the arithmetic as the
+/// identity (a = c = 0, b = 1, d = 0) and c of its last row as 0, which decouples them exactly as
+/// a padded fixed batch whose padding holds the identity (the CP form), and x is stored for its
+/// own rows only. The fixed kernel (Variable false) compiles as before.
+template <class T, int M, int S, bool Accumulate, bool WarpStaged, bool Clustered, bool Variable>
+__device__ __forceinline__ void pipelined_body(const Problem& p, const Operands<T>& ops,
+                                               const HybridShape& sh,
+                                               const std::int64_t* __restrict__ lengths) {
   static_assert(!WarpStaged || (S <= 32 && 32 % S == 0), "a warp's threads hold whole chunks");
   static_assert(!Clustered || WarpStaged, "a clustered block stages its own chunks' rows");
+  static_assert(!Variable || (WarpStaged && !Clustered), "variable lengths: per warp, one block");
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int P = sh.P;
   const int n = static_cast<int>(p.n);
@@ -194,7 +216,7 @@ __global__ void __launch_bounds__(hybrid_max_threads)
   const T* sd = sc + lay.E;
   const auto stage_next = [&](std::int64_t next) {
     if constexpr (WarpStaged) {
-      stage_warp_rows<T, M, S>(p, ops, sh, next, n, lay.E, first_chunk, stage);
+      stage_warp_rows<T, M, S, Variable>(p, ops, sh, next, n, lay.E, first_chunk, stage, lengths);
     } else {
       stage_group(p, ops, next, S, n, stage);
     }
@@ -208,6 +230,11 @@ __global__ void __launch_bounds__(hybrid_max_threads)
     // it live across the solve, which spilled.
     int r0 = r0_all, L = L_all;
     asm volatile("" : "+r"(r0), "+r"(L));
+    // Variable: this thread's system's rows (read before the wait, so its latency hides there).
+    int ns = n;
+    if constexpr (Variable) {
+      ns = static_cast<int>(min(max(lengths[g * S + l], std::int64_t(0)), std::int64_t(n)));
+    }
     __pipeline_wait_prior(0);
     if constexpr (WarpStaged) {
       __syncwarp();  // the warp's copies of group g, made by any of its lanes, have landed
@@ -227,6 +254,16 @@ __global__ void __launch_bounds__(hybrid_max_threads)
       rows.b[k] = sb[e];
       rows.c[k] = sc[e];
       rows.d[k] = sd[e];
+      if constexpr (Variable) {
+        // Selects, not arithmetic: the staged values past the length may be anything (stale
+        // space, or a neighbour's padding read with its piece), NaN included.
+        const int row = r0 + k;
+        const bool past = row >= ns;
+        rows.a[k] = past ? T(0) : rows.a[k];
+        rows.b[k] = past ? T(1) : rows.b[k];
+        rows.c[k] = past || row + 1 == ns ? T(0) : rows.c[k];
+        rows.d[k] = past ? T(0) : rows.d[k];
+      }
     }
     // The space is free once read (the warp's, or every thread's): stream the next rows in
     // behind the arithmetic. Per warp that is at once; block-wide after the reduction, behind a
@@ -259,14 +296,23 @@ __global__ void __launch_bounds__(hybrid_max_threads)
         first, last, l, j, red, lay.reduced_size, lay.sys_stride, P, S, ex, x_first, x_last);
     std::int64_t off[operand_count];
     system_offsets(p, g * S + l, off);
+    // Variable: x of the system's own rows only (none of an empty system's).
+    const int stored = Variable ? max(0, min(L, ns - r0)) : L;
     if (whole) {
       chunk_back<T>(rows, M, x_first, x_last);
-      store_chunk_strided<T, M, Accumulate, false>(ops.x + off[op_x], rx, r0, M, rows.d);
+      store_chunk_strided<T, M, Accumulate, false>(ops.x + off[op_x], rx, r0,
+                                                   Variable ? stored : M, rows.d);
     } else {
       chunk_back<T>(rows, L, x_first, x_last);
-      store_chunk_strided<T, M, Accumulate, false>(ops.x + off[op_x], rx, r0, L, rows.d);
+      store_chunk_strided<T, M, Accumulate, false>(ops.x + off[op_x], rx, r0, stored, rows.d);
     }
   }
+}
+
+template <class T, int M, int S, bool Accumulate, bool WarpStaged, bool Clustered>
+__global__ void __launch_bounds__(hybrid_max_threads)
+    pipelined_kernel(Problem p, Operands<T> ops, HybridShape sh) {
+  pipelined_body<T, M, S, Accumulate, WarpStaged, Clustered, false>(p, ops, sh, nullptr);
 }
 
 }  // namespace triax::detail::cuda
