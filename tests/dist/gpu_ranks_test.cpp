@@ -559,10 +559,13 @@ TEST(GpuRanksNccl, OverlapEqualsTheBatchesOneAfterAnother) {
     EXPECT_TRUE(on.ghosts_clean);
     EXPECT_TRUE(off.ghosts_clean);
   };
+  // Each plan makes an NCCL communicator (about a second at 4 ranks): every mode along axis 0,
+  // the other batch counts along the last axis only.
   for (int axis : axes) {
     const GlobalProblem<double> p({13, 17}, axis, 900 + axis);
     for (const NcclForm form : nccl_forms) {
       for (int batches : batch_counts) {
+        if ((batches == 3) != (axis == 0)) continue;
         for (Mode mode : modes_for(batches)) expect_same(p, batches, mode, form);
       }
     }
