@@ -84,6 +84,64 @@ __global__ void __launch_bounds__(row_threads)
   }
 }
 
+// Short rows whose next dimension differs on the two sides (array of blocks <-> interleaved:
+// runs of M^2 or M elements, convert_tiles.hpp): each tile of run x TA x TB elements is read in
+// the source's order (run, B, A), each of a thread's up to 8 loads issued before its first
+// shared-memory store, and written in the destination's (run, A, B), so that both sides move
+// contiguous stretches of at least 32 elements. Positions come from two multiply-shift
+// divisions per element (run_coords), exact on a tile's range.
+template <class T>
+__global__ void __launch_bounds__(row_threads)
+    transpose_runs(ConvertTiles d, const T* __restrict__ src, T* __restrict__ dst) {
+  constexpr int per_thread = convert_run_tile / row_threads;
+  __shared__ T buffer[convert_run_buffer];
+  const int tid = threadIdx.x;
+  const int w = static_cast<int>(d.extent[0]), ta = d.run_ta, tb = d.run_tb, pitch = d.run_pitch;
+  const DividePow21 by_w(w);
+  const std::int64_t tiles_a = (d.size_a + ta - 1) / ta, tiles_b = (d.size_b + tb - 1) / tb;
+  const std::int64_t s0 = d.src[0], d0 = d.dst[0];
+  const std::int64_t sa = d.src[d.a.dim[0]], da = d.dst[d.a.dim[0]];
+  const std::int64_t sb = d.src[d.b.dim[0]], db = d.dst[d.b.dim[0]];
+  for (std::int64_t o = blockIdx.z; o < d.size_outer; o += gridDim.z) {
+    std::int64_t so, dof;
+    group_offsets(d, d.outer, o, so, dof);
+    for (std::int64_t tbi = blockIdx.y; tbi < tiles_b; tbi += gridDim.y) {
+      for (std::int64_t tai = blockIdx.x; tai < tiles_a; tai += gridDim.x) {
+        const std::int64_t a0 = tai * ta, b0 = tbi * tb;
+        const int na = static_cast<int>(min(std::int64_t(ta), d.size_a - a0));
+        const int nb = static_cast<int>(min(std::int64_t(tb), d.size_b - b0));
+        const int count = w * na * nb;
+        const DividePow21 by_na(na), by_nb(nb);
+        const T* s = src + so + a0 * sa + b0 * sb;
+        T* t = dst + dof + a0 * da + b0 * db;
+        T v[per_thread] = {};
+        int at[per_thread];
+#pragma unroll
+        for (int r = 0; r < per_thread; ++r) {
+          const int k = tid + r * row_threads;
+          int e, pa, pb;
+          run_coords(k, w, by_w, nb, by_nb, e, pb, pa);
+          at[r] = pa * pitch + pb * w + e;
+          if (k < count) v[r] = s[e * s0 + pa * sa + pb * sb];
+        }
+#pragma unroll
+        for (int r = 0; r < per_thread; ++r) {
+          if (tid + r * row_threads < count) buffer[at[r]] = v[r];
+        }
+        __syncthreads();
+#pragma unroll
+        for (int r = 0; r < per_thread; ++r) {
+          const int k = tid + r * row_threads;
+          int e, pa, pb;
+          run_coords(k, w, by_w, na, by_na, e, pa, pb);
+          if (k < count) t[e * d0 + pa * da + pb * db] = buffer[pa * pitch + pb * w + e];
+        }
+        __syncthreads();  // the next tile overwrites the buffer
+      }
+    }
+  }
+}
+
 // Simple: A and B are one dimension each, whose offsets are products (no tables).
 template <class T, bool Simple>
 __global__ void __launch_bounds__(tile_a* tile_rows)
@@ -261,6 +319,13 @@ void device_convert(const Layout& from, const T* src, const Layout& to, T* dst, 
     const bool simple = d.a.count == 1 && d.b.count == 1;
     cuda::launch_kernel(simple ? transpose_tiles<T, true> : transpose_tiles<T, false>, grid,
                         dim3(32, tile_rows), 0, s, d, src, dst);
+    return;
+  }
+  if (d.runs) {
+    const dim3 grid(clamp_grid((d.size_a + d.run_ta - 1) / d.run_ta, (std::int64_t(1) << 31) - 1),
+                    clamp_grid((d.size_b + d.run_tb - 1) / d.run_tb, 65535),
+                    clamp_grid(d.size_outer, 65535));
+    cuda::launch_kernel(transpose_runs<T>, grid, row_threads, 0, s, d, src, dst);
     return;
   }
   std::int64_t outer = 1;
