@@ -2,6 +2,7 @@
 #include "core/convert_tiles.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <vector>
 
 namespace triax::detail {
@@ -60,6 +61,12 @@ void plan_runs(ConvertTiles& t) {
   // room for the padding, no padding (a slower tile, not a wrong one).
   const int pad = ((w - tb * w) % 32 + 32) % 32;
   t.run_pitch = ta * (tb * w + pad) <= convert_run_buffer ? tb * w + pad : tb * w;
+  // The kernel's 32-bit offsets inside a tile (fewer registers) where they cannot overflow.
+  const auto span = [&](const std::int64_t* stride) {
+    return (w - 1) * std::abs(stride[0]) + (ta - 1) * std::abs(stride[t.a.dim[0]]) +
+           (tb - 1) * std::abs(stride[t.b.dim[0]]);
+  };
+  t.run_offsets32 = std::max(span(t.src), span(t.dst)) < (std::int64_t(1) << 31);
 }
 
 }  // namespace

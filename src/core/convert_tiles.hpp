@@ -56,6 +56,7 @@ struct ConvertTiles {
   // runs only: tile extents along A and B, and the shared-memory pitch of one A position
   // (run_tb runs plus padding that keeps a warp's stores, A fastest, off each other's banks).
   int run_ta = 0, run_tb = 0, run_pitch = 0;
+  bool run_offsets32 = false;  // every offset inside a runs tile, either side, below 2^31
 };
 
 /// The plan of a conversion of `from` into `to` (same rank and extents, already checked).

@@ -331,3 +331,24 @@ TEST(ConvertTiles, RunsReplayEveryElementOnce) {
 
 }  // namespace
 }  // namespace triax
+
+namespace triax {
+namespace {
+
+// The GPU test CudaConvert.RunsTransposed's shapes reach the runs plan (all but w = 130, past
+// convert_run_max, and the strided trials whose one-wide dimensions leave nothing to transpose).
+TEST(ConvertTiles, RunsShapesOfTheGpuTest) {
+  for (const std::int64_t w : {2, 3, 4, 9, 25, 49, 64, 100, 128, 130}) {
+    const ConvertTiles t = detail::plan_convert_tiles(layouts::ordered({w, 300, 77}, {0, 1, 2}),
+                                                      layouts::ordered({w, 300, 77}, {0, 2, 1}));
+    EXPECT_EQ(t.runs, w <= detail::convert_run_max) << w;
+  }
+  const Layout strided = Layout::strided({5, 20, 30}, {3, 3 * 5 * 30, 3 * 5});
+  const ConvertTiles t = detail::plan_convert_tiles(strided, Layout::packed({5, 20, 30}));
+  EXPECT_TRUE(t.runs);
+  expect_replay_matches(strided, Layout::packed({5, 20, 30}));
+  expect_replay_matches(Layout::packed({5, 20, 30}), strided);
+}
+
+}  // namespace
+}  // namespace triax
