@@ -49,6 +49,7 @@ namespace {
 
 int reps = 10;
 bool quick = false;
+bool convert_only = false;  // --convert-only: skip the variable batches and the layout grid
 std::string json_rows;
 double copy_gbps = 0;
 
@@ -359,19 +360,25 @@ int main(int argc, char** argv) {
       reps = std::max(3, std::atoi(argv[++k]));
     } else if (a == "--quick") {
       quick = true;
+    } else if (a == "--convert-only") {  // the conversion rows alone (gpuconv)
+      convert_only = true;
     } else {
-      std::fprintf(stderr, "usage: triax-bench-layouts [--json PATH] [--reps N] [--quick]\n");
+      std::fprintf(stderr,
+                   "usage: triax-bench-layouts [--json PATH] [--reps N] [--quick] [--convert-only]\n");
       return 2;
     }
   }
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // rows survive a timeout of the caller
   measure_copy();
   // The short sections first: the grid is the long one.
-  var_rows<float>();
-  var_rows<double>();
+  if (!convert_only) {
+    var_rows<float>();
+    var_rows<double>();
+  }
   convert_rows<float>();
   convert_rows<double>();
   write_json(json_path);
+  if (convert_only) return 0;
   cusparseHandle_t handle;
   CHECK_SPARSE(cusparseCreate(&handle));
   const std::vector<std::int64_t> counts =
