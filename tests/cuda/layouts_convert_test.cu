@@ -5,9 +5,9 @@
 
 #include <cstdlib>
 #include <limits>
+#include <numeric>
 #include <random>
 #include <string>
-#include <numeric>
 
 #include "support/device_runner.hpp"
 #include "triax/layouts.hpp"

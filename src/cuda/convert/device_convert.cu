@@ -107,8 +107,10 @@ __global__ void __launch_bounds__(row_threads, 4)
   const DividePow21 by_w(w);
   const std::int64_t tiles_a = (d.size_a + ta - 1) / ta, tiles_b = (d.size_b + tb - 1) / tb;
   const Index s0 = static_cast<Index>(d.src[0]), d0 = static_cast<Index>(d.dst[0]);
-  const Index sa = static_cast<Index>(d.src[d.a.dim[0]]), da = static_cast<Index>(d.dst[d.a.dim[0]]);
-  const Index sb = static_cast<Index>(d.src[d.b.dim[0]]), db = static_cast<Index>(d.dst[d.b.dim[0]]);
+  const Index sa = static_cast<Index>(d.src[d.a.dim[0]]),
+              da = static_cast<Index>(d.dst[d.a.dim[0]]);
+  const Index sb = static_cast<Index>(d.src[d.b.dim[0]]),
+              db = static_cast<Index>(d.dst[d.b.dim[0]]);
   for (std::int64_t o = blockIdx.z; o < d.size_outer; o += gridDim.z) {
     std::int64_t so, dof;
     group_offsets(d, d.outer, o, so, dof);
@@ -175,7 +177,8 @@ __global__ void __launch_bounds__(tile_a* tile_rows, 4)
         if constexpr (!Simple) {
           // Warp 0 decodes the tile's A positions, warps 1 and 2 its B positions.
           if (y == 0) {
-            for (int pa = x; pa < na; pa += 32) group_offsets(d, d.a, a0 + pa, a_src[pa], a_dst[pa]);
+            for (int pa = x; pa < na; pa += 32)
+              group_offsets(d, d.a, a0 + pa, a_src[pa], a_dst[pa]);
           }
           const int pb = x + (y - 1) * 32;
           if ((y == 1 || y == 2) && pb < nb) group_offsets(d, d.b, b0 + pb, b_src[pb], b_dst[pb]);
@@ -343,10 +346,12 @@ void device_convert(const Layout& from, const T* src, const Layout& to, T* dst, 
     };
     if constexpr (sizeof(T) == 4) {
       if (d.size_a >= 64) {
-        return simple ? go(transpose_tiles<T, true, 64>, 64) : go(transpose_tiles<T, false, 64>, 64);
+        return simple ? go(transpose_tiles<T, true, 64>, 64)
+                      : go(transpose_tiles<T, false, 64>, 64);
       }
     }
-    simple ? go(transpose_tiles<T, true, tile_a>, tile_a) : go(transpose_tiles<T, false, tile_a>, tile_a);
+    simple ? go(transpose_tiles<T, true, tile_a>, tile_a)
+           : go(transpose_tiles<T, false, tile_a>, tile_a);
     return;
   }
   if (d.runs) {
