@@ -49,7 +49,8 @@ namespace {
 
 int reps = 10;
 bool quick = false;
-bool var_only = false;
+bool var_only = false;      // --var-only: the var and padded rows only (A/B runs of them)
+bool convert_only = false;  // --convert-only: skip the variable batches and the layout grid
 std::string json_rows;
 double copy_gbps = 0;
 
@@ -361,18 +362,22 @@ int main(int argc, char** argv) {
     } else if (a == "--quick") {
       quick = true;
     } else if (a == "--var-only") {
-      var_only = true;  // the var and padded rows only (A/B runs of the variable batches)
+      var_only = true;
+    } else if (a == "--convert-only") {
+      convert_only = true;
     } else {
-      std::fprintf(stderr,
-                   "usage: triax-bench-layouts [--json PATH] [--reps N] [--quick] [--var-only]\n");
+      std::fprintf(stderr, "usage: triax-bench-layouts [--json PATH] [--reps N] [--quick] "
+                           "[--var-only] [--convert-only]\n");
       return 2;
     }
   }
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // rows survive a timeout of the caller
   measure_copy();
   // The short sections first: the grid is the long one.
-  var_rows<float>();
-  var_rows<double>();
+  if (!convert_only) {
+    var_rows<float>();
+    var_rows<double>();
+  }
   if (var_only) {
     write_json(json_path);
     return 0;
@@ -380,6 +385,7 @@ int main(int argc, char** argv) {
   convert_rows<float>();
   convert_rows<double>();
   write_json(json_path);
+  if (convert_only) return 0;
   cusparseHandle_t handle;
   CHECK_SPARSE(cusparseCreate(&handle));
   const std::vector<std::int64_t> counts =

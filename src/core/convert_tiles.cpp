@@ -2,9 +2,74 @@
 #include "core/convert_tiles.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <vector>
 
 namespace triax::detail {
+
+namespace {
+
+int pow2_at_least(std::int64_t x, int cap) {
+  int p = 1;
+  while (p < x && p < cap) p *= 2;
+  return p;
+}
+
+// The runs plan of a row copy (convert_tiles.hpp says when and why): A = dimension 1 (the
+// destination's next), B = the source's next dimension; nothing changes when that is dimension 1
+// too (consecutive rows then follow each other on both sides) or the rows are long.
+void plan_runs(ConvertTiles& t) {
+  if (t.rank < 3 || t.extent[0] > convert_run_max) return;
+  int q = 1;
+  for (int k = 2; k < t.rank; ++k) {
+    if (t.src[k] < t.src[q]) q = k;
+  }
+  if (q == 1) return;
+  t.runs = true;
+  t.a.dim[t.a.count++] = 1;
+  t.size_a = t.extent[1];
+  t.b.dim[t.b.count++] = q;
+  t.size_b = t.extent[q];
+  for (int k = 2; k < t.rank; ++k) {
+    if (k != q) {
+      t.outer.dim[t.outer.count++] = k;
+      t.size_outer *= t.extent[k];
+    }
+  }
+  // Each side first spans 32 elements (a 128-byte line in float) where its extent allows, then
+  // the tile grows, the narrower side first, up to convert_run_tile elements.
+  const int w = static_cast<int>(t.extent[0]);
+  const int cap_a = pow2_at_least(t.size_a, 1024), cap_b = pow2_at_least(t.size_b, 1024);
+  int ta = 1, tb = 1;
+  while (w * ta < convert_tile_a && ta < cap_a) ta *= 2;
+  while (w * tb < convert_tile_a && tb < cap_b) tb *= 2;
+  while (2 * w * ta * tb <= convert_run_tile) {
+    if (ta <= tb && ta < cap_a) {
+      ta *= 2;
+    } else if (tb < cap_b) {
+      tb *= 2;
+    } else if (ta < cap_a) {
+      ta *= 2;
+    } else {
+      break;
+    }
+  }
+  t.run_ta = ta;
+  t.run_tb = tb;
+  // A warp's stores take w consecutive runs' entries of one A position, then the next A
+  // position: a pitch congruent to w modulo 32 banks puts those at consecutive banks. Without
+  // room for the padding, no padding (a slower tile, not a wrong one).
+  const int pad = ((w - tb * w) % 32 + 32) % 32;
+  t.run_pitch = ta * (tb * w + pad) <= convert_run_buffer ? tb * w + pad : tb * w;
+  // The kernel's 32-bit offsets inside a tile (fewer registers) where they cannot overflow.
+  const auto span = [&](const std::int64_t* stride) {
+    return (w - 1) * std::abs(stride[0]) + (ta - 1) * std::abs(stride[t.a.dim[0]]) +
+           (tb - 1) * std::abs(stride[t.b.dim[0]]);
+  };
+  t.run_offsets32 = std::max(span(t.src), span(t.dst)) < (std::int64_t(1) << 31);
+}
+
+}  // namespace
 
 ConvertTiles plan_convert_tiles(const Layout& from, const Layout& to) {
   struct Dim {
@@ -41,7 +106,10 @@ ConvertTiles plan_convert_tiles(const Layout& from, const Layout& to) {
     if (t.src[k] < t.src[q]) q = k;
   }
   t.tiled = q != 0;
-  if (!t.tiled) return t;
+  if (!t.tiled) {
+    plan_runs(t);
+    return t;
+  }
   bool used[max_rank] = {};
   const auto add = [&](ConvertGroup& g, std::int64_t& size, int k) {
     g.dim[g.count++] = k;

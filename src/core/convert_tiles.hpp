@@ -18,6 +18,16 @@
 // 32 lanes idle and read 16-byte pieces; together with the systems it spans 32 elements of a
 // contiguous run. A tile position p of a group (0 <= p < size) maps to source and destination
 // offsets by group_offsets; a group of one dimension needs no division.
+//
+// Runs (gpuconv, 2026-11-27): when dimension 0 is the fastest of both sides but short (at most
+// convert_run_max elements: the M^2 entries of a block or the M of a vector in array of blocks
+// <-> interleaved) and the source's next dimension is not the destination's, copying row by row
+// reads runs of only dimension 0 (16 bytes in float at M = 2, half of each 32-byte sector, and
+// one element per thread between barriers): 26-29% of the copy in float on the H100. The plan
+// then treats each run as one wide element and transposes them: A = the destination's next
+// dimension, B = the source's next one, tiles of run x run_ta x run_tb elements (at most
+// convert_run_tile), each side spanning at least 32 elements where its extent allows, so that
+// both the loads (run, B) and the stores (run, A) are contiguous stretches of whole sectors.
 #include <cstdint>
 
 #include "core/problem.hpp"  // TRIAX_HOST_DEVICE
@@ -25,8 +35,11 @@
 
 namespace triax::detail {
 
-inline constexpr int convert_tile_a = 32;  // A positions per tile (one warp's store run)
-inline constexpr int convert_tile_b = 64;  // B positions per tile (two warps' load runs)
+inline constexpr int convert_tile_a = 32;        // A positions per tile (one warp's store run)
+inline constexpr int convert_tile_b = 64;        // B positions per tile (two warps' load runs)
+inline constexpr int convert_run_max = 128;      // longest run that the runs plan takes
+inline constexpr int convert_run_tile = 2048;    // elements per runs tile (8 per thread)
+inline constexpr int convert_run_buffer = 3072;  // shared-memory elements of a runs tile, padded
 
 struct ConvertGroup {
   int count = 0;
@@ -37,8 +50,13 @@ struct ConvertTiles {
   int rank = 0;
   std::int64_t extent[max_rank] = {}, src[max_rank] = {}, dst[max_rank] = {};
   bool tiled = false;        // false: rows of dimension 0, the fastest of both sides
-  ConvertGroup a, b, outer;  // tiled only
+  bool runs = false;         // not tiled: short rows transposed as whole runs (see above)
+  ConvertGroup a, b, outer;  // tiled or runs only
   std::int64_t size_a = 1, size_b = 1, size_outer = 1;
+  // runs only: tile extents along A and B, and the shared-memory pitch of one A position
+  // (run_tb runs plus padding that keeps a warp's stores, A fastest, off each other's banks).
+  int run_ta = 0, run_tb = 0, run_pitch = 0;
+  bool run_offsets32 = false;  // every offset inside a runs tile, either side, below 2^31
 };
 
 /// The plan of a conversion of `from` into `to` (same rank and extents, already checked).
@@ -74,5 +92,17 @@ struct DividePow21 {
     return static_cast<int>((static_cast<std::uint32_t>(k) * m) >> 21);
   }
 };
+
+/// Element k (0 <= k < w x inner_n x outer_n) of a runs tile in one side's order, the run
+/// fastest, then the side's next dimension (inner), then the other (outer): by_w divides by w,
+/// by_inner by inner_n (k < convert_run_tile keeps both exact).
+TRIAX_HOST_DEVICE inline void run_coords(int k, int w, const DividePow21& by_w, int inner_n,
+                                         const DividePow21& by_inner, int& e, int& inner,
+                                         int& outer) {
+  const int m = by_w(k);
+  e = k - m * w;
+  outer = by_inner(m);
+  inner = m - outer * inner_n;
+}
 
 }  // namespace triax::detail

@@ -24,8 +24,62 @@ using detail::ConvertTiles;
 
 // What device_convert's two kernels write, as (destination offset, source offset) pairs, in the
 // kernels' own index arithmetic (offsets relative to each layout's first element).
+// transpose_runs, tile by tile and thread by thread: the source element each load reads, the
+// shared-memory slot it goes to, and where the store of that slot writes. Every slot a store
+// reads must have been written by a load of the same tile, and every slot lies in the buffer.
+void replay_runs(const ConvertTiles& t, std::vector<std::pair<std::int64_t, std::int64_t>>& moves) {
+  constexpr int threads = 256, per_thread = detail::convert_run_tile / threads;
+  const int w = static_cast<int>(t.extent[0]);
+  ASSERT_LE(w * t.run_ta * t.run_tb, detail::convert_run_tile);
+  ASSERT_LE(t.run_ta * t.run_pitch, detail::convert_run_buffer);
+  const detail::DividePow21 by_w(w);
+  const int ia = t.a.dim[0], ib = t.b.dim[0];
+  for (std::int64_t o = 0; o < t.size_outer; ++o) {
+    std::int64_t so, dof;
+    detail::group_offsets(t, t.outer, o, so, dof);
+    for (std::int64_t b0 = 0; b0 < t.size_b; b0 += t.run_tb) {
+      for (std::int64_t a0 = 0; a0 < t.size_a; a0 += t.run_ta) {
+        const int na = static_cast<int>(std::min<std::int64_t>(t.run_ta, t.size_a - a0));
+        const int nb = static_cast<int>(std::min<std::int64_t>(t.run_tb, t.size_b - b0));
+        const int count = w * na * nb;
+        const detail::DividePow21 by_na(na), by_nb(nb);
+        std::vector<std::int64_t> slot(detail::convert_run_buffer, -1);  // source offset held
+        for (int tid = 0; tid < threads; ++tid) {
+          for (int r = 0; r < per_thread; ++r) {
+            const int k = tid + r * threads;
+            if (k >= count) continue;
+            int e, pa, pb;
+            detail::run_coords(k, w, by_w, nb, by_nb, e, pb, pa);
+            const int at = pa * t.run_pitch + pb * w + e;
+            ASSERT_TRUE(at >= 0 && at < detail::convert_run_buffer);
+            ASSERT_EQ(slot[at], -1);  // no two loads of a tile share a slot
+            slot[at] = so + (a0 + pa) * t.src[ia] + (b0 + pb) * t.src[ib] + e * t.src[0];
+          }
+        }
+        for (int tid = 0; tid < threads; ++tid) {
+          for (int r = 0; r < per_thread; ++r) {
+            const int k = tid + r * threads;
+            if (k >= count) continue;
+            int e, pa, pb;
+            detail::run_coords(k, w, by_w, na, by_na, e, pa, pb);
+            const int at = pa * t.run_pitch + pb * w + e;
+            ASSERT_TRUE(at >= 0 && at < detail::convert_run_buffer);
+            ASSERT_NE(slot[at], -1);
+            moves.push_back(
+                {dof + (a0 + pa) * t.dst[ia] + (b0 + pb) * t.dst[ib] + e * t.dst[0], slot[at]});
+          }
+        }
+      }
+    }
+  }
+}
+
 std::vector<std::pair<std::int64_t, std::int64_t>> replay(const ConvertTiles& t) {
   std::vector<std::pair<std::int64_t, std::int64_t>> moves;
+  if (t.runs) {
+    replay_runs(t, moves);
+    return moves;
+  }
   if (!t.tiled) {
     std::int64_t outer = 1;
     for (int k = 1; k < t.rank; ++k) outer *= t.extent[k];
@@ -211,6 +265,89 @@ TEST(ConvertTiles, SmallBlocksNarrowColumns) {
   ASSERT_TRUE(t.tiled);
   EXPECT_EQ(t.size_b, 4);
   EXPECT_EQ(t.size_a, 128 * 300);
+}
+
+}  // namespace
+}  // namespace triax
+
+namespace triax {
+namespace {
+
+// Array of blocks <-> interleaved (gpuconv): the blocks (M^2 entries) or vectors (M) move whole,
+// so the plan is a runs plan, and its tiles span at least 32 elements on both sides (the
+// destination's next dimension x the run, the source's next dimension x the run).
+TEST(ConvertTiles, BlockRunsSpanWholeSectors) {
+  for (int m = 2; m <= 8; ++m) {
+    for (int axis = 0; axis < 2; ++axis) {
+      const std::vector<std::int64_t> e = {128, 4096};
+      const BlockLayouts aob = BlockLayouts::array_of_blocks(m, e);
+      const BlockLayouts il = BlockLayouts::interleaved(m, e, axis);
+      for (const auto& [from, to] : {std::pair{aob.a, il.a}, std::pair{il.a, aob.a},
+                                     std::pair{aob.d, il.d}, std::pair{il.d, aob.d}}) {
+        SCOPED_TRACE(testing::Message() << "m " << m << " axis " << axis);
+        const ConvertTiles t = detail::plan_convert_tiles(from, to);
+        if (axis == 1) {  // interleaved along the slowest axis is array of blocks itself
+          EXPECT_FALSE(t.runs || t.tiled);
+          continue;
+        }
+        ASSERT_TRUE(t.runs);
+        EXPECT_FALSE(t.tiled);
+        const int w = static_cast<int>(t.extent[0]);
+        EXPECT_TRUE(w == m * m || w == m);
+        EXPECT_GE(w * t.run_ta, convert_tile_a);
+        EXPECT_GE(w * t.run_tb, convert_tile_a);
+        EXPECT_GE(w * t.run_ta * t.run_tb, detail::convert_run_tile / 2);
+        EXPECT_EQ(t.run_pitch % 32, w % 32);  // padded: a warp's stores on distinct banks
+      }
+    }
+  }
+}
+
+// The runs plan against the element-wise definition on awkward shapes: runs of 2..128
+// elements, edges of partial tiles on both sides, outer dimensions, strided runs, one-wide
+// next dimensions.
+TEST(ConvertTiles, RunsReplayEveryElementOnce) {
+  std::mt19937_64 rng(27);
+  int runs = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    const std::int64_t w = std::uniform_int_distribution<std::int64_t>(2, 130)(rng);
+    const int rank = std::uniform_int_distribution<int>(3, 4)(rng);
+    std::vector<std::int64_t> e = {w};
+    for (int k = 1; k < rank; ++k) {
+      e.push_back(std::uniform_int_distribution<std::int64_t>(1, rank > 3 ? 7 : 45)(rng));
+    }
+    std::vector<int> o2(rank - 1);
+    std::iota(o2.begin(), o2.end(), 1);
+    std::shuffle(o2.begin(), o2.end(), rng);
+    o2.insert(o2.begin(), 0);  // the run stays the fastest dimension of both sides
+    SCOPED_TRACE(trial);
+    const Layout from = Layout::packed(e), to = layouts::ordered(e, o2);
+    runs += detail::plan_convert_tiles(from, to).runs ? 1 : 0;
+    expect_replay_matches(from, to);
+    expect_replay_matches(to, from);
+  }
+  EXPECT_GT(runs, 50);  // the trials do reach the runs plan
+}
+
+}  // namespace
+}  // namespace triax
+
+namespace triax {
+namespace {
+
+// The GPU test CudaConvert.RunsTransposed's shapes reach the runs plan (all but w = 130, past
+// convert_run_max, and the strided trials whose one-wide dimensions leave nothing to transpose).
+TEST(ConvertTiles, RunsShapesOfTheGpuTest) {
+  for (const std::int64_t w : {2, 3, 4, 9, 25, 49, 64, 100, 128, 130}) {
+    const ConvertTiles t = detail::plan_convert_tiles(layouts::ordered({w, 300, 77}, {0, 1, 2}),
+                                                      layouts::ordered({w, 300, 77}, {0, 2, 1}));
+    EXPECT_EQ(t.runs, w <= detail::convert_run_max) << w;
+  }
+  const Layout strided = Layout::strided({5, 20, 30}, {3, 3 * 5 * 30, 3 * 5});
+  const ConvertTiles t = detail::plan_convert_tiles(strided, Layout::packed({5, 20, 30}));
+  EXPECT_TRUE(t.runs);
+  expect_replay_matches(strided, Layout::packed({5, 20, 30}));
+  expect_replay_matches(Layout::packed({5, 20, 30}), strided);
 }
 
 }  // namespace

@@ -4,7 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <limits>
 #include <numeric>
+#include <random>
+#include <string>
 
 #include "support/device_runner.hpp"
 #include "triax/layouts.hpp"
@@ -14,7 +17,7 @@ namespace {
 
 template <class T>
 void expect_device_convert(const Layout& from, const Layout& to) {
-  std::vector<T> src(buffer_size(from)), dst(buffer_size(to), T(-1));
+  std::vector<T> src(buffer_size(from)), dst(buffer_size(to), std::numeric_limits<T>::quiet_NaN());
   for (std::size_t k = 0; k < src.size(); ++k) src[k] = static_cast<T>(k % 1000003);
   std::vector<T> want = dst;
   // The element-wise loop: every logical index, in the layouts' own terms.
@@ -80,6 +83,33 @@ TYPED_TEST(CudaConvert, FourOperandsAndGroupedTiles) {
   }
   expect_device_convert<TypeParam>(layouts::ordered({65, 3, 97}, {0, 1, 2}),
                                    layouts::ordered({65, 3, 97}, {2, 1, 0}));
+}
+
+// Short rows whose next dimension differs on the two sides (the runs plan, transpose_runs):
+// runs of 2..130 elements (130: past the plan's longest, the row kernels), partial tiles on both
+// sides, outer dimensions, and a strided run (a component dimension of stride 3).
+TYPED_TEST(CudaConvert, RunsTransposed) {
+  if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
+  // TRIAX_TEST_QUICK (compute-sanitizer): fewer tiles along A, every path still reached.
+  const char* q = std::getenv("TRIAX_TEST_QUICK");
+  const std::int64_t x = q && *q && std::string(q) != "0" ? 70 : 300;
+  for (const std::int64_t w : {2, 3, 4, 9, 25, 49, 64, 100, 128, 130}) {
+    SCOPED_TRACE(w);
+    expect_device_convert<TypeParam>(layouts::ordered({w, x, 77}, {0, 1, 2}),
+                                     layouts::ordered({w, x, 77}, {0, 2, 1}));
+    expect_device_convert<TypeParam>(layouts::ordered({w, 5, 33, 7}, {0, 3, 1, 2}),
+                                     layouts::ordered({w, 5, 33, 7}, {0, 1, 2, 3}));
+  }
+  std::mt19937_64 rng(27);
+  for (int trial = 0; trial < 12; ++trial) {
+    const std::int64_t w = std::uniform_int_distribution<std::int64_t>(2, 40)(rng);
+    const std::int64_t x = std::uniform_int_distribution<std::int64_t>(1, 70)(rng);
+    const std::int64_t y = std::uniform_int_distribution<std::int64_t>(1, 70)(rng);
+    SCOPED_TRACE(trial);
+    const Layout strided = Layout::strided({w, x, y}, {3, 3 * w * y, 3 * w});
+    expect_device_convert<TypeParam>(strided, Layout::packed({w, x, y}));
+    expect_device_convert<TypeParam>(Layout::packed({w, x, y}), strided);
+  }
 }
 
 TEST(CudaConvertChecks, HostPointersRejected) {

@@ -1,12 +1,17 @@
 // triax::layouts::convert on the GPU. core/convert_tiles.hpp plans the copy (dimensions merged,
-// ordered by the destination's strides, grouped for tiles); two kernels run it:
+// ordered by the destination's strides, grouped for tiles); these kernels run it:
 // - rows (the source's fastest dimension is the destination's too: a sub-array copy): one
 //   thread per element of a row of dimension 0, coalesced on both sides; the row's place in the
 //   outer dimensions is decoded once per row; rows of at most half a block (whole blocks of the
 //   block layouts reordered) several to a block;
 // - tiles (Flat <-> Full-Interleaved, any axis of an N-D array, Unified-Vector components):
 //   32 x 64 tiles of (group A, group B) through shared memory, read along B (the source's
-//   fastest) and written along A (the destination's fastest), both coalesced.
+//   fastest) and written along A (the destination's fastest), both coalesced (in float 64 x 64:
+//   see device_convert);
+// - runs (short rows whose next dimension differs on the two sides: array of blocks <->
+//   interleaved, runs of M^2 or M elements): the rows as wide elements, transposed through
+//   shared memory (transpose_runs), so that both sides move whole sectors;
+// - narrow tiles (a tiled plan with a group under a tile side: transpose_narrow).
 //
 // Why these tiles (the 32 x 32 tiles of one 4-element read per thread reached 50% of the copy in
 // float and 75% in double on the H200, bench/results/layouts/gpu-h200.json): the copy of a
@@ -84,14 +89,80 @@ __global__ void __launch_bounds__(row_threads)
   }
 }
 
-// Simple: A and B are one dimension each, whose offsets are products (no tables).
-template <class T, bool Simple>
-__global__ void __launch_bounds__(tile_a* tile_rows)
+// Short rows whose next dimension differs on the two sides (array of blocks <-> interleaved:
+// runs of M^2 or M elements, convert_tiles.hpp): each tile of run x TA x TB elements is read in
+// the source's order (run, B, A), each of a thread's up to 8 loads issued before its first
+// shared-memory store, and written in the destination's (run, A, B), so that both sides move
+// contiguous stretches of at least 32 elements. Positions come from two multiply-shift
+// divisions per element (run_coords), exact on a tile's range.
+// Index: the offset type within a tile, int where the plan found every in-tile offset below
+// 2^31 (run_offsets32), which keeps the kernel in 64 registers (4 blocks an SM) without spills.
+template <class T, class Index>
+__global__ void __launch_bounds__(row_threads, 4)
+    transpose_runs(ConvertTiles d, const T* __restrict__ src, T* __restrict__ dst) {
+  constexpr int per_thread = convert_run_tile / row_threads;
+  __shared__ T buffer[convert_run_buffer];
+  const int tid = threadIdx.x;
+  const int w = static_cast<int>(d.extent[0]), ta = d.run_ta, tb = d.run_tb, pitch = d.run_pitch;
+  const DividePow21 by_w(w);
+  const std::int64_t tiles_a = (d.size_a + ta - 1) / ta, tiles_b = (d.size_b + tb - 1) / tb;
+  const Index s0 = static_cast<Index>(d.src[0]), d0 = static_cast<Index>(d.dst[0]);
+  const Index sa = static_cast<Index>(d.src[d.a.dim[0]]),
+              da = static_cast<Index>(d.dst[d.a.dim[0]]);
+  const Index sb = static_cast<Index>(d.src[d.b.dim[0]]),
+              db = static_cast<Index>(d.dst[d.b.dim[0]]);
+  for (std::int64_t o = blockIdx.z; o < d.size_outer; o += gridDim.z) {
+    std::int64_t so, dof;
+    group_offsets(d, d.outer, o, so, dof);
+    for (std::int64_t tbi = blockIdx.y; tbi < tiles_b; tbi += gridDim.y) {
+      for (std::int64_t tai = blockIdx.x; tai < tiles_a; tai += gridDim.x) {
+        const std::int64_t a0 = tai * ta, b0 = tbi * tb;
+        const int na = static_cast<int>(min(std::int64_t(ta), d.size_a - a0));
+        const int nb = static_cast<int>(min(std::int64_t(tb), d.size_b - b0));
+        const int count = w * na * nb;
+        const DividePow21 by_na(na), by_nb(nb);
+        const T* s = src + (so + a0 * d.src[d.a.dim[0]] + b0 * d.src[d.b.dim[0]]);
+        T* t = dst + (dof + a0 * d.dst[d.a.dim[0]] + b0 * d.dst[d.b.dim[0]]);
+        // The slot of source-order element k: pa * pitch + pb * w + e = k + pa * gap.
+        const int gap = pitch - nb * w;
+        T v[per_thread];
+        int at[per_thread];
+#pragma unroll
+        for (int r = 0; r < per_thread; ++r) {
+          const int k = tid + r * row_threads;
+          int e, pa, pb;
+          run_coords(k, w, by_w, nb, by_nb, e, pb, pa);
+          at[r] = k + pa * gap;
+          if (k < count) v[r] = s[e * s0 + pa * sa + pb * sb];
+        }
+#pragma unroll
+        for (int r = 0; r < per_thread; ++r) {
+          if (tid + r * row_threads < count) buffer[at[r]] = v[r];
+        }
+        __syncthreads();
+#pragma unroll
+        for (int r = 0; r < per_thread; ++r) {
+          const int k = tid + r * row_threads;
+          int e, pa, pb;
+          run_coords(k, w, by_w, na, by_na, e, pa, pb);
+          if (k < count) t[e * d0 + pa * da + pb * db] = buffer[pa * pitch + pb * w + e];
+        }
+        __syncthreads();  // the next tile overwrites the buffer
+      }
+    }
+  }
+}
+
+// Simple: A and B are one dimension each, whose offsets are products (no tables). TA: A
+// positions per tile, 32 or 64 (float: see launch_tiles).
+template <class T, bool Simple, int TA>
+__global__ void __launch_bounds__(tile_a* tile_rows, 4)
     transpose_tiles(ConvertTiles d, const T* __restrict__ src, T* __restrict__ dst) {
-  __shared__ T buffer[tile_a][tile_b + 1];  // + 1: the column reads meet no bank conflicts
-  __shared__ std::int64_t a_src[tile_a], a_dst[tile_a], b_src[tile_b], b_dst[tile_b];
+  static_assert(TA % 32 == 0 && TA % tile_rows == 0);
+  __shared__ T buffer[TA][tile_b + 1];  // + 1: the column reads meet no bank conflicts
+  __shared__ std::int64_t a_src[TA], a_dst[TA], b_src[tile_b], b_dst[tile_b];
   const int x = threadIdx.x, y = threadIdx.y;
-  const std::int64_t tiles_a = (d.size_a + tile_a - 1) / tile_a;
+  const std::int64_t tiles_a = (d.size_a + TA - 1) / TA;
   const std::int64_t tiles_b = (d.size_b + tile_b - 1) / tile_b;
   const std::int64_t sa = d.src[d.a.dim[0]], da = d.dst[d.a.dim[0]];
   const std::int64_t sb = d.src[d.b.dim[0]], db = d.dst[d.b.dim[0]];
@@ -100,12 +171,15 @@ __global__ void __launch_bounds__(tile_a* tile_rows)
     group_offsets(d, d.outer, o, so, dof);
     for (std::int64_t tb = blockIdx.y; tb < tiles_b; tb += gridDim.y) {
       for (std::int64_t ta = blockIdx.x; ta < tiles_a; ta += gridDim.x) {
-        const std::int64_t a0 = ta * tile_a, b0 = tb * tile_b;
-        const int na = static_cast<int>(min(std::int64_t(tile_a), d.size_a - a0));
+        const std::int64_t a0 = ta * TA, b0 = tb * tile_b;
+        const int na = static_cast<int>(min(std::int64_t(TA), d.size_a - a0));
         const int nb = static_cast<int>(min(std::int64_t(tile_b), d.size_b - b0));
         if constexpr (!Simple) {
           // Warp 0 decodes the tile's A positions, warps 1 and 2 its B positions.
-          if (y == 0 && x < na) group_offsets(d, d.a, a0 + x, a_src[x], a_dst[x]);
+          if (y == 0) {
+            for (int pa = x; pa < na; pa += 32)
+              group_offsets(d, d.a, a0 + pa, a_src[pa], a_dst[pa]);
+          }
           const int pb = x + (y - 1) * 32;
           if ((y == 1 || y == 2) && pb < nb) group_offsets(d, d.b, b0 + pb, b_src[pb], b_dst[pb]);
           __syncthreads();
@@ -117,9 +191,9 @@ __global__ void __launch_bounds__(tile_a* tile_rows)
           return Simple ? dof + (a0 + pa) * da + (b0 + pb) * db : dof + a_dst[pa] + b_dst[pb];
         };
         // Read: consecutive lanes along B; every load of the thread before the first store.
-        T v[tile_a / tile_rows][tile_b / 32] = {};
+        T v[TA / tile_rows][tile_b / 32] = {};
 #pragma unroll
-        for (int r = 0; r < tile_a / tile_rows; ++r) {
+        for (int r = 0; r < TA / tile_rows; ++r) {
 #pragma unroll
           for (int w = 0; w < tile_b / 32; ++w) {
             const int pa = y + r * tile_rows, pb = x + w * 32;
@@ -127,7 +201,7 @@ __global__ void __launch_bounds__(tile_a* tile_rows)
           }
         }
 #pragma unroll
-        for (int r = 0; r < tile_a / tile_rows; ++r) {
+        for (int r = 0; r < TA / tile_rows; ++r) {
 #pragma unroll
           for (int w = 0; w < tile_b / 32; ++w) buffer[y + r * tile_rows][x + w * 32] = v[r][w];
         }
@@ -136,7 +210,11 @@ __global__ void __launch_bounds__(tile_a* tile_rows)
 #pragma unroll
         for (int r = 0; r < tile_b / tile_rows; ++r) {
           const int pb = y + r * tile_rows;
-          if (x < na && pb < nb) dst[dst_at(x, pb)] = buffer[x][pb];
+#pragma unroll
+          for (int c = 0; c < TA / 32; ++c) {
+            const int pa = x + c * 32;
+            if (pa < na && pb < nb) dst[dst_at(pa, pb)] = buffer[pa][pb];
+          }
         }
         __syncthreads();  // the next tile overwrites the buffer and the tables
       }
@@ -255,12 +333,33 @@ void device_convert(const Layout& from, const T* src, const Layout& to, T* dst, 
     return;
   }
   if (d.tiled) {
-    const dim3 grid(clamp_grid((d.size_a + tile_a - 1) / tile_a, (std::int64_t(1) << 31) - 1),
-                    clamp_grid((d.size_b + tile_b - 1) / tile_b, 65535),
-                    clamp_grid(d.size_outer, 65535));
+    // Float tiles of 64 A positions (gpuconv, 2026-11-27): with 32, Flat <-> Full-Interleaved
+    // reached 51% of the copy in float against 79% in double on the H100, where a double
+    // thread holds 64 bytes in flight (8 loads) and a tile's stores are runs of 256 bytes; 64
+    // positions give a float thread 16 loads and the tile the same bytes and runs as double.
     const bool simple = d.a.count == 1 && d.b.count == 1;
-    cuda::launch_kernel(simple ? transpose_tiles<T, true> : transpose_tiles<T, false>, grid,
-                        dim3(32, tile_rows), 0, s, d, src, dst);
+    const auto go = [&](auto kernel, int ta) {
+      const dim3 grid(clamp_grid((d.size_a + ta - 1) / ta, (std::int64_t(1) << 31) - 1),
+                      clamp_grid((d.size_b + tile_b - 1) / tile_b, 65535),
+                      clamp_grid(d.size_outer, 65535));
+      cuda::launch_kernel(kernel, grid, dim3(32, tile_rows), 0, s, d, src, dst);
+    };
+    if constexpr (sizeof(T) == 4) {
+      if (d.size_a >= 64) {
+        return simple ? go(transpose_tiles<T, true, 64>, 64)
+                      : go(transpose_tiles<T, false, 64>, 64);
+      }
+    }
+    simple ? go(transpose_tiles<T, true, tile_a>, tile_a)
+           : go(transpose_tiles<T, false, tile_a>, tile_a);
+    return;
+  }
+  if (d.runs) {
+    const dim3 grid(clamp_grid((d.size_a + d.run_ta - 1) / d.run_ta, (std::int64_t(1) << 31) - 1),
+                    clamp_grid((d.size_b + d.run_tb - 1) / d.run_tb, 65535),
+                    clamp_grid(d.size_outer, 65535));
+    cuda::launch_kernel(d.run_offsets32 ? transpose_runs<T, int> : transpose_runs<T, std::int64_t>,
+                        grid, row_threads, 0, s, d, src, dst);
     return;
   }
   std::int64_t outer = 1;
