@@ -19,9 +19,10 @@
 // they are fast when the layout matches. Inputs are read once and x written once.
 //
 // Phases: fused (the whole system in one block), or for systems longer than a block holds, the
-// long path: reduce_only writes each chunk's two reduced equations to a workspace (a batch of
-// tridiagonal systems of 2K rows, solved by the same machinery), finish_only re-reads the chunk,
-// recomputes its sweep and writes x from the chunk's two end values.
+// long path: reduce_only writes two reduced equations per tile of 32 chunks of a system (or, with
+// TRIAX_CUDA_HYBRID_LONG_TILES=0, per chunk) to a workspace (a batch of tridiagonal systems,
+// solved by the same machinery), finish_only re-reads the chunk, recomputes its sweep and writes
+// x from the chunk's two end values.
 //
 // Checked mode (info != nullptr), the CPU backend's rule exactly: before any x is written, one
 // thread per system runs the plain Thomas forward recurrence over the system (sequential, from
@@ -97,9 +98,8 @@ struct HybridSmem {
     // through the same arrays (hybrid_kernel's long path).
     const bool tiles_in_shared = map == Mapping::system_fastest && s.tiled &&
                                  (ph == Phase::reduce_only || ph == Phase::finish_only);
-    m.reduced_size = reduced_in_shared(map, ph, s.P) || tiles_in_shared
-                         ? padded_size<T>(s.S * m.sys_stride)
-                         : 0;
+    const bool in_shared = reduced_in_shared(map, ph, s.P) || tiles_in_shared;
+    m.reduced_size = in_shared ? padded_size<T>(s.S * m.sys_stride) : 0;
     // Clustered: the exchange after the reduced arrays starts at a multiple of 16 bytes (the
     // stage is empty along axes >= 1).
     if (ph == Phase::clustered) m.reduced_size = cluster_round_up<T>(m.reduced_size);
@@ -594,14 +594,15 @@ __global__ void __launch_bounds__(HybridBounds<T, M, Map>::threads,
     __syncthreads();
     const int tiles_per_system = P / long_path_tile_chunks;
     for (int w = warp; w < S * tiles_per_system; w += warps) {  // once per warp (see above)
-      const int tl = w / tiles_per_system, tile_in_block = w % tiles_per_system;
-      const int at = tl * lay.sys_stride + 2 * (tile_in_block * long_path_tile_chunks + lane);
+      const WarpTile wt = warp_tile(w, P);
+      const int tl = wt.system;
+      const int at = tl * lay.sys_stride + 2 * (wt.first_chunk + lane);
       const int e0 = padded<T>(at), e1 = padded<T>(at + 1);
       const Row<T> tf{ra[e0], rb[e0], rc[e0], rd[e0]};
       const Row<T> tg{ra[e1], rb[e1], rc[e1], rd[e1]};
       const std::int64_t ts = std::int64_t(blockIdx.x) * S + tl;  // the tile's system
       const bool tvalid = ts < p.count;
-      const int tile = blockIdx.y * tiles_per_system + tile_in_block;
+      const int tile = blockIdx.y * tiles_per_system + wt.first_chunk / long_path_tile_chunks;
       const std::int64_t e = ts * sh.red_sys_stride + 2 * std::int64_t(tile) * sh.red_row_stride;
       if constexpr (Ph == Phase::reduce_only) {
         tile_reduce_store(tf, tg, lane, tvalid, ws, plane, e, sh.red_row_stride);
