@@ -567,7 +567,7 @@ __global__ void __launch_bounds__(HybridBounds<T, M, Map>::threads,
     } else {
       tile_finish(first, last, lane, valid, ws, plane, e, sh.red_row_stride, x_first, x_last);
     }
-  } else if (sh.tiled) {
+  } else if (!chunk_major && sh.tiled) {
     // Long path in tiles along axes >= 1 (neighbouring systems adjacent: thread t holds chunk
     // t / S of system t % S, so a warp holds 32 / S chunks of each of S systems, and one
     // system's 32 consecutive chunks lie across S warps). Every thread puts its pair in shared
