@@ -146,7 +146,7 @@ void run_case(const Case& c, const CopyReference& copy, Env& env, std::vector<Ro
         r.baseline_ms = rows[baseline_end - 1].median_ms;
       }
       finish_row(r, copy);
-      // GPU axis 0: the row's time against the two-pass bound (gpu_two_pass_bound.hpp).
+      // GPU: the row's time against the two-pass bound (gpu_two_pass_bound.hpp).
       if constexpr (requires { env.two_pass_bound_ms(c, axis, in); }) {
         const double bound = env.two_pass_bound_ms(c, axis, in);
         if (bound > 0 && r.median_ms > 0) {

@@ -110,7 +110,7 @@ void print_row(const Row& r) {
     std::printf("%9.3f %6.2fx ", r.baseline_ms, r.speedup);
   }
   std::printf("%8.1e", r.residual);
-  // GPU axis 0: % of the two-pass bound (gpu_two_pass_bound.hpp; 100 = as fast as it).
+  // GPU: % of the two-pass bound (gpu_two_pass_bound.hpp; 100 = as fast as it).
   if (r.pct_bound > 0 && r.block_m == 0) std::printf(" %6.1f%%2pass", r.pct_bound);
   std::printf("\n");
   std::fflush(stdout);

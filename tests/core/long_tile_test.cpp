@@ -5,7 +5,8 @@
 // system solved; each tile finished by one more solve with its end values known. The x that
 // comes out must be the system's solution, as a direct Thomas solve gives it, including where a
 // tile's equations are scaled by a large power of two (each tile equation carries its own
-// scale) and where trailing tiles are identities (chunks past the end of the system).
+// scale) and where trailing tiles are identities (chunks past the end of the system). And how a
+// block's warps take its tiles along axes >= 1 (warp_tile): each chunk exactly once.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -134,6 +135,35 @@ TEST(LongPathTiles, ReducedRows) {
   EXPECT_EQ(long_path_reduced_rows(6250112, true), 390632);
   EXPECT_EQ(long_path_reduced_rows(6250112, false), 12500224);
   EXPECT_EQ(long_path_reduced_rows(128, true), 8);
+}
+
+// Along axes >= 1 the kernel's warps take the block's tiles through shared memory (warp_tile):
+// for every block shape the long path may have (S systems, P chunk threads, P a multiple of 32),
+// the S P / 32 warps' lanes cover each (system, chunk) of the block exactly once, and each warp's
+// 32 lanes are 32 consecutive chunks of one system starting at a multiple of 32 (a tile).
+TEST(LongPathTiles, WarpsCoverTheBlocksTilesAlongHigherAxes) {
+  using triax::detail::cuda::warp_tile;
+  for (int S : {1, 2, 4, 8, 16}) {
+    for (int P : {32, 64, 128, 256, 512}) {
+      const int warps = S * P / long_path_tile_chunks;
+      std::vector<int> seen(static_cast<std::size_t>(S * P), 0);
+      for (int w = 0; w < warps; ++w) {
+        const auto t = warp_tile(w, P);
+        ASSERT_GE(t.system, 0);
+        ASSERT_LT(t.system, S) << "S " << S << ", P " << P << ", warp " << w;
+        ASSERT_EQ(t.first_chunk % long_path_tile_chunks, 0);
+        for (int lane = 0; lane < long_path_tile_chunks; ++lane) {
+          const int chunk = t.first_chunk + lane;
+          ASSERT_LT(chunk, P);
+          ++seen[static_cast<std::size_t>(t.system * P + chunk)];
+        }
+      }
+      for (std::size_t i = 0; i < seen.size(); ++i) {
+        ASSERT_EQ(seen[i], 1) << "S " << S << ", P " << P << ", system " << i / P << ", chunk "
+                              << i % P;
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -623,5 +623,22 @@ TYPED_TEST(CudaVsReference, WrongMemorySpaceIsRejected) {
   }
 }
 
+// Long systems along the last axis of 3-D and 4-D arrays (issue 30; BoundarySizes covers axis 1):
+// the hybrid's long path in tiles whose chunks lie across a block's warps, with odd lengths and
+// as many systems as leave a block's last systems empty. Every algorithm that takes them.
+TYPED_TEST(CudaVsReference, LongSystemsAlongHigherAxes) {
+  using T = TypeParam;
+  std::vector<std::pair<Layout, int>> cases = {{Layout::packed({3, 2, 3, 4099}), 3}};
+  if (!quick()) cases.emplace_back(Layout::packed({5, 3, 10007}), 2);
+  int k = 0;
+  for (const auto& [layout, axis] : cases) {
+    for_each_accepting<T>(OperandLayouts(layout), axis, [&](Algorithm alg) {
+      SCOPED_TRACE(std::string(to_string(alg)));
+      expect_matches_reference<T>(OperandLayouts(layout), axis, modes[k % 3],
+                                  seed_of("long-axes", ++k), cuda_runner<T>(alg));
+    });
+  }
+}
+
 }  // namespace
 }  // namespace triax::test

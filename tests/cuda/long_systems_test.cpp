@@ -1,10 +1,11 @@
 // Issues 26 and 30: one or few long systems on the CUDA backend, which the Thomas-PCR hybrid
-// solves by its long path (docs/algorithms.md, "Long path"). Along axis 0 the path reduces each
-// tile of a warp's 32 chunks to two equations (hybrid_kernel.cuh); along axes >= 1 each chunk to
-// two. Against the reference backend with NaN-poisoned outputs: one system from just past the
-// fused limit to a million rows, 3 and 17 systems along axis 0 and axis 1, every mode; systems
-// scaled by 2^k near both ends of the range; checked mode with a zero pivot inside the second
-// tile.
+// solves by its long path (docs/algorithms.md, "Long path"). Along every axis the path reduces
+// each tile of 32 consecutive chunks of a system to two equations (hybrid_kernel.cuh): along
+// axis 0 a warp's own chunks, along axes >= 1 chunks spread over a block's warps. Against the
+// reference backend with NaN-poisoned outputs: one system from just past the fused limit to a
+// million rows, 3 and 17 systems along axis 0 and axis 1, few systems along axes 1, 2 and of a
+// 4-D array with odd lengths and ghost layers, every mode; systems scaled by 2^k near both ends
+// of the range; checked mode with a zero pivot inside the second tile, along axes 0, 1 and 2.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -35,17 +36,34 @@ constexpr Mode all_modes[] = {Mode::in_place, Mode::separate, Mode::increment};
 template <class T>
 constexpr std::int64_t tile_rows = 32 * (sizeof(T) == 4 ? 16 : 8);
 
-/// The block family's choice for the layout takes the long path along axis 0 in tiles: more
-/// rows than one block's chunks hold, a multiple of 32 chunk threads, chunk threads adjacent.
+/// Extents of a few systems of n rows along `axis`: 3 systems along axes 0 and 1, 3 x 2 along
+/// axis 2 (a batch of two dimensions, the rows S = 4 systems per block leave partly empty).
+inline std::vector<std::int64_t> long_extents(std::int64_t n, int axis) {
+  if (axis == 0) return {n, 3};
+  if (axis == 1) return {3, n};
+  return {3, 2, n};
+}
+
+/// The block family's choice for the layout takes the long path in tiles: more rows than one
+/// block's chunks hold, a multiple of 32 chunk threads; chunk threads adjacent along axis 0,
+/// neighbouring systems adjacent along the others (the tiles then meet in shared memory).
+template <class T>
+void expect_tiled_long_path(const OperandLayouts& layouts, int axis) {
+  detail::cuda::HybridConfig cfg;
+  ASSERT_TRUE(detail::cuda::hybrid_choose<T>(detail::normalize(layouts, axis),
+                                             detail::cuda::HybridFamily::block, cfg));
+  const std::int64_t n = layouts.d.extent(axis);
+  ASSERT_GT(n, std::int64_t(cfg.M) * cfg.P * cfg.C) << "fused, not the long path";
+  if (axis == 0) {
+    ASSERT_NE(cfg.map, detail::cuda::Mapping::system_fastest);
+  } else {
+    ASSERT_EQ(cfg.map, detail::cuda::Mapping::system_fastest);
+  }
+  ASSERT_EQ(cfg.P % 32, 0);
+}
 template <class T>
 void expect_tiled_long_path(const Layout& layout, int axis) {
-  detail::cuda::HybridConfig cfg;
-  ASSERT_TRUE(detail::cuda::hybrid_choose<T>(detail::normalize(OperandLayouts(layout), axis),
-                                             detail::cuda::HybridFamily::block, cfg));
-  const std::int64_t n = layout.extent(axis);
-  ASSERT_GT(n, std::int64_t(cfg.M) * cfg.P * cfg.C) << "fused, not the long path";
-  ASSERT_NE(cfg.map, detail::cuda::Mapping::system_fastest);
-  ASSERT_EQ(cfg.P % 32, 0);
+  expect_tiled_long_path<T>(OperandLayouts(layout), axis);
 }
 
 TYPED_TEST(CudaLongSystems, OneSystemMatchesReference) {
@@ -70,7 +88,7 @@ TYPED_TEST(CudaLongSystems, OneSystemMatchesReference) {
 }
 
 // A few systems of 10^5 + 3 rows (a partial last tile and a partial last block) along axis 0
-// (tiles) and axis 1 (a pair per chunk), every mode.
+// and axis 1, every mode: tiles along both.
 TYPED_TEST(CudaLongSystems, FewSystemsAlongBothAxes) {
   using T = TypeParam;
   const std::int64_t n = 100003;
@@ -79,7 +97,7 @@ TYPED_TEST(CudaLongSystems, FewSystemsAlongBothAxes) {
     if (quick_mode() && systems != 3) continue;
     for (int axis = 0; axis < 2; ++axis) {
       const Layout layout = axis == 0 ? Layout::packed({n, systems}) : Layout::packed({systems, n});
-      if (axis == 0) ASSERT_NO_FATAL_FAILURE(expect_tiled_long_path<T>(layout, 0));
+      ASSERT_NO_FATAL_FAILURE(expect_tiled_long_path<T>(layout, axis));
       for (Mode mode : all_modes) {
         if (quick_mode() && mode != Mode::increment) continue;
         SCOPED_TRACE(std::to_string(systems) + " systems");
@@ -88,6 +106,43 @@ TYPED_TEST(CudaLongSystems, FewSystemsAlongBothAxes) {
       }
     }
   }
+}
+
+// Few long systems along axes >= 1, where a tile's 32 chunks lie across the block's warps:
+// odd lengths (a partial last tile and block), system counts that leave a block's last systems
+// empty (S = 4 systems per block), 3-D and 4-D arrays, ghost layers on every operand and x laid
+// out apart from the inputs. Every mode; quick mode one layout in increment mode.
+TYPED_TEST(CudaLongSystems, FewSystemsAlongAxesAboveZero) {
+  using T = TypeParam;
+  struct Case {
+    OperandLayouts layouts;
+    int axis;
+  };
+  const Layout ghost = Layout::padded({6, 50001}, {8, 50003}, {1, 1});
+  const Layout apart = Layout::padded({6, 50001}, {9, 50002}, {2, 0});
+  std::vector<Case> cases = {{OperandLayouts(Layout::packed({5, 20011})), 1}};
+  if (!quick_mode()) {
+    cases.push_back({OperandLayouts(Layout::packed({2, 100003})), 1});
+    cases.push_back({OperandLayouts(Layout::packed({7, 3, 40001})), 2});
+    cases.push_back({OperandLayouts(Layout::packed({3, 9001, 2, 2})), 1});
+    cases.push_back({OperandLayouts(Layout::packed({2, 3, 5, 12289})), 3});
+    cases.push_back({OperandLayouts(ghost), 1});
+    cases.push_back({OperandLayouts(ghost, ghost, ghost, ghost, apart), 1});
+  }
+  int k = 0;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const Case& c = cases[i];
+    SCOPED_TRACE("case " + std::to_string(i));
+    ASSERT_NO_FATAL_FAILURE(expect_tiled_long_path<T>(c.layouts, c.axis));
+    for (Mode mode : all_modes) {
+      if (quick_mode() && mode != Mode::increment) continue;
+      expect_matches_reference<T>(c.layouts, c.axis, mode, 7150 + ++k,
+                                  cuda_runner<T>(Algorithm::cuda_block_thomas_pcr));
+    }
+  }
+  // The default choice on few long systems along axis 1.
+  expect_matches_reference<T>(OperandLayouts(Layout::packed({16, 65537})), 1, Mode::separate, 7149,
+                              cuda_runner<T>(Algorithm::automatic));
 }
 
 // Systems multiplied by 2^k, k at both ends of the exact range and at the kernels' scaling
@@ -106,9 +161,8 @@ TYPED_TEST(CudaLongSystems, ScaledSystemsSolveAsTheUnscaledOne) {
       quick_mode() ? std::vector<std::int64_t>{4097} : std::vector<std::int64_t>{4097, 100003};
   int seed = 0;
   for (std::int64_t n : sizes) {
-    for (int axis = 0; axis < 2; ++axis) {
-      const std::vector<std::int64_t> extents =
-          axis == 0 ? std::vector<std::int64_t>{n, 3} : std::vector<std::int64_t>{3, n};
+    for (int axis = 0; axis < 3; ++axis) {
+      const std::vector<std::int64_t> extents = long_extents(n, axis);
       const GridSystems<T> base = random_grid<T>(extents, axis, 7200 + ++seed);
       for (bool checked : {false, true}) {
         const std::string what = "n " + std::to_string(n) + ", axis " + std::to_string(axis) +
@@ -134,8 +188,8 @@ TYPED_TEST(CudaLongSystems, ScaledSystemsSolveAsTheUnscaledOne) {
 }
 
 // Checked mode: a zero pivot (a = b = 0 in one row, so the plain Thomas pivot there is exactly 0)
-// inside the second tile of system 1 of 3, along axis 0 and axis 1. info of that system is the
-// row + 1 (LAPACK style); the other systems report 0 and are solved.
+// inside the second tile of system 1 of 3 (of 6 along axis 2), along axes 0, 1 and 2. info of
+// that system is the row + 1 (LAPACK style); the other systems report 0 and are solved.
 TYPED_TEST(CudaLongSystems, CheckedZeroPivotInTheSecondTile) {
   using T = TypeParam;
   const long double eps = std::numeric_limits<T>::epsilon();
@@ -144,9 +198,8 @@ TYPED_TEST(CudaLongSystems, CheckedZeroPivotInTheSecondTile) {
       quick_mode() ? std::vector<std::int64_t>{4097} : std::vector<std::int64_t>{4097, 100003};
   int seed = 0;
   for (std::int64_t n : sizes) {
-    for (int axis = 0; axis < 2; ++axis) {
-      const std::vector<std::int64_t> extents =
-          axis == 0 ? std::vector<std::int64_t>{n, 3} : std::vector<std::int64_t>{3, n};
+    for (int axis = 0; axis < 3; ++axis) {
+      const std::vector<std::int64_t> extents = long_extents(n, axis);
       GridSystems<T> g = random_grid<T>(extents, axis, 7300 + ++seed);
       const std::int64_t e = g.element(1, row);
       g.a[e] = T(0);
@@ -156,7 +209,8 @@ TYPED_TEST(CudaLongSystems, CheckedZeroPivotInTheSecondTile) {
       const auto be = backward_errors(g, got.x);
       const std::string what = "n " + std::to_string(n) + ", axis " + std::to_string(axis);
       EXPECT_EQ(got.info[1], row + 1) << what;
-      for (std::int64_t s : {0, 2}) {
+      for (std::int64_t s = 0; s < g.count(); ++s) {
+        if (s == 1) continue;
         EXPECT_EQ(got.info[s], 0) << what << ", system " << s;
         EXPECT_LE(be[s], 16 * eps) << what << ", system " << s;
       }

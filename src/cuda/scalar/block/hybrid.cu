@@ -131,8 +131,8 @@ bool staged_choose(int M, int P, int max_threads, HybridConfig& cfg) {
 }
 
 /// The long path: K chunks of at most long_path_chunk rows, K a multiple of P. The reduced
-/// system has 2 rows per tile of long_path_tile_chunks chunks where a system's chunk threads are
-/// adjacent (axis 0; hybrid_kernel.cuh), else 2 per chunk (2K).
+/// system has 2 rows per tile of long_path_tile_chunks chunks along any axis (hybrid_kernel.cuh),
+/// or 2 per chunk (2K) with TRIAX_CUDA_HYBRID_LONG_TILES=0.
 struct LongSplit {
   HybridShape shape;
   std::int64_t chunks;  // K
@@ -157,8 +157,10 @@ LongSplit long_split(const Problem& p, const HybridConfig& cfg) {
       split_rows(p.n, static_cast<int>(std::min<std::int64_t>(wanted, 1 << 30)), cfg.P, cfg.S);
   ls.chunks = (ls.shape.active + cfg.P - 1) / cfg.P * std::int64_t(cfg.P);
   ls.tiles = static_cast<int>(ls.chunks / cfg.P);
-  ls.shape.tiled = cfg.map != Mapping::system_fastest && cfg.P % long_path_tile_chunks == 0 &&
-                   long_tiles_on();
+  // Along axis 0 a tile is a warp's own chunks; along axes >= 1 (system_fastest) its chunks
+  // lie across S warps and meet in shared memory (hybrid_kernel.cuh). Either way P must be a
+  // multiple of the tile, which the long path's P = 128 is.
+  ls.shape.tiled = cfg.P % long_path_tile_chunks == 0 && long_tiles_on();
   ls.shape.reduced_rows = long_path_reduced_rows(ls.chunks, ls.shape.tiled);
   if (cfg.map != Mapping::system_fastest) {
     ls.shape.red_sys_stride = ls.shape.reduced_rows;

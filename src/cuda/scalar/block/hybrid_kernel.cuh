@@ -19,9 +19,10 @@
 // they are fast when the layout matches. Inputs are read once and x written once.
 //
 // Phases: fused (the whole system in one block), or for systems longer than a block holds, the
-// long path: reduce_only writes each chunk's two reduced equations to a workspace (a batch of
-// tridiagonal systems of 2K rows, solved by the same machinery), finish_only re-reads the chunk,
-// recomputes its sweep and writes x from the chunk's two end values.
+// long path: reduce_only writes two reduced equations per tile of 32 chunks of a system (or, with
+// TRIAX_CUDA_HYBRID_LONG_TILES=0, per chunk) to a workspace (a batch of tridiagonal systems,
+// solved by the same machinery), finish_only re-reads the chunk, recomputes its sweep and writes
+// x from the chunk's two end values.
 //
 // Checked mode (info != nullptr), the CPU backend's rule exactly: before any x is written, one
 // thread per system runs the plain Thomas forward recurrence over the system (sequential, from
@@ -37,7 +38,7 @@
 #include "core/problem.hpp"
 #include "cuda/scalar/block/global_loads.cuh"
 #include "cuda/scalar/block/hybrid.hpp"
-#include "cuda/scalar/block/long_tile.hpp"
+#include "cuda/scalar/block/long_tile.cuh"
 #include "cuda/scalar/block/reduced_solve.cuh"
 #include "cuda/scalar/thread/thomas_steps.cuh"
 #include "cuda/scalar/warp/hybrid_math.cuh"
@@ -67,8 +68,9 @@ struct HybridShape {
   // chunk_fastest: operands with contiguous rows go between global and shared memory in 16-byte
   // vectors, with single elements at each end of a group's run (RunShare, store_run).
   bool vector_stage;
-  // Long path with a system's chunk threads adjacent (P a multiple of 32): each warp's 32 chunks
-  // (a tile) leave two reduced equations, not two per chunk (long_tile.hpp). The reduced system
+  // Long path (P a multiple of 32): each tile of 32 consecutive chunks of a system (a warp's own
+  // along axis 0; spread over S warps and met in shared memory along axes >= 1) leaves two
+  // reduced equations, not two per chunk (long_tile.hpp). The reduced system
   // is then 2 rows per 32 chunks (n / 256 in float, n / 128 in double) where one pair per chunk
   // made it n / 8 and n / 4, and the two passes move about 9 arrays per row instead of about 11.
   bool tiled;
@@ -92,7 +94,12 @@ struct HybridSmem {
     HybridSmem m{};
     m.stage_stride = map == Mapping::chunk_fastest ? 4 * padded_size<T>(32 * M) : 0;
     m.sys_stride = 2 * s.P + 1;
-    m.reduced_size = reduced_in_shared(map, ph, s.P) ? padded_size<T>(s.S * m.sys_stride) : 0;
+    // The long path in tiles along axes >= 1 passes the chunks' pairs to the tiles' warps
+    // through the same arrays (hybrid_kernel's long path).
+    const bool tiles_in_shared = map == Mapping::system_fastest && s.tiled &&
+                                 (ph == Phase::reduce_only || ph == Phase::finish_only);
+    const bool in_shared = reduced_in_shared(map, ph, s.P) || tiles_in_shared;
+    m.reduced_size = in_shared ? padded_size<T>(s.S * m.sys_stride) : 0;
     // Clustered: the exchange after the reduced arrays starts at a multiple of 16 bytes (the
     // stage is empty along axes >= 1).
     if (ph == Phase::clustered) m.reduced_size = cluster_round_up<T>(m.reduced_size);
@@ -553,47 +560,66 @@ __global__ void __launch_bounds__(HybridBounds<T, M, Map>::threads,
     const std::int64_t plane = p.count * sh.reduced_rows;
     const int tile = j / long_path_tile_chunks;
     const std::int64_t e = s * sh.red_sys_stride + 2 * std::int64_t(tile) * sh.red_row_stride;
-    const bool head = lane == 0, tail = lane == long_path_tile_chunks - 1;
-    const Row<T> f = head ? identity_row<T>() : first;
-    const Row<T> g = tail ? identity_row<T>() : last;
     if constexpr (Ph == Phase::reduce_only) {
-      const T f_rhs[3] = {head ? T(0) : first.rhs, head ? T(1) : T(0), T(0)};
-      const T g_rhs[3] = {tail ? T(0) : last.rhs, T(0), tail ? T(1) : T(0)};
-      T vf[3], vl[3];
-      pair_solve_multi<T, 3>(f, f_rhs, g, g_rhs, long_path_tile_chunks, vf, vl);
-      if (valid) {
-        // Lane 0: its first equation with its last unknown (vl) substituted; lane 31: its last
-        // equation with its first unknown (vf) substituted (long_tile.hpp).
-        if (head) {
-          const Row<T> r = tile_first_equation(first, vl);
-          ws[e] = r.sub;
-          ws[plane + e] = r.diag;
-          ws[2 * plane + e] = r.sup;
-          ws[3 * plane + e] = r.rhs;
-        }
-        if (tail) {
-          const Row<T> r = tile_last_equation(last, vf);
-          const std::int64_t e1 = e + sh.red_row_stride;
-          ws[e1] = r.sub;
-          ws[plane + e1] = r.diag;
-          ws[2 * plane + e1] = r.sup;
-          ws[3 * plane + e1] = r.rhs;
-        }
-        if (Checked && j == 0) ops.info[s] = -thomas_forward_info(p, ops, off);
-      }
+      tile_reduce_store(first, last, lane, valid, ws, plane, e, sh.red_row_stride);
+      if (Checked && valid && j == 0) ops.info[s] = -thomas_forward_info(p, ops, off);
       return;
     } else {
-      T y_first = 0, y_last = 0;
-      if (valid) {
-        y_first = ws[3 * plane + e];
-        y_last = ws[3 * plane + e + sh.red_row_stride];
+      tile_finish(first, last, lane, valid, ws, plane, e, sh.red_row_stride, x_first, x_last);
+    }
+  } else if (!chunk_major && sh.tiled) {
+    // Long path in tiles along axes >= 1 (neighbouring systems adjacent: thread t holds chunk
+    // t / S of system t % S, so a warp holds 32 / S chunks of each of S systems, and one
+    // system's 32 consecutive chunks lie across S warps). Every thread puts its pair in shared
+    // memory, as the fused kernel does; then warp w takes tile w of the block (system
+    // w / (P / 32), chunks 32 (w % (P / 32)) .. + 31), one chunk per lane, and reduces or
+    // finishes it exactly as along axis 0 (long_tile.cuh). P is a multiple of 32, so the block's
+    // S P / 32 tiles are one per warp. The reduced systems shrink by the same factor as along
+    // axis 0 (2 rows per 32 chunks), which also shrinks the workspace and the recursion.
+    T* ws = static_cast<T*>(sh.red);
+    const std::int64_t plane = p.count * sh.reduced_rows;
+    T* ra = red;
+    T* rb = red + lay.reduced_size;
+    T* rc = red + 2 * lay.reduced_size;
+    T* rd = red + 3 * lay.reduced_size;
+    const int own = l * lay.sys_stride + 2 * jl;
+    ra[padded<T>(own)] = first.sub;
+    rb[padded<T>(own)] = first.diag;
+    rc[padded<T>(own)] = first.sup;
+    rd[padded<T>(own)] = first.rhs;
+    ra[padded<T>(own + 1)] = last.sub;
+    rb[padded<T>(own + 1)] = last.diag;
+    rc[padded<T>(own + 1)] = last.sup;
+    rd[padded<T>(own + 1)] = last.rhs;
+    __syncthreads();
+    const int tiles_per_system = P / long_path_tile_chunks;
+    for (int w = warp; w < S * tiles_per_system; w += warps) {  // once per warp (see above)
+      const WarpTile wt = warp_tile(w, P);
+      const int tl = wt.system;
+      const int at = tl * lay.sys_stride + 2 * (wt.first_chunk + lane);
+      const int e0 = padded<T>(at), e1 = padded<T>(at + 1);
+      const Row<T> tf{ra[e0], rb[e0], rc[e0], rd[e0]};
+      const Row<T> tg{ra[e1], rb[e1], rc[e1], rd[e1]};
+      const std::int64_t ts = std::int64_t(blockIdx.x) * S + tl;  // the tile's system
+      const bool tvalid = ts < p.count;
+      const int tile = blockIdx.y * tiles_per_system + wt.first_chunk / long_path_tile_chunks;
+      const std::int64_t e = ts * sh.red_sys_stride + 2 * std::int64_t(tile) * sh.red_row_stride;
+      if constexpr (Ph == Phase::reduce_only) {
+        tile_reduce_store(tf, tg, lane, tvalid, ws, plane, e, sh.red_row_stride);
+      } else {
+        T xf, xl;
+        tile_finish(tf, tg, lane, tvalid, ws, plane, e, sh.red_row_stride, xf, xl);
+        rd[e0] = xf;  // only this warp reads or writes its tile's slots
+        rd[e1] = xl;
       }
-      const T f_rhs[1] = {head ? y_first : first.rhs};
-      const T g_rhs[1] = {tail ? y_last : last.rhs};
-      T xf[1], xl[1];
-      pair_solve_multi<T, 1>(f, f_rhs, g, g_rhs, long_path_tile_chunks, xf, xl);
-      x_first = xf[0];
-      x_last = xl[0];
+    }
+    if constexpr (Ph == Phase::reduce_only) {
+      if (Checked && valid && j == 0) ops.info[s] = -thomas_forward_info(p, ops, off);
+      return;
+    } else {
+      __syncthreads();
+      x_first = rd[padded<T>(own)];
+      x_last = rd[padded<T>(own + 1)];
     }
   } else {
     // Long path, a pair per chunk: the reduced systems live in the workspace.

@@ -29,6 +29,19 @@ TRIAX_HOST_DEVICE constexpr std::int64_t long_path_reduced_rows(std::int64_t chu
   return tiled ? 2 * (chunks / long_path_tile_chunks) : 2 * chunks;
 }
 
+/// Along axes >= 1 (Mapping::system_fastest: thread t holds chunk t / S of system t % S, so a
+/// system's 32 consecutive chunks lie across S warps) the long path hands the block's S P / 32
+/// tiles to its S P / 32 warps through shared memory: warp w takes system w / (P / 32) of the
+/// block and its chunks first_chunk + lane, lane 0 .. 31 (P a multiple of the tile).
+struct WarpTile {
+  int system;       // within the block
+  int first_chunk;  // within the block; the tile's index in the block is first_chunk / 32
+};
+TRIAX_HOST_DEVICE constexpr WarpTile warp_tile(int warp, int P) {
+  const int tiles_per_system = P / long_path_tile_chunks;
+  return {warp / tiles_per_system, warp % tiles_per_system * long_path_tile_chunks};
+}
+
 /// The tile's first equation: its first chunk's first equation `f` with the next unknown
 /// v_next[0] + v_next[1] Y_f + v_next[2] Y_l substituted.
 template <class Row, class T>
