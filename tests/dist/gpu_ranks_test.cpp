@@ -524,10 +524,9 @@ bool same_bits(const std::vector<T>& x, const std::vector<T>& y) {
 TEST(GpuRanksNccl, OverlapEqualsTheBatchesOneAfterAnother) {
   // Options::overlap with NCCL (each batch's collectives on the plan's second stream while the
   // next batch's reduction runs on the caller's): the same bits as overlap off, every method in
-  // both forms, batch counts 1 (no second stream), 2, 3, 7 (dividing the systems and not), the
-  // split axis and another, double and float; every mode at 3 batches (each plan makes an NCCL
-  // communicator, which takes most of the test's time). TRIAX_TEST_QUICK=1 (compute-sanitizer)
-  // runs 3 batches into a separate x along axis 0 only.
+  // both forms, batch counts 1 (no second stream), 2, 3, 7 (dividing the systems and not),
+  // double and float; 3 batches in every mode along axis 0, the other counts into a separate x
+  // along axis 1. TRIAX_TEST_QUICK=1 (compute-sanitizer) runs 3 batches along axis 0 only.
   TRIAX_NEEDS_GPU_PER_RANK();
   const char* quick_env = std::getenv("TRIAX_TEST_QUICK");
   const bool quick = quick_env && std::string(quick_env) == "1";
