@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -107,7 +108,7 @@ void store_run(const T* __restrict v, std::int64_t count, T* __restrict out, boo
 #else
   (void)stream;
 #endif
-  if (k < count) std::memcpy(out + k, v + k, static_cast<std::size_t>(count - k) * sizeof(T));
+  for (; k < count; ++k) out[k] = v[k];  // short runs: a call to memcpy would cost more
 }
 
 // d[j * ld + i] = s[i * ls + j] for a square of `lanes` rows and columns (one SSE register
@@ -208,32 +209,58 @@ void copy_rows(const std::vector<Dim>& dims, std::int64_t run, const T* src, T* 
   }
 }
 
+// The unit the tiles move: `count` elements, `src` and `dst` apart on the two sides. A run
+// contiguous on both sides (a whole block of the array-of-blocks layouts: 16-512 bytes), or a
+// short dimension contiguous on one side only (the 4 operands of a Unified-Vector buffer), which
+// alone would give runs of 16 bytes on that side; grouped with the next dimension there it
+// makes long ones.
+struct Position {
+  std::int64_t count = 1, src = 1, dst = 1;
+};
+
 // Tiles of n0 positions of dims[0] (the destination's fastest) by n1 of dims[1] (the source's
-// fastest), each position a run of `run` elements: source row i (n1 positions) into the tile,
-// then destination row j (n0 positions) out of it.
+// fastest): source row i (n1 positions) into the tile, then destination row j (n0 positions)
+// out of it.
 template <class T>
-void copy_tiles(const std::vector<Dim>& dims, std::int64_t run, const T* src, T* dst,
-                bool stream) {
+void copy_tiles(const std::vector<Dim>& dims, Position p, const T* src, T* dst, bool stream) {
   const Dim d0 = dims[0], d1 = dims[1];
-  const std::int64_t position_bytes = run * std::int64_t(sizeof(T));
-  const std::int64_t capacity = std::max<std::int64_t>(1, tile_bytes / position_bytes);
+  const std::int64_t run = p.count, element = std::int64_t(sizeof(T));
+  // A group contiguous on the source side only is held as `run` destination rows per j (so that
+  // each goes out as one run); every other position whole, in the destination's order.
+  const bool split = p.dst != 1;
+  const std::int64_t capacity = std::max<std::int64_t>(1, tile_bytes / (run * element));
   // The source side a few lines long, the destination side the rest of the tile (longer: its
   // runs are the ones streamed).
   constexpr std::int64_t src_run_bytes = 256;
+  const std::int64_t src_piece = (p.src == 1 ? run : 1) * element;
+  const std::int64_t dst_piece = (split ? 1 : run) * element;
+  // Runs contiguous on both sides go without a tile (below): then about a thousand runs in a
+  // square, so that each source row is read along in steps of many runs, as it was read before.
+  const bool direct = run > 1 && p.src == 1 && !split;
   std::int64_t n1 = 1;
-  while (n1 * position_bytes < src_run_bytes && n1 * 2 <= capacity) n1 *= 2;
+  while (n1 * src_piece < src_run_bytes && n1 * 2 <= capacity) n1 *= 2;
+  if (direct) n1 = 32;
   n1 = std::min(n1, d1.extent);
-  const std::int64_t n0 = std::max<std::int64_t>(1, std::min(d0.extent, capacity / n1));
+  std::int64_t n0 = std::max<std::int64_t>(1, std::min(d0.extent, capacity / n1));
+  if (direct) n0 = std::min(d0.extent, std::max<std::int64_t>(32, 1024 / n1));
+  // Tiles that begin on a line of a line-aligned destination row write whole lines: a line
+  // shared by two tiles' streamed runs (or streamed by one and stored by the next) costs a read
+  // at the memory, 4x slower for array of blocks -> structure of arrays at M = 5 (n0 = 163).
+  const std::int64_t line_positions = line_bytes / std::gcd(dst_piece, line_bytes);
+  if (n0 < d0.extent && n0 >= line_positions) n0 = n0 / line_positions * line_positions;
   const std::int64_t blocks0 = (d0.extent + n0 - 1) / n0, blocks1 = (d1.extent + n1 - 1) / n1;
   std::int64_t outer = 1;
   for (std::size_t k = 2; k < dims.size(); ++k) outer *= dims[k].extent;
   const std::int64_t items = outer * blocks1 * blocks0;
-  const bool dst_rows = d0.dst_stride == run;
-  const bool stream_rows = stream && dst_rows && n0 * position_bytes >= stream_run_bytes;
+  const bool dst_rows = d0.dst_stride == (split ? 1 : run);
+  const bool stream_rows = stream && dst_rows && n0 * dst_piece >= stream_run_bytes;
+  // Runs streamed one by one must each fill whole lines, or they would share lines with plain
+  // stores or with runs that other tiles write.
+  const bool stream_runs = stream_rows && dst_piece % line_bytes == 0;
   constexpr std::int64_t strip = line_bytes / std::int64_t(sizeof(T));
 #pragma omp parallel
   {
-    std::vector<T> tile(static_cast<std::size_t>(n0 * n1 * run));
+    std::vector<T> tile(direct ? 0 : static_cast<std::size_t>(n0 * n1 * run));
     T* const t = tile.data();
 #pragma omp for schedule(static)
     for (std::int64_t item = 0; item < items; ++item) {
@@ -243,9 +270,10 @@ void copy_tiles(const std::vector<Dim>& dims, std::int64_t run, const T* src, T*
       const std::int64_t ni = std::min(n0, d0.extent - i0), nj = std::min(n1, d1.extent - j0);
       const T* s = src + so + i0 * d0.src_stride + j0 * d1.src_stride;
       T* d = dst + dof + i0 * d0.dst_stride + j0 * d1.dst_stride;
-      // In: the tile holds position (i, j) at (j * ni + i) * run, the destination's order.
+      // In: the tile holds element e of position (i, j) at (j * ni + i) * run + e (the
+      // destination's order) or, split, at (j * run + e) * ni + i.
       // Single elements go over in strips of `strip` source columns: the strip's tile rows
-      // fill whole lines as i advances, and each source line is used up within a few strips.
+      // fill whole lines as i advances, and each source line is used up within a strip.
       if (run == 1) {
         constexpr std::int64_t q = transpose_lanes<T>();
         const bool squares = d1.src_stride == 1;
@@ -272,21 +300,49 @@ void copy_tiles(const std::vector<Dim>& dims, std::int64_t run, const T* src, T*
             for (std::int64_t jj = 0; jj < nb; ++jj) col[jj * ni] = row[jj * d1.src_stride];
           }
         }
-      } else {
+      } else if (split) {
         for (std::int64_t i = 0; i < ni; ++i) {
           const T* row = s + i * d0.src_stride;
           for (std::int64_t j = 0; j < nj; ++j) {
-            std::memcpy(t + (j * ni + i) * run, row + j * d1.src_stride,
-                        static_cast<std::size_t>(run) * sizeof(T));
+            for (std::int64_t e = 0; e < run; ++e) t[(j * run + e) * ni + i] = row[j * d1.src_stride + e];
+          }
+        }
+      } else if (direct) {
+        // Runs contiguous on both sides need no tile: straight from the source rows to the
+        // destination rows, which advance run after run (whole lines when streamed).
+        for (std::int64_t j = 0; j < nj; ++j) {
+          const T* sj = s + j * d1.src_stride;
+          T* dj = d + j * d1.dst_stride;
+          for (std::int64_t i = 0; i < ni; ++i) {
+            if (stream_runs) {
+              store_run(sj + i * d0.src_stride, run, dj + i * d0.dst_stride, true);
+            } else {
+              const T* sr = sj + i * d0.src_stride;
+              T* dr = dj + i * d0.dst_stride;
+              for (std::int64_t e = 0; e < run; ++e) dr[e] = sr[e];
+            }
+          }
+        }
+        continue;
+      } else {
+        // A group contiguous on the destination side: each of its source rows read as a run.
+        for (std::int64_t i = 0; i < ni; ++i) {
+          for (std::int64_t e = 0; e < run; ++e) {
+            const T* row = s + i * d0.src_stride + e * p.src;
+            T* out = t + i * run + e;
+            for (std::int64_t j = 0; j < nj; ++j) out[j * ni * run] = row[j * d1.src_stride];
           }
         }
       }
-      // Out: destination row j is ni * run contiguous elements where its positions abut.
-      for (std::int64_t j = 0; j < nj; ++j) {
-        const T* v = t + j * ni * run;
-        T* row = d + j * d1.dst_stride;
+      // Out: destination row j (split: row (j, e)) is contiguous where its positions abut.
+      const std::int64_t rows = split ? nj * run : nj, per_row = split ? ni : ni * run;
+      for (std::int64_t r = 0; r < rows; ++r) {
+        const T* v = t + r * per_row;
+        T* row = split ? d + r / run * d1.dst_stride + r % run * p.dst : d + r * d1.dst_stride;
         if (dst_rows) {
-          store_run(v, ni * run, row, stream_rows);
+          store_run(v, per_row, row, stream_rows);
+        } else if (split) {
+          for (std::int64_t i = 0; i < ni; ++i) row[i * d0.dst_stride] = v[i];
         } else {
           for (std::int64_t i = 0; i < ni; ++i) {
             for (std::int64_t e = 0; e < run; ++e) row[i * d0.dst_stride + e] = v[i * run + e];
@@ -296,6 +352,25 @@ void copy_tiles(const std::vector<Dim>& dims, std::int64_t run, const T* src, T*
     }
     if (stream) stream_fence();
   }
+}
+
+// A short dimension contiguous on one side only, taken out of `dims` as the tiles' position
+// when the next dimension on that side continues it (else it would not make longer runs).
+Position one_sided_group(std::vector<Dim>& dims) {
+  constexpr std::int64_t most = 16;
+  for (std::size_t k = 0; k < dims.size(); ++k) {
+    const Dim g = dims[k];
+    if (g.extent > most || (g.src_stride == 1) == (g.dst_stride == 1)) continue;
+    const bool on_dst = g.dst_stride == 1;
+    bool continued = false;
+    for (const Dim& other : dims) {
+      continued = continued || (on_dst ? other.dst_stride : other.src_stride) == g.extent;
+    }
+    if (!continued || dims.size() < 3) continue;
+    dims.erase(dims.begin() + static_cast<std::ptrdiff_t>(k));
+    return {g.extent, g.src_stride, g.dst_stride};
+  }
+  return {};
 }
 
 }  // namespace
@@ -320,8 +395,17 @@ void convert(const Layout& from, const T* src, const Layout& to, T* dst) {
     dims.erase(dims.begin());
   }
   const bool stream = from.size() * std::int64_t(sizeof(T)) >= stream_min_bytes;
+  Position p{run, 1, 1};
+  if (run == 1) {
+    std::vector<Dim> rest = dims;
+    const Position g = one_sided_group(rest);
+    if (g.count > 1 && place_tile_partner(rest)) {
+      copy_tiles(rest, g, src, dst, stream);
+      return;
+    }
+  }
   if (place_tile_partner(dims)) {
-    copy_tiles(dims, run, src, dst, stream);
+    copy_tiles(dims, p, src, dst, stream);
   } else {
     copy_rows(dims, run, src, dst, stream);
   }
