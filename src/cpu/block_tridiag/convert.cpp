@@ -274,11 +274,14 @@ void copy_tiles(const std::vector<Dim>& dims, Position p, const T* src, T* dst, 
       // destination's order) or, split, at (j * run + e) * ni + i.
       // Single elements go over in strips of `strip` source columns: the strip's tile rows
       // fill whole lines as i advances, and each source line is used up within a strip.
-      if (run == 1) {
+      // A split group whose positions abut in the source is the same transpose with run
+      // columns per position (Unified-Vector -> Flat: the 4 operands of a row side by side).
+      if (run == 1 || (split && d1.src_stride == run)) {
         constexpr std::int64_t q = transpose_lanes<T>();
-        const bool squares = d1.src_stride == 1;
-        for (std::int64_t jb = 0; jb < nj; jb += strip) {
-          const std::int64_t nb = std::min(strip, nj - jb);
+        const std::int64_t nc = nj * run, cs = run == 1 ? d1.src_stride : 1;
+        const bool squares = cs == 1;
+        for (std::int64_t jb = 0; jb < nc; jb += strip) {
+          const std::int64_t nb = std::min(strip, nc - jb);
           std::int64_t i = 0;
           if (squares) {
             for (; i + q <= ni; i += q) {
@@ -295,9 +298,9 @@ void copy_tiles(const std::vector<Dim>& dims, Position p, const T* src, T* dst, 
             }
           }
           for (; i < ni; ++i) {
-            const T* row = s + i * d0.src_stride + jb * d1.src_stride;
+            const T* row = s + i * d0.src_stride + jb * cs;
             T* col = t + jb * ni + i;
-            for (std::int64_t jj = 0; jj < nb; ++jj) col[jj * ni] = row[jj * d1.src_stride];
+            for (std::int64_t jj = 0; jj < nb; ++jj) col[jj * ni] = row[jj * cs];
           }
         }
       } else if (split) {
@@ -325,8 +328,25 @@ void copy_tiles(const std::vector<Dim>& dims, Position p, const T* src, T* dst, 
         }
         continue;
       } else {
-        // A group contiguous on the destination side: each of its source rows read as a run.
-        for (std::int64_t i = 0; i < ni; ++i) {
+        // A group contiguous on the destination side: each of its source rows read as a run,
+        // q of them at a time through a register square where the rows are contiguous.
+        constexpr std::int64_t q = transpose_lanes<T>();
+        const bool squares = d1.src_stride == 1 && run % q == 0;
+        for (std::int64_t i = 0; i < ni && squares; ++i) {
+          std::int64_t j = 0;
+          for (; j + q <= nj; j += q) {
+            for (std::int64_t e = 0; e < run; e += q) {
+              transpose_square(s + i * d0.src_stride + e * p.src + j, p.src,
+                               t + (j * ni + i) * run + e, ni * run);
+            }
+          }
+          for (; j < nj; ++j) {
+            for (std::int64_t e = 0; e < run; ++e) {
+              t[(j * ni + i) * run + e] = s[i * d0.src_stride + e * p.src + j];
+            }
+          }
+        }
+        for (std::int64_t i = 0; i < ni && !squares; ++i) {
           for (std::int64_t e = 0; e < run; ++e) {
             const T* row = s + i * d0.src_stride + e * p.src;
             T* out = t + i * run + e;
