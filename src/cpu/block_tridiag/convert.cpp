@@ -4,10 +4,10 @@
 // the innermost loop writes memory in order. When the source's fastest dimension is another one
 // (array of blocks <-> structure of arrays, Flat <-> Full-Interleaved), the copy goes through a
 // tile held in L1: each source row of the tile is read as one run, each destination row written
-// as one run, and the transposition happens inside the tile. Reading straight from the source
-// along the destination's order instead (the earlier kernel) touched one line per element from
-// rows a power of two apart (one grid of a structure of arrays is 1 MiB), which the L1's sets
-// cannot hold: 36% of the copy for array of blocks -> structure of arrays on the 16-core host.
+// as one run, and single elements are transposed in registers inside the tile. The earlier
+// kernel moved them one scalar load and store at a time with run-time strides, ~1.2 ns an
+// element in cache on the development VM: slower than a core's share of memory bandwidth
+// (docs/notes/2026-11-27-cpuconv.md).
 //
 // Large outputs are written with streaming stores where a thread writes whole runs of the
 // destination: a plain store first reads the line it fills (write-allocate), a third pass over
