@@ -313,17 +313,19 @@ void copy_tiles(const std::vector<Dim>& dims, Position p, const T* src, T* dst, 
       } else if (direct) {
         // Runs contiguous on both sides need no tile: straight from the source rows to the
         // destination rows, which advance run after run (whole lines when streamed).
-        for (std::int64_t j = 0; j < nj; ++j) {
+        for (std::int64_t j = 0; j < nj && stream_runs; ++j) {
+          for (std::int64_t i = 0; i < ni; ++i) {
+            store_run(s + i * d0.src_stride + j * d1.src_stride, run,
+                      d + i * d0.dst_stride + j * d1.dst_stride, true);
+          }
+        }
+        for (std::int64_t j = 0; j < nj && !stream_runs; ++j) {
           const T* sj = s + j * d1.src_stride;
           T* dj = d + j * d1.dst_stride;
           for (std::int64_t i = 0; i < ni; ++i) {
-            if (stream_runs) {
-              store_run(sj + i * d0.src_stride, run, dj + i * d0.dst_stride, true);
-            } else {
-              const T* sr = sj + i * d0.src_stride;
-              T* dr = dj + i * d0.dst_stride;
-              for (std::int64_t e = 0; e < run; ++e) dr[e] = sr[e];
-            }
+            const T* sr = sj + i * d0.src_stride;
+            T* dr = dj + i * d0.dst_stride;
+            for (std::int64_t e = 0; e < run; ++e) dr[e] = sr[e];
           }
         }
         continue;
