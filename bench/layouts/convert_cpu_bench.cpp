@@ -30,8 +30,13 @@ using bench::host_array;
 int reps = 10;
 bool quick = false;
 double copy_gbps = 0;
-std::string json_rows;
+std::string json_rows, json_path;
 int passed = 0, failed = 0;
+
+// Rewritten after every row, so that a run cut short by its caller's timeout keeps its rows.
+void write_json() {
+  if (!json_path.empty()) std::ofstream(json_path) << "[\n" << json_rows << "\n]\n";
+}
 
 const char* prec(std::size_t bytes) { return bytes == 4 ? "float" : "double"; }
 
@@ -69,6 +74,7 @@ void row(const std::string& family, const std::string& name, const std::string& 
                std::to_string(ms) + ", \"gbps\": " + std::to_string(g) +
                ", \"copy_gbps\": " + std::to_string(copy_gbps) + ", \"copy_fraction\": " +
                std::to_string(g / copy_gbps) + ", \"bar\": " + (has_bar ? "true" : "false") + "}";
+  write_json();
 }
 
 template <class T>
@@ -136,7 +142,6 @@ std::vector<int> parse_list(const std::string& text) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string json_path;
   std::vector<int> ms = {2, 4, 5, 8};
   for (int k = 1; k < argc; ++k) {
     const std::string a = argv[k];
@@ -168,8 +173,6 @@ int main(int argc, char** argv) {
     block_rows<double>(m);
   }
   std::printf("convert rows with a bar (85%% of the copy): %d PASS, %d FAIL\n", passed, failed);
-  if (!json_path.empty()) {
-    std::ofstream(json_path) << "[\n" << json_rows << "\n]\n";
-  }
+  write_json();
   return 0;
 }
