@@ -30,7 +30,7 @@ class CudaFactoredHybridPlan final : public FactoredBackendPlan<T> {
  public:
   CudaFactoredHybridPlan(const Problem& p, const Options& o, const FactorTable<T>& table,
                          const FactoredMatrix<T>& m)
-      : diagonals_(hybrid_allowed(p, o, table) ? 3 * m.b.size() * sizeof(T) : 0) {
+      : diagonals_(hybrid_allowed(p, o, table) ? 3 * pitch(m.b.size()) * sizeof(T) : 0) {
     if (!hybrid_allowed(p, o, table)) {
       thomas_ = make_cuda_factored_plan<T>(p, o, table);
       return;
@@ -38,11 +38,12 @@ class CudaFactoredHybridPlan final : public FactoredBackendPlan<T> {
     const std::size_t n = m.b.size();
     T* base = static_cast<T*>(diagonals_.get());
     a_ = base;
-    b_ = base + n;
-    c_ = base + 2 * n;
+    b_ = base + pitch(n);
+    c_ = base + 2 * pitch(n);
     TRIAX_CUDA_CHECK(cudaMemcpy(base, m.a.data(), n * sizeof(T), cudaMemcpyHostToDevice));
-    TRIAX_CUDA_CHECK(cudaMemcpy(base + n, m.b.data(), n * sizeof(T), cudaMemcpyHostToDevice));
-    TRIAX_CUDA_CHECK(cudaMemcpy(base + 2 * n, m.c.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+    TRIAX_CUDA_CHECK(cudaMemcpy(base + pitch(n), m.b.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+    TRIAX_CUDA_CHECK(
+        cudaMemcpy(base + 2 * pitch(n), m.c.data(), n * sizeof(T), cudaMemcpyHostToDevice));
     Options general = o;
     general.algorithm = Algorithm::automatic;  // the general plan's own choice: the hybrid
     general_ = make_cuda_plan<T>(broadcast_coefficients(p), general);
@@ -69,6 +70,12 @@ class CudaFactoredHybridPlan final : public FactoredBackendPlan<T> {
   }
 
  private:
+  // Each diagonal starts on a 256-byte boundary: the hybrid's vector loads along x take
+  // aligned rows (an unaligned operand sends axis 0 to another kernel).
+  static std::size_t pitch(std::size_t n) {
+    constexpr std::size_t per = 256 / sizeof(T);
+    return (n + per - 1) / per * per;
+  }
   // (No systems or no rows: nothing reaches solve(), the factored plan only clears info.)
   static bool hybrid_allowed(const Problem& p, const Options& o, const FactorTable<T>& table) {
     return p.n > 0 && p.count > 0 && !o.checked && table.breakdown == 0 && !table.scaled;
