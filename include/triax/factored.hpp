@@ -77,8 +77,8 @@ namespace triax {
 
 /// The algorithm of a factored plan (the plan's options.algorithm must stay automatic, as for
 /// triax::BlockSolver). `automatic` runs Thomas' factors (cpu_thomas, cuda_thread_thomas), except
-/// that on cuda one diagonally dominant matrix of n >= 64 rows, unchecked, with a clean unscaled
-/// factorisation runs cuda_hybrid (TRIAX_CUDA_FACTORED_ROUTE=thomas keeps cuda_thread_thomas,
+/// that on cuda one matrix of n >= 64 rows, diagonally dominant in rows 1 .. n-2, unchecked, with a
+/// clean unscaled factorisation runs cuda_hybrid (TRIAX_CUDA_FACTORED_ROUTE=thomas keeps cuda_thread_thomas,
 /// =hybrid takes cuda_hybrid for any such plan; docs/algorithms.md, "Factored and near-Toeplitz
 /// solves").
 enum class FactoredAlgorithm {

@@ -81,19 +81,22 @@ TEST(FactoredRoute, KeepsWhatOnlyTheFactoredKernelsImplement) {
   }
 }
 
-TEST(FactoredRoute, DiagonalDominanceIgnoresTheCornerEntries) {
-  // a[0] and c[n-1] are outside the matrix: large values there do not count.
-  std::vector<double> a{100, 0.5, 0.5}, b{1, 1, -1}, c{0.5, 0.5, 100};
-  EXPECT_TRUE(detail::diagonally_dominant(a.data(), b.data(), c.data(), 3));
-  c[1] = 0.51;  // row 1: 0.5 + 0.51 > 1
-  EXPECT_FALSE(detail::diagonally_dominant(a.data(), b.data(), c.data(), 3));
-  // The Pade closure (c[0] = 2 against b[0] = 1) is not dominant: automatic keeps Thomas there.
-  std::vector<double> pa{0, 0.25, 2}, pb{1, 1, 1}, pc{2, 0.25, 0};
-  EXPECT_FALSE(detail::diagonally_dominant(pa.data(), pb.data(), pc.data(), 3));
+TEST(FactoredRoute, InteriorDominance) {
+  // Rows 1 .. n-2 count; the boundary rows (and a[0], c[n-1], outside the matrix) do not.
+  std::vector<double> a{100, 0.5, 0.5, 0.5}, b{1, 1, -1, 1}, c{0.5, 0.5, 0.5, 100};
+  EXPECT_TRUE(detail::interior_dominant(a.data(), b.data(), c.data(), 4));
+  c[2] = 0.51;  // row 2: 0.5 + 0.51 > 1
+  EXPECT_FALSE(detail::interior_dominant(a.data(), b.data(), c.data(), 4));
+  // The Pade closures (c[0] = 2, a[n-1] = 2 against b = 1) are boundary rows: allowed.
+  std::vector<double> pa{0, 0.25, 0.25, 2}, pb{1, 1, 1, 1}, pc{2, 0.25, 0.25, 0};
+  EXPECT_TRUE(detail::interior_dominant(pa.data(), pb.data(), pc.data(), 4));
+  pc[1] = 0.8;  // an interior row that is not
+  EXPECT_FALSE(detail::interior_dominant(pa.data(), pb.data(), pc.data(), 4));
   const double nan = std::numeric_limits<double>::quiet_NaN();
   std::vector<double> na{0, 0.25, 0.25}, nb{1, nan, 1}, nc{0.25, 0.25, 0};
-  EXPECT_FALSE(detail::diagonally_dominant(na.data(), nb.data(), nc.data(), 3));
-  EXPECT_TRUE(detail::diagonally_dominant<double>(nullptr, nullptr, nullptr, 0));
+  EXPECT_FALSE(detail::interior_dominant(na.data(), nb.data(), nc.data(), 3));
+  EXPECT_TRUE(detail::interior_dominant<double>(nullptr, nullptr, nullptr, 0));
+  EXPECT_TRUE(detail::interior_dominant(na.data(), nb.data(), nc.data(), 2));  // no interior
 }
 
 TEST(FactoredRoute, CudaHybridRefusals) {

@@ -129,8 +129,11 @@ TYPED_TEST(FactoredHybridCuda, AutomaticRoute) {
     EXPECT_EQ(automatic_choice<T>(varying<T>(300, 7), 300, false), FactoredAlgorithm::cuda_hybrid);
     EXPECT_EQ(automatic_choice<T>(fast(63), 63, false), FactoredAlgorithm::cuda_thread_thomas);
     EXPECT_EQ(automatic_choice<T>(fast(64), 64, true), FactoredAlgorithm::cuda_thread_thomas);
-    // The Pade closures are not diagonally dominant.
-    EXPECT_EQ(automatic_choice<T>(pade<T>(64), 64, false), FactoredAlgorithm::cuda_thread_thomas);
+    // The Pade closures are boundary rows (allowed); an interior row that is not dominant is not.
+    EXPECT_EQ(automatic_choice<T>(pade<T>(64), 64, false), FactoredAlgorithm::cuda_hybrid);
+    auto weak = fast(64);
+    weak.c[10] = T(0.9);
+    EXPECT_EQ(automatic_choice<T>(weak, 64, false), FactoredAlgorithm::cuda_thread_thomas);
   }
   {
     const ScopedEnv env("TRIAX_CUDA_FACTORED_ROUTE", "thomas");

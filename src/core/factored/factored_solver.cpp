@@ -353,7 +353,7 @@ class FactoredSolver<T>::Impl {
     facts.scaled = table.scaled;
     facts.n = problem_.n;
     if (!facts.cuda || !facts.automatic) return;  // (the environment is read for cuda only)
-    facts.dominant = detail::diagonally_dominant(a.data(), b.data(), c.data(), problem_.n);
+    facts.dominant = detail::interior_dominant(a.data(), b.data(), c.data(), problem_.n);
     if (detail::route_to_hybrid(facts, detail::factored_route_from_env())) {
       algorithm_ = FactoredAlgorithm::cuda_hybrid;
     }

@@ -42,14 +42,17 @@ inline FactoredRoute factored_route_from_env() {
 /// the register kernels already move d and x only, and 33..63 rows fit the staged kernel's tile.
 inline constexpr std::int64_t hybrid_min_rows = 64;
 
-/// Whether every row has |b| >= |a| + |c| (a[0], c[n-1] not part of the matrix). The hybrid's
-/// reduced system is solved by PCR without pivoting, whose error is bounded for such matrices;
-/// for others the stored Thomas factors (the same elimination the caller asked to factor) stay.
+/// Whether every interior row (1 .. n-2) has |b| >= |a| + |c|. The hybrid's reduced system is
+/// solved by PCR without pivoting, whose error is bounded for such matrices; for others the
+/// stored Thomas factors (the same elimination the caller asked to factor) stay. The first and
+/// last rows are free: compact schemes' closures are not dominant there (the Pade closure has
+/// c[0] = 2 against b[0] = 1), and the hybrid eliminates them as Thomas does, in the first and
+/// last chunks, whose pivots the clean factorisation (breakdown == 0) has already seen.
 template <class T>
-bool diagonally_dominant(const T* a, const T* b, const T* c, std::int64_t n) {
-  for (std::int64_t i = 0; i < n; ++i) {
-    const long double off = (i > 0 ? std::fabs(static_cast<long double>(a[i])) : 0.0L) +
-                            (i + 1 < n ? std::fabs(static_cast<long double>(c[i])) : 0.0L);
+bool interior_dominant(const T* a, const T* b, const T* c, std::int64_t n) {
+  for (std::int64_t i = 1; i + 1 < n; ++i) {
+    const long double off =
+        std::fabs(static_cast<long double>(a[i])) + std::fabs(static_cast<long double>(c[i]));
     if (!(std::fabs(static_cast<long double>(b[i])) >= off)) return false;
   }
   return true;
@@ -64,7 +67,7 @@ struct HybridRouteFacts {
   bool breakdown = false;  // factor_info() != 0
   bool scaled = false;     // the table scales d by a power of two
   std::int64_t n = 0;
-  bool dominant = false;
+  bool dominant = false;   // interior_dominant()
 };
 
 /// Whether an automatic cuda plan runs the hybrid. Never for what only the factored kernels
@@ -75,7 +78,7 @@ inline bool route_to_hybrid(const HybridRouteFacts& f, FactoredRoute route) {
   switch (route) {
     case FactoredRoute::thomas: return false;
     case FactoredRoute::hybrid: return true;
-    case FactoredRoute::automatic: return f.n >= hybrid_min_rows && f.dominant;
+    case FactoredRoute::automatic: return f.n >= hybrid_min_rows && f.dominant;  // interior rows
   }
   return false;
 }
