@@ -20,6 +20,10 @@ struct Row {
   // and global-memory variants, and the arithmetic-free bounds (bound_kernels.cuh).
   double cr_shared_ms = 0, cr_global_ms = 0, sweep_bound_ms = 0, tile_bound_ms = 0;
   std::int64_t cr_stored = 0;
+  // The algorithm the automatic plan ran (factored_ms), and cuda_thread_thomas forced: the
+  // factored kernels the automatic cuda plan ran before it could route to cuda_hybrid.
+  std::string algorithm;
+  double thread_thomas_ms = 0;
   double elements() const;
   double gbps() const;      // d read + x written by the factored solve
   double copy_gbps() const; // the in-run copy of the same array (read + write)

@@ -129,6 +129,12 @@ void rows_for(std::int64_t n, int dims, int reps, cudaStream_t stream, cusparseH
                         {.stream = stream});
     r.stored_rows = f.stored_rows();
     r.factored_ms = median_ms(stream, reps, [&] { f.solve(d, x); });
+    r.algorithm = std::string(to_string(f.algorithm()));
+    if (f.algorithm() != FactoredAlgorithm::cuda_thread_thomas) {
+      FactoredSolver<T> thread(Backend::cuda, a.data(), b.data(), c.data(), n, packed, axis,
+                               {.stream = stream}, FactoredAlgorithm::cuda_thread_thomas);
+      r.thread_thomas_ms = median_ms(stream, reps, [&] { thread.solve(d, x); });
+    }
     if (n <= triax::detail::cr_shared_max_n<T>()) {
       FactoredSolver<T> cr(Backend::cuda, a.data(), b.data(), c.data(), n, packed, axis,
                            {.stream = stream}, FactoredAlgorithm::cuda_block_cr_shared);

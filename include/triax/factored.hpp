@@ -76,8 +76,11 @@
 namespace triax {
 
 /// The algorithm of a factored plan (the plan's options.algorithm must stay automatic, as for
-/// triax::BlockSolver). `automatic` runs Thomas' factors (cpu_thomas, cuda_thread_thomas) until
-/// measurements say otherwise (docs/algorithms.md, "Factored and near-Toeplitz solves").
+/// triax::BlockSolver). `automatic` runs Thomas' factors (cpu_thomas, cuda_thread_thomas), except
+/// that on cuda one matrix of n >= 64 rows, diagonally dominant in rows 1 .. n-2, unchecked, with a
+/// clean unscaled factorisation runs cuda_hybrid (TRIAX_CUDA_FACTORED_ROUTE=thomas keeps cuda_thread_thomas,
+/// =hybrid takes cuda_hybrid for any such plan; docs/algorithms.md, "Factored and near-Toeplitz
+/// solves").
 enum class FactoredAlgorithm {
   automatic,
   cpu_thomas,            ///< the stored (compressed) Thomas factors, vectorised strips of systems
@@ -88,6 +91,10 @@ enum class FactoredAlgorithm {
                          ///< the systems in shared memory: n <= 12032 (float) / 6016 (double)
   cuda_block_cr_global,  ///< the same reduction working in global memory (x's rows, or a
                          ///< workspace for u += x): any n
+  // Appended (the values above stay).
+  cuda_hybrid,  ///< one matrix (no groups): triax::Solver's Thomas-PCR hybrid given the matrix
+                ///< broadcast to every system (d and x are the only arrays per system); checked
+                ///< mode, a breakdown or a scaled table run the cuda_thread_thomas kernels
 };
 
 /// The name of a factored algorithm, as written above (e.g. "cuda_block_cr_shared").

@@ -20,7 +20,7 @@ FactoredAlgorithm parse_algorithm(const std::string& name) {
   std::string names;
   for (auto a : {FactoredAlgorithm::automatic, FactoredAlgorithm::cpu_thomas, FactoredAlgorithm::cpu_cr,
                  FactoredAlgorithm::cuda_thread_thomas, FactoredAlgorithm::cuda_block_cr_shared,
-                 FactoredAlgorithm::cuda_block_cr_global}) {
+                 FactoredAlgorithm::cuda_block_cr_global, FactoredAlgorithm::cuda_hybrid}) {
     if (to_string(a) == name) return a;
     names += (names.empty() ? "" : ", ") + std::string(to_string(a));
   }

@@ -66,7 +66,8 @@ class FactoredSolver:
     that differ only along axes of extent 1 sharing one (at most 4096 groups;
     :attr:`group_count`). ``algorithm`` names the factored algorithm as the library's
     ``to_string(FactoredAlgorithm)`` does: ``"automatic"``, ``"cpu_thomas"``, ``"cpu_cr"``,
-    ``"cuda_thread_thomas"``, ``"cuda_block_cr_shared"``, ``"cuda_block_cr_global"``; ``d``
+    ``"cuda_thread_thomas"``, ``"cuda_block_cr_shared"``, ``"cuda_block_cr_global"``,
+    ``"cuda_hybrid"``; ``d``
     and ``out`` give the dtype, device, shape and strides of the right-hand sides and solutions
     the plan takes. Call it as ``plan(d, out=None)``; it returns what :func:`triax.solve`
     returns. A matrix whose factors converge (near-Toeplitz, e.g. compact finite differences) is

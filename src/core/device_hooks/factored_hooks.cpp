@@ -29,4 +29,18 @@ template std::unique_ptr<FactoredBackendPlan<float>> make_cuda_factored_cr_plan(
 template std::unique_ptr<FactoredBackendPlan<double>> make_cuda_factored_cr_plan(
     const Problem&, const Options&, const CrTable<double>&, bool);
 
+template <class T>
+std::unique_ptr<FactoredBackendPlan<T>> make_cuda_factored_hybrid_plan(const Problem&,
+                                                                       const Options&,
+                                                                       const FactorTable<T>&,
+                                                                       const FactoredMatrix<T>&) {
+  throw not_compiled(
+      "triax::FactoredSolver: the cuda backend was not compiled into this build (configure with "
+      "-DTRIAX_ENABLE_CUDA=ON on a machine with nvcc)");
+}
+template std::unique_ptr<FactoredBackendPlan<float>> make_cuda_factored_hybrid_plan(
+    const Problem&, const Options&, const FactorTable<float>&, const FactoredMatrix<float>&);
+template std::unique_ptr<FactoredBackendPlan<double>> make_cuda_factored_hybrid_plan(
+    const Problem&, const Options&, const FactorTable<double>&, const FactoredMatrix<double>&);
+
 }  // namespace triax::detail

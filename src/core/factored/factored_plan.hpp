@@ -56,6 +56,15 @@ std::unique_ptr<FactoredBackendPlan<T>> make_cuda_factored_plan(const Problem& p
                                                                 const Options& options,
                                                                 const FactorTable<T>& table);
 
+/// FactoredAlgorithm::cuda_hybrid: triax::Solver's cuda plan given the matrix m broadcast to
+/// every system (the Thomas factors' kernels where the hybrid cannot keep factored.hpp's
+/// contract: checked mode, a breakdown, a scaled table).
+template <class T>
+std::unique_ptr<FactoredBackendPlan<T>> make_cuda_factored_hybrid_plan(const Problem& problem,
+                                                                       const Options& options,
+                                                                       const FactorTable<T>& table,
+                                                                       const FactoredMatrix<T>& m);
+
 // Paper 004's cyclic reduction with precomputed coefficients (FactoredAlgorithm::cpu_cr,
 // cuda_block_cr_shared, cuda_block_cr_global).
 template <class T>

@@ -10,6 +10,7 @@
 #include "core/backend_plan.hpp"
 #include "core/factored/factored_plan.hpp"
 #include "core/factored/groups.hpp"
+#include "core/factored/route.hpp"
 #include "core/normalize.hpp"
 #include "core/plan_guards.hpp"
 #include "core/validate.hpp"
@@ -35,6 +36,7 @@ Backend backend_of(FactoredAlgorithm algorithm) {
     case FactoredAlgorithm::cuda_thread_thomas:
     case FactoredAlgorithm::cuda_block_cr_shared:
     case FactoredAlgorithm::cuda_block_cr_global:
+    case FactoredAlgorithm::cuda_hybrid:
       return Backend::cuda;
     case FactoredAlgorithm::automatic:
       break;
@@ -59,6 +61,7 @@ std::string_view to_string(FactoredAlgorithm algorithm) {
     case FactoredAlgorithm::cuda_thread_thomas: return "cuda_thread_thomas";
     case FactoredAlgorithm::cuda_block_cr_shared: return "cuda_block_cr_shared";
     case FactoredAlgorithm::cuda_block_cr_global: return "cuda_block_cr_global";
+    case FactoredAlgorithm::cuda_hybrid: return "cuda_hybrid";
   }
   return "unknown";
 }
@@ -85,6 +88,12 @@ class FactoredSolver<T>::Impl {
       : Impl(backend, layouts, axis, options, algorithm) {
     split_ = detail::split_groups(coefficients, layouts.d, layouts.x, axis, who);
     const std::int64_t n = layouts.d.extent(axis);
+    if (algorithm == FactoredAlgorithm::cuda_hybrid && split_.count > 1) {
+      // The hybrid reads one matrix broadcast to every system; groups keep the factored kernels.
+      throw invalid_argument(std::string(who) + ": algorithm = cuda_hybrid solves with one matrix, "
+                             "but the coefficients give " + std::to_string(split_.count) +
+                             " groups (use cuda_thread_thomas)");
+    }
     check_pointers(a, b, c, n);
     if (options.checked && backend == Backend::cuda && !split_.info_contiguous) {
       // The groups' info would have to be scattered in device memory; with the group dimensions
@@ -184,6 +193,7 @@ class FactoredSolver<T>::Impl {
   std::vector<int> info_scratch_;
   T unread_ = T(0);
   std::atomic<bool> busy_{false};
+  bool requested_automatic_ = false;  // the caller left the algorithm to the plan
 
  private:
   // What both constructors check and set up before the matrices: the layouts, options and
@@ -219,7 +229,8 @@ class FactoredSolver<T>::Impl {
     problem_ = detail::normalize(layouts_, axis);
     d_self_overlaps_ = detail::layout_self_overlaps(layouts.d);
     // Until measurements say otherwise, automatic runs the Thomas factors (the default before
-    // the CR algorithms existed).
+    // the CR algorithms existed); build() may route a cuda plan to the hybrid (route.hpp).
+    requested_automatic_ = algorithm == FactoredAlgorithm::automatic;
     if (algorithm == FactoredAlgorithm::automatic) {
       algorithm = backend == Backend::cpu    ? FactoredAlgorithm::cpu_thomas
                   : backend == Backend::cuda ? FactoredAlgorithm::cuda_thread_thomas
@@ -274,6 +285,10 @@ class FactoredSolver<T>::Impl {
         if (is_cr(algorithm_)) group.cr = detail::cr_matrix(ga.data(), gb.data(), gc.data(), n);
         groups_.push_back(std::move(group));
       }
+      if (split_.count == 1) {
+        gather(0);
+        route_one_matrix(ga, gb, gc);
+      }
       if (make_unified_plan(axis)) return;
       for (std::int64_t g = 0; g < split_.count; ++g) {
         gather(g);
@@ -326,6 +341,24 @@ class FactoredSolver<T>::Impl {
     return true;
   }
 
+  // An automatic cuda plan of one matrix takes cuda_hybrid where route.hpp says so.
+  void route_one_matrix(const std::vector<T>& a, const std::vector<T>& b, const std::vector<T>& c) {
+    const detail::FactorTable<T>& table = groups_.front().table;
+    detail::HybridRouteFacts facts;
+    facts.cuda = backend_ == Backend::cuda;
+    facts.automatic = requested_automatic_;
+    facts.groups = split_.count;
+    facts.checked = options_.checked;
+    facts.breakdown = table.breakdown != 0;
+    facts.scaled = table.scaled;
+    facts.n = problem_.n;
+    if (!facts.cuda || !facts.automatic) return;  // (the environment is read for cuda only)
+    facts.dominant = detail::interior_dominant(a.data(), b.data(), c.data(), problem_.n);
+    if (detail::route_to_hybrid(facts, detail::factored_route_from_env())) {
+      algorithm_ = FactoredAlgorithm::cuda_hybrid;
+    }
+  }
+
   std::unique_ptr<detail::FactoredBackendPlan<T>> make_plan(const Group& g, const std::vector<T>& a,
                                                             const std::vector<T>& b,
                                                             const std::vector<T>& c) const {
@@ -338,6 +371,10 @@ class FactoredSolver<T>::Impl {
                    ? detail::make_cpu_factored_cr_plan<T>(g.problem, options_, g.cr)
                    : detail::make_cpu_factored_plan<T>(g.problem, options_, g.table);
       case Backend::cuda:
+        if (algorithm_ == FactoredAlgorithm::cuda_hybrid) {
+          return detail::make_cuda_factored_hybrid_plan<T>(g.problem, options_, g.table,
+                                                           detail::FactoredMatrix<T>{a, b, c});
+        }
         return is_cr(algorithm_)
                    ? detail::make_cuda_factored_cr_plan<T>(
                          g.problem, options_, g.cr,

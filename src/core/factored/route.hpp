@@ -1,0 +1,86 @@
+#pragma once
+// Which kernels a cuda factored plan of one matrix runs: its own Thomas kernels (one thread per
+// system, reading the stored factors) or triax::Solver's Thomas-PCR hybrid given the matrix as
+// broadcast diagonals (stride 0 across systems). Header-only so that the CPU tests check the
+// decision without a device.
+//
+// Why the hybrid: a thread per system that sweeps n rows must park d' somewhere between its
+// forward and backward passes; past the register kernels (n > 32) that is shared memory (the
+// staged kernel, few systems a block) or global memory (4 arrays of traffic). The hybrid keeps a
+// system's chunks in registers across a block and moves only d and x, and its loading code
+// reaches ~95% of the copy on every axis with 5 arrays; with a, b, c broadcast they are a few
+// cached rows (docs/notes/2026-11-27-factfast.md).
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include "triax/errors.hpp"
+
+namespace triax::detail {
+
+/// TRIAX_CUDA_FACTORED_ROUTE: `thomas` keeps the factored kernels, `hybrid` takes the hybrid
+/// wherever it is allowed (any n, any matrix), unset or `auto` applies the rule below.
+enum class FactoredRoute { automatic, thomas, hybrid };
+
+inline FactoredRoute parse_factored_route(const char* value) {
+  if (value == nullptr) return FactoredRoute::automatic;
+  const std::string_view v(value);
+  if (v.empty() || v == "auto") return FactoredRoute::automatic;
+  if (v == "thomas") return FactoredRoute::thomas;
+  if (v == "hybrid") return FactoredRoute::hybrid;
+  throw invalid_argument("triax::FactoredSolver: TRIAX_CUDA_FACTORED_ROUTE = \"" + std::string(v) +
+                         "\" is not one of auto, thomas, hybrid");
+}
+
+inline FactoredRoute factored_route_from_env() {
+  return parse_factored_route(std::getenv("TRIAX_CUDA_FACTORED_ROUTE"));
+}
+
+/// Systems shorter than this keep the factored kernels under the automatic rule: up to 32 rows
+/// the register kernels already move d and x only, and 33..63 rows fit the staged kernel's tile.
+inline constexpr std::int64_t hybrid_min_rows = 64;
+
+/// Whether every interior row (1 .. n-2) has |b| >= |a| + |c|. The hybrid's reduced system is
+/// solved by PCR without pivoting, whose error is bounded for such matrices; for others the
+/// stored Thomas factors (the same elimination the caller asked to factor) stay. The first and
+/// last rows are free: compact schemes' closures are not dominant there (the Pade closure has
+/// c[0] = 2 against b[0] = 1), and the hybrid eliminates them as Thomas does, in the first and
+/// last chunks, whose pivots the clean factorisation (breakdown == 0) has already seen.
+template <class T>
+bool interior_dominant(const T* a, const T* b, const T* c, std::int64_t n) {
+  for (std::int64_t i = 1; i + 1 < n; ++i) {
+    const long double off =
+        std::fabs(static_cast<long double>(a[i])) + std::fabs(static_cast<long double>(c[i]));
+    if (!(std::fabs(static_cast<long double>(b[i])) >= off)) return false;
+  }
+  return true;
+}
+
+/// What the route decision looks at (one plan, after factoring).
+struct HybridRouteFacts {
+  bool cuda = false;       // the plan's backend is cuda
+  bool automatic = false;  // the caller asked for FactoredAlgorithm::automatic
+  std::int64_t groups = 1;
+  bool checked = false;
+  bool breakdown = false;  // factor_info() != 0
+  bool scaled = false;     // the table scales d by a power of two
+  std::int64_t n = 0;
+  bool dominant = false;   // interior_dominant()
+};
+
+/// Whether an automatic cuda plan runs the hybrid. Never for what only the factored kernels
+/// implement as factored.hpp specifies it: several groups (one matrix each), checked mode (info
+/// from the stored factors' d'), a breakdown (NaN in every x) or a scaled table.
+inline bool route_to_hybrid(const HybridRouteFacts& f, FactoredRoute route) {
+  if (!f.cuda || !f.automatic || f.groups != 1 || f.checked || f.breakdown || f.scaled) return false;
+  switch (route) {
+    case FactoredRoute::thomas: return false;
+    case FactoredRoute::hybrid: return true;
+    case FactoredRoute::automatic: return f.n >= hybrid_min_rows && f.dominant;  // interior rows
+  }
+  return false;
+}
+
+}  // namespace triax::detail

@@ -1,0 +1,104 @@
+// FactoredAlgorithm::cuda_hybrid: a factored plan of one matrix that solves with triax::Solver's
+// cuda plan (the Thomas-PCR hybrid where it applies), the matrix's diagonals held on the device
+// once and passed as broadcast operands (row stride 1, every batch stride 0). Each solve then
+// moves d and x; a, b, c are n values each that every block reads from the cache.
+//
+// What the hybrid does not implement as factored.hpp specifies it runs the factored Thomas
+// kernels instead (same plan, same algorithm() name): checked mode (info is defined by the
+// stored factors' d'), a factorisation that broke down (NaN in every x, info = k + 1) and a
+// scaled table (the exact power-of-two scaling of d).
+#include <cuda_runtime.h>
+
+#include <memory>
+
+#include "core/backend_plan.hpp"
+#include "core/factored/factored_plan.hpp"
+#include "cuda/cuda_check.hpp"
+#include "cuda/device_workspace.hpp"
+
+namespace triax::detail {
+namespace {
+
+/// The problem the general plan sees: d and x as given, a, b, c one row each at stride 1.
+Problem broadcast_coefficients(Problem p) {
+  for (int op : {op_a, op_b, op_c}) p.map[op] = OperandMap{0, 1, {}};
+  return p;
+}
+
+template <class T>
+class CudaFactoredHybridPlan final : public FactoredBackendPlan<T> {
+ public:
+  CudaFactoredHybridPlan(const Problem& p, const Options& o, const FactorTable<T>& table,
+                         const FactoredMatrix<T>& m)
+      : diagonals_(hybrid_allowed(p, o, table) ? 3 * pitch(m.b.size()) * sizeof(T) : 0) {
+    if (!hybrid_allowed(p, o, table)) {
+      thomas_ = make_cuda_factored_plan<T>(p, o, table);
+      return;
+    }
+    const std::size_t n = m.b.size();
+    T* base = static_cast<T*>(diagonals_.get());
+    a_ = base;
+    b_ = base + pitch(n);
+    c_ = base + 2 * pitch(n);
+    TRIAX_CUDA_CHECK(cudaMemcpy(base, m.a.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+    TRIAX_CUDA_CHECK(cudaMemcpy(base + pitch(n), m.b.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+    TRIAX_CUDA_CHECK(
+        cudaMemcpy(base + 2 * pitch(n), m.c.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+    Options general = o;
+    general.algorithm = Algorithm::automatic;  // the general plan's own choice: the hybrid
+    general_ = make_cuda_plan<T>(broadcast_coefficients(p), general);
+  }
+
+  void solve(const Problem& p, const FactoredOperands<T>& ops) override {
+    if (thomas_) {
+      thomas_->solve(p, ops);
+      return;
+    }
+    general_->solve(broadcast_coefficients(p),
+                    {a_, b_, c_, ops.d, ops.x, ops.accumulate, ops.info});
+  }
+  void clear_info(int* info, std::int64_t count) override {
+    if (thomas_) {
+      thomas_->clear_info(info, count);
+    } else {
+      general_->clear_info(info, count);
+    }
+  }
+  std::size_t workspace_bytes() const override {
+    return thomas_ ? thomas_->workspace_bytes()
+                   : diagonals_.bytes() + general_->workspace_bytes();
+  }
+
+ private:
+  // Each diagonal starts on a 256-byte boundary: the hybrid's vector loads along x take
+  // aligned rows (an unaligned operand sends axis 0 to another kernel).
+  static std::size_t pitch(std::size_t n) {
+    constexpr std::size_t per = 256 / sizeof(T);
+    return (n + per - 1) / per * per;
+  }
+  // (No systems or no rows: nothing reaches solve(), the factored plan only clears info.)
+  static bool hybrid_allowed(const Problem& p, const Options& o, const FactorTable<T>& table) {
+    return p.n > 0 && p.count > 0 && !o.checked && table.breakdown == 0 && !table.scaled;
+  }
+
+  cuda::DeviceWorkspace diagonals_;  // a, b, c: n values each (a[0], c[n-1] are 0)
+  const T* a_ = nullptr;
+  const T* b_ = nullptr;
+  const T* c_ = nullptr;
+  std::unique_ptr<BackendPlan<T>> general_;
+  std::unique_ptr<FactoredBackendPlan<T>> thomas_;
+};
+
+}  // namespace
+
+template <class T>
+std::unique_ptr<FactoredBackendPlan<T>> make_cuda_factored_hybrid_plan(
+    const Problem& p, const Options& o, const FactorTable<T>& table, const FactoredMatrix<T>& m) {
+  return std::make_unique<CudaFactoredHybridPlan<T>>(p, o, table, m);
+}
+template std::unique_ptr<FactoredBackendPlan<float>> make_cuda_factored_hybrid_plan(
+    const Problem&, const Options&, const FactorTable<float>&, const FactoredMatrix<float>&);
+template std::unique_ptr<FactoredBackendPlan<double>> make_cuda_factored_hybrid_plan(
+    const Problem&, const Options&, const FactorTable<double>&, const FactoredMatrix<double>&);
+
+}  // namespace triax::detail
