@@ -6,7 +6,8 @@
 // comes out must be the system's solution, as a direct Thomas solve gives it, including where a
 // tile's equations are scaled by a large power of two (each tile equation carries its own
 // scale) and where trailing tiles are identities (chunks past the end of the system). And how a
-// block's warps take its tiles along axes >= 1 (warp_tile): each chunk exactly once.
+// block's warps take its tiles along axes >= 1 (warp_tile): each chunk exactly once; and which
+// block the long path takes there (long_axes_block, long_block.hpp).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -14,6 +15,7 @@
 #include <random>
 #include <vector>
 
+#include "cuda/scalar/block/long_block.hpp"
 #include "cuda/scalar/block/long_tile.hpp"
 
 namespace {
@@ -144,7 +146,8 @@ TEST(LongPathTiles, ReducedRows) {
 TEST(LongPathTiles, WarpsCoverTheBlocksTilesAlongHigherAxes) {
   using triax::detail::cuda::warp_tile;
   for (int S : {1, 2, 4, 8, 16}) {
-    for (int P : {32, 64, 128, 256, 512}) {
+    for (int P : {32, 64, 96, 128, 256, 512}) {
+      if (S * P > 512) continue;  // no such block (long_block_valid)
       const int warps = S * P / long_path_tile_chunks;
       std::vector<int> seen(static_cast<std::size_t>(S * P), 0);
       for (int w = 0; w < warps; ++w) {
@@ -163,6 +166,63 @@ TEST(LongPathTiles, WarpsCoverTheBlocksTilesAlongHigherAxes) {
                               << i % P;
       }
     }
+  }
+}
+
+// The long path's block along axes >= 1 (long_axes_block, long_block.hpp; hybrid.cu takes it):
+// float rows in whole 32-byte sectors per block (S 4 bytes >= 32) in blocks of 256 threads, double
+// round 1's block (P = 128, S = 4: 32-byte runs already); the switch's block where the tiles take
+// it; round 1's where the grid's y cannot hold the tiles of the default or the switch's block.
+// Whatever comes out, each warp takes one whole tile (warp_tile, checked above for these shapes).
+TEST(LongPathTiles, BlockAlongHigherAxes) {
+  using triax::detail::cuda::long_axes_block;
+  using triax::detail::cuda::long_block_fits;
+  using triax::detail::cuda::long_block_round1;
+  using triax::detail::cuda::long_block_valid;
+  using triax::detail::cuda::LongBlock;
+  const LongBlock none{0, 0};
+  // Float, 16-row chunks: the default up to 65535 x 32 x 16 rows, then round 1's.
+  for (std::int64_t n : {4097LL, 1000000LL, 4000000LL, 65535LL * 512}) {
+    const LongBlock b = long_axes_block(4, n, 16, none);
+    EXPECT_EQ(b.P, 32) << n;
+    EXPECT_EQ(b.S, 8) << n;
+    EXPECT_GE(b.S * 4, 32) << "float rows in whole 32-byte sectors, n " << n;
+    EXPECT_LE(b.S * b.P, 256) << "two blocks per SM at up to 128 registers, n " << n;
+  }
+  for (std::int64_t n : {65535LL * 512 + 1, 100000000LL}) {
+    const LongBlock b = long_axes_block(4, n, 16, none);
+    EXPECT_EQ(b.P, long_block_round1.P) << n;
+    EXPECT_EQ(b.S, long_block_round1.S) << n;
+  }
+  EXPECT_TRUE(long_block_fits(long_block_round1, 65535LL * 2048, 16));
+  EXPECT_FALSE(long_block_fits(long_block_round1, 65535LL * 2048 + 1, 16));
+  // Double, 8-row chunks: round 1's block.
+  for (std::int64_t n : {2049LL, 1000000LL}) {
+    const LongBlock b = long_axes_block(8, n, 8, none);
+    EXPECT_EQ(b.P, 128);
+    EXPECT_EQ(b.S, 4);
+  }
+  // The switch: taken where valid and within the grid, in either precision.
+  for (const LongBlock w : {LongBlock{128, 4}, LongBlock{64, 8}, LongBlock{32, 16},
+                            LongBlock{32, 4}, LongBlock{512, 1}}) {
+    ASSERT_TRUE(long_block_valid(w)) << w.P << "," << w.S;
+    for (int bytes : {4, 8}) {
+      const LongBlock b = long_axes_block(bytes, 1000000, bytes == 4 ? 16 : 8, w);
+      EXPECT_EQ(b.P, w.P);
+      EXPECT_EQ(b.S, w.S);
+    }
+  }
+  // ... and round 1's where its tiles would not fit along y.
+  const LongBlock far = long_axes_block(4, 65535LL * 1024 + 1, 16, LongBlock{64, 8});
+  EXPECT_EQ(far.P, 128);
+  EXPECT_EQ(far.S, 4);
+  // Blocks the tiles cannot take: ignored (the default rule).
+  for (const LongBlock w : {LongBlock{16, 32}, LongBlock{48, 8}, LongBlock{64, 16},
+                            LongBlock{32, 0}, LongBlock{-32, 8}}) {
+    EXPECT_FALSE(long_block_valid(w)) << w.P << "," << w.S;
+    const LongBlock b = long_axes_block(4, 1000000, 16, w);
+    EXPECT_EQ(b.P, 32);
+    EXPECT_EQ(b.S, 8);
   }
 }
 

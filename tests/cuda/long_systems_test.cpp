@@ -9,12 +9,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <limits>
 #include <string>
 #include <vector>
 
 #include "core/normalize.hpp"
 #include "cuda/scalar/block/hybrid.hpp"
+#include "cuda/scalar/block/long_block.hpp"
 #include "scaled_systems.hpp"
 
 namespace triax::test {
@@ -37,7 +39,8 @@ template <class T>
 constexpr std::int64_t tile_rows = 32 * (sizeof(T) == 4 ? 16 : 8);
 
 /// Extents of a few systems of n rows along `axis`: 3 systems along axes 0 and 1, 3 x 2 along
-/// axis 2 (a batch of two dimensions, the rows S = 4 systems per block leave partly empty).
+/// axis 2 (a batch of two dimensions, the rows of S = 4 or 8 systems per block leave partly
+/// empty).
 inline std::vector<std::int64_t> long_extents(std::int64_t n, int axis) {
   if (axis == 0) return {n, 3};
   if (axis == 1) return {3, n};
@@ -60,6 +63,20 @@ void expect_tiled_long_path(const OperandLayouts& layouts, int axis) {
     ASSERT_EQ(cfg.map, detail::cuda::Mapping::system_fastest);
   }
   ASSERT_EQ(cfg.P % 32, 0);
+  if (axis == 0) return;
+  // Along axes >= 1 a block long_block.hpp allows; float by default (no
+  // TRIAX_CUDA_HYBRID_LONG_AXES) rows in whole 32-byte sectors per block and blocks of 256
+  // threads (two per SM), double round 1's.
+  ASSERT_TRUE(detail::cuda::long_block_valid({cfg.P, cfg.S})) << cfg.P << "," << cfg.S;
+  if (std::getenv("TRIAX_CUDA_HYBRID_LONG_AXES") != nullptr) return;
+  const detail::cuda::LongBlock want =
+      detail::cuda::long_axes_block(static_cast<int>(sizeof(T)), n, cfg.M, {0, 0});
+  ASSERT_EQ(cfg.P, want.P);
+  ASSERT_EQ(cfg.S, want.S);
+  if (sizeof(T) == 4) {
+    ASSERT_GE(cfg.S * static_cast<int>(sizeof(T)), 32);
+    ASSERT_LE(cfg.S * cfg.P, 256);
+  }
 }
 template <class T>
 void expect_tiled_long_path(const Layout& layout, int axis) {
@@ -110,8 +127,9 @@ TYPED_TEST(CudaLongSystems, FewSystemsAlongBothAxes) {
 
 // Few long systems along axes >= 1, where a tile's 32 chunks lie across the block's warps:
 // odd lengths (a partial last tile and block), system counts that leave a block's last systems
-// empty (S = 4 systems per block), 3-D and 4-D arrays, ghost layers on every operand and x laid
-// out apart from the inputs. Every mode; quick mode one layout in increment mode.
+// empty (S = 8 systems per block in float, 4 in double), 3-D and 4-D arrays, ghost layers on
+// every operand and x laid out apart from the inputs. Every mode; quick mode one layout in
+// increment mode.
 TYPED_TEST(CudaLongSystems, FewSystemsAlongAxesAboveZero) {
   using T = TypeParam;
   struct Case {

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "cuda/scalar/block/hybrid_kernel.cuh"
+#include "cuda/scalar/block/long_block.hpp"
 #include "cuda/scalar/block/pipelined_kernel.cuh"
 #include "cuda/scalar/block/staged_kernel.cuh"
 #include "cuda/cuda_check.hpp"
@@ -146,6 +147,28 @@ struct LongSplit {
 bool long_tiles_on() {
   static const bool on = env_switch("TRIAX_CUDA_HYBRID_LONG_TILES") != 0;
   return on;
+}
+
+/// The long path's block along axes >= 1 (long_block.hpp) asked for by
+/// TRIAX_CUDA_HYBRID_LONG_AXES=P,S (e.g. 128,4: round 1's), or {0, 0} for the default rule: a
+/// tuning aid for comparisons on the device. Read once per process, like long_tiles_on (a plan's
+/// workspace is sized by the block when made); a value the tiles cannot take is said once and
+/// ignored.
+LongBlock long_axes_wanted() {
+  static const LongBlock wanted = [] {
+    const char* v = std::getenv("TRIAX_CUDA_HYBRID_LONG_AXES");
+    LongBlock b{0, 0};
+    if (v == nullptr) return b;
+    if (std::sscanf(v, "%d,%d", &b.P, &b.S) != 2 || !long_block_valid(b)) {
+      std::fprintf(stderr,
+                   "triax: TRIAX_CUDA_HYBRID_LONG_AXES=%s ignored (P,S: P a multiple of 32, "
+                   "S P <= 512)\n",
+                   v);
+      return LongBlock{0, 0};
+    }
+    return b;
+  }();
+  return wanted;
 }
 
 template <class T>
@@ -598,11 +621,13 @@ bool choose(const Problem& p, HybridFamily family, Allowed allowed, HybridConfig
   const std::int64_t chunks = (n + cfg.M - 1) / cfg.M;
   if (family == HybridFamily::warp && chunks > 32) return false;
   int P = chunks <= 32 ? next_pow2(chunks) : static_cast<int>((chunks + 31) / 32 * 32);
-  if (P > max_p) {  // long path (block family only)
+  const bool long_path = P > max_p;
+  if (long_path) {  // block family only
     cfg.M = long_path_chunk<T>;
-    P = 128;
-    // Its tiles of P chunks run along the grid's y dimension (at most 65535).
-    if ((n + std::int64_t(cfg.M) * P - 1) / (std::int64_t(cfg.M) * P) > 65535) return false;
+    P = long_block_round1.P;
+    // Its tiles of P chunks run along the grid's y dimension (at most 65535); round 1's block
+    // reaches furthest (along axes >= 1 a smaller one may be taken below, long_block.hpp).
+    if (!long_block_fits(long_block_round1, n, cfg.M)) return false;
   }
   cfg.P = P;
   cfg.C = 1;
@@ -614,6 +639,14 @@ bool choose(const Problem& p, HybridFamily family, Allowed allowed, HybridConfig
     while (cfg.S * P % 32 != 0) ++cfg.S;
   } else {
     cfg.S = systems_per_block<T>(P);
+    if (long_path) {
+      // Float rows in whole 32-byte sectors per block and two blocks per SM (long_block.hpp).
+      // The staged, clustered and pipelined choices below are for fused sizes only.
+      const LongBlock b =
+          long_axes_block(static_cast<int>(sizeof(T)), n, cfg.M, long_axes_wanted());
+      cfg.P = P = b.P;
+      cfg.S = b.S;
+    }
     // Staged (a, b, c in shared memory; block family): rows read in runs of 32-64 bytes where
     // the register kernel affords 16-32. Measured on the H100 (docs/algorithms.md, "Staged
     // coefficients"), in float only: for 256 < n <= 512 with 512-thread blocks (16 systems, two
