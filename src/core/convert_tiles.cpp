@@ -9,6 +9,10 @@ namespace triax::detail {
 
 namespace {
 
+struct Dim {
+  std::int64_t extent, src, dst;
+};
+
 int pow2_at_least(std::int64_t x, int cap) {
   int p = 1;
   while (p < x && p < cap) p *= 2;
@@ -69,21 +73,15 @@ void plan_runs(ConvertTiles& t) {
   t.run_offsets32 = std::max(span(t.src), span(t.dst)) < (std::int64_t(1) << 31);
 }
 
-}  // namespace
-
-ConvertTiles plan_convert_tiles(const Layout& from, const Layout& to) {
-  struct Dim {
-    std::int64_t extent, src, dst;
-  };
-  std::vector<Dim> dims;
-  for (int k = 0; k < from.rank(); ++k) {
-    if (from.extent(k) > 1) dims.push_back({from.extent(k), from.stride(k), to.stride(k)});
-  }
+// Dimensions sorted by destination stride (then source), each merged into the one before where
+// both sides continue it.
+std::vector<Dim> merge_dims(std::vector<Dim> dims) {
   std::stable_sort(dims.begin(), dims.end(), [](const Dim& x, const Dim& y) {
     return x.dst != y.dst ? x.dst < y.dst : x.src < y.src;
   });
   std::vector<Dim> merged;
   for (const Dim& d : dims) {
+    if (d.extent <= 1) continue;
     if (!merged.empty() && d.src == merged.back().src * merged.back().extent &&
         d.dst == merged.back().dst * merged.back().extent) {
       merged.back().extent *= d.extent;
@@ -91,8 +89,41 @@ ConvertTiles plan_convert_tiles(const Layout& from, const Layout& to) {
     }
     merged.push_back(d);
   }
+  return merged;
+}
+
+// Groups of `widen` elements as one element (see convert_tiles.hpp): dimension 0 contiguous on
+// both sides and a multiple of widen long, every other stride a multiple of widen. Dimension 0
+// of one wide element drops out and the rest merges again.
+bool widen_dims(std::vector<Dim>& merged, int widen) {
+  if (widen <= 1 || merged.empty() || merged[0].src != 1 || merged[0].dst != 1 ||
+      merged[0].extent % widen != 0) {
+    return false;
+  }
+  for (std::size_t k = 1; k < merged.size(); ++k) {
+    if (merged[k].src % widen != 0 || merged[k].dst % widen != 0) return false;
+  }
+  merged[0].extent /= widen;
+  for (std::size_t k = 1; k < merged.size(); ++k) {
+    merged[k].src /= widen;
+    merged[k].dst /= widen;
+  }
+  merged = merge_dims(merged);
+  return true;
+}
+
+}  // namespace
+
+ConvertTiles plan_convert_tiles(const Layout& from, const Layout& to, int widen) {
+  std::vector<Dim> dims;
+  for (int k = 0; k < from.rank(); ++k) {
+    if (from.extent(k) > 1) dims.push_back({from.extent(k), from.stride(k), to.stride(k)});
+  }
+  std::vector<Dim> merged = merge_dims(dims);
+  const bool widened = widen_dims(merged, widen);
   if (merged.empty()) merged.push_back({1, 0, 0});
   ConvertTiles t;
+  t.widen = widened ? widen : 1;
   t.rank = static_cast<int>(merged.size());
   for (int k = 0; k < t.rank; ++k) {
     t.extent[k] = merged[k].extent;

@@ -123,9 +123,30 @@ std::vector<std::pair<std::int64_t, std::int64_t>> replay(const ConvertTiles& t)
   return moves;
 }
 
+// The plan's moves in single elements: a widened plan (gpuconv2) moves groups of t.widen
+// consecutive elements, its offsets counting groups.
+std::vector<std::pair<std::int64_t, std::int64_t>> replay_elements(const ConvertTiles& t) {
+  const auto wide = replay(t);
+  if (t.widen == 1) return wide;
+  std::vector<std::pair<std::int64_t, std::int64_t>> moves;
+  for (const auto& [d, s] : wide) {
+    for (int j = 0; j < t.widen; ++j) moves.push_back({d * t.widen + j, s * t.widen + j});
+  }
+  return moves;
+}
+
+// Every plan the device may run: single elements, and pairs (float, where the layouts allow).
+void expect_replay_matches(const Layout& from, const Layout& to, int widen);
 void expect_replay_matches(const Layout& from, const Layout& to) {
-  const ConvertTiles t = detail::plan_convert_tiles(from, to);
-  auto got = replay(t);
+  expect_replay_matches(from, to, 1);
+  expect_replay_matches(from, to, 2);
+}
+
+void expect_replay_matches(const Layout& from, const Layout& to, int widen) {
+  SCOPED_TRACE(testing::Message() << "widen " << widen);
+  const ConvertTiles t = detail::plan_convert_tiles(from, to, widen);
+  ASSERT_TRUE(t.widen == 1 || t.widen == widen);
+  auto got = replay_elements(t);
   std::vector<std::pair<std::int64_t, std::int64_t>> want;
   std::vector<std::int64_t> idx(from.rank(), 0);
   if (from.size() > 0) {
@@ -348,6 +369,42 @@ TEST(ConvertTiles, RunsShapesOfTheGpuTest) {
   EXPECT_TRUE(t.runs);
   expect_replay_matches(strided, Layout::packed({5, 20, 30}));
   expect_replay_matches(Layout::packed({5, 20, 30}), strided);
+}
+
+}  // namespace
+}  // namespace triax
+
+namespace triax {
+namespace {
+
+// Pairs (gpuconv2): array of blocks <-> interleaved moves float pairs as one element where the
+// run (M^2 entries, or M for vectors) is even; an odd run or an odd stride keeps single
+// elements. A vector of M = 2 is one pair: its dimension drops out and the plan transposes pairs.
+TEST(ConvertTiles, PairsWherePlansAllow) {
+  const std::vector<std::int64_t> e = {128, 4096};
+  for (int m = 1; m <= 8; ++m) {
+    const BlockLayouts aob = BlockLayouts::array_of_blocks(m, e);
+    const BlockLayouts il = BlockLayouts::interleaved(m, e, 0);
+    SCOPED_TRACE(m);
+    const ConvertTiles a = detail::plan_convert_tiles(aob.a, il.a, 2);
+    const ConvertTiles d = detail::plan_convert_tiles(il.d, aob.d, 2);
+    EXPECT_EQ(a.widen, m % 2 == 0 ? 2 : 1);
+    EXPECT_EQ(d.widen, m % 2 == 0 ? 2 : 1);
+    if (m % 2 == 0) {
+      EXPECT_TRUE(a.runs);
+      EXPECT_EQ(a.extent[0], m * m / 2);
+      EXPECT_TRUE(m == 2 ? d.tiled : d.runs);
+    }
+  }
+  // Odd strides: single elements.
+  const Layout odd = Layout::padded({4, 30, 5}, {5, 30, 5}, {0, 0, 0});
+  EXPECT_EQ(detail::plan_convert_tiles(odd, layouts::ordered({4, 30, 5}, {0, 2, 1}), 2).widen, 1);
+  expect_replay_matches(odd, layouts::ordered({4, 30, 5}, {0, 2, 1}));
+  // Even strides with an odd first element: the plan widens, the device checks the pointers.
+  const Layout shifted = Layout::padded({4, 30, 5}, {6, 30, 5}, {1, 0, 0});
+  EXPECT_EQ(detail::plan_convert_tiles(shifted, layouts::ordered({4, 30, 5}, {0, 2, 1}), 2).widen,
+            2);
+  expect_replay_matches(shifted, layouts::ordered({4, 30, 5}, {0, 2, 1}));
 }
 
 }  // namespace

@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 
 #include "core/convert_tiles.hpp"
 #include "core/device_convert.hpp"
@@ -319,14 +320,9 @@ void launch_narrow(const ConvertTiles& d, const T* src, T* dst, cudaStream_t s) 
   go(transpose_narrow<T, Simple, 32, 64>, 32);  // 33..63: the usual shape, linear orders
 }
 
-}  // namespace
-
+// Runs plan d (offsets relative to src and dst, the layouts' first elements) with elements of T.
 template <class T>
-void device_convert(const Layout& from, const T* src, const Layout& to, T* dst, void* stream) {
-  const ConvertTiles d = plan_convert_tiles(from, to);
-  const auto s = static_cast<cudaStream_t>(stream);
-  src += from.offset();
-  dst += to.offset();
+void run_plan(const ConvertTiles& d, const T* src, T* dst, cudaStream_t s) {
   if (d.tiled && (d.size_a < tile_a || d.size_b < tile_b)) {
     const bool simple = d.a.count == 1 && d.b.count == 1;
     simple ? launch_narrow<T, true>(d, src, dst, s) : launch_narrow<T, false>(d, src, dst, s);
@@ -374,6 +370,41 @@ void device_convert(const Layout& from, const T* src, const Layout& to, T* dst, 
   const std::int64_t chunks = (d.extent[0] + row_threads - 1) / row_threads;
   cuda::launch_kernel(copy_rows<T>, clamp_grid(chunks * outer, std::int64_t(1) << 30), row_threads,
                       0, s, d, src, dst, chunks, chunks * outer);
+}
+
+/// TRIAX_CUDA_CONVERT_V2=0 keeps float conversions on single elements (round 1, gpuconv) for
+/// comparing the two in the benches; read once.
+bool wide_floats() {
+  static const bool on = [] {
+    const char* v = std::getenv("TRIAX_CUDA_CONVERT_V2");
+    return v == nullptr || v[0] != '0';
+  }();
+  return on;
+}
+
+bool aligned8(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 8 == 0; }
+
+}  // namespace
+
+template <class T>
+void device_convert(const Layout& from, const T* src, const Layout& to, T* dst, void* stream) {
+  const auto s = static_cast<cudaStream_t>(stream);
+  src += from.offset();
+  dst += to.offset();
+  if constexpr (sizeof(T) == 4) {
+    // Float pairs as one 8-byte element where both sides hold them contiguous and aligned
+    // (convert_tiles.hpp, "Wide elements"). They run on the double kernels: those only load and
+    // store their elements (no arithmetic, no conversion), so every pair keeps its bits.
+    if (wide_floats() && aligned8(src) && aligned8(dst)) {
+      const ConvertTiles d = plan_convert_tiles(from, to, 2);
+      if (d.widen == 2) {
+        return run_plan(d, reinterpret_cast<const double*>(src), reinterpret_cast<double*>(dst),
+                        s);
+      }
+      return run_plan(d, src, dst, s);
+    }
+  }
+  run_plan(plan_convert_tiles(from, to), src, dst, s);
 }
 
 template void device_convert(const Layout&, const float*, const Layout&, float*, void*);
