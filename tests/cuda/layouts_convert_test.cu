@@ -112,6 +112,27 @@ TYPED_TEST(CudaConvert, RunsTransposed) {
   }
 }
 
+// Float pairs as one 8-byte element (gpuconv2): even runs moved as pairs (runs plan, and a run
+// of one pair transposed by the tile kernels), an odd first element (even strides: the plan
+// widens, the pointer is misaligned, so single elements), odd strides, and row copies. Double
+// takes the same shapes on single elements.
+TYPED_TEST(CudaConvert, PairsAlignedAndShifted) {
+  if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
+  for (const std::int64_t w : {2, 4, 6, 16, 64, 130}) {
+    SCOPED_TRACE(w);
+    expect_device_convert<TypeParam>(layouts::ordered({w, 97, 41}, {0, 1, 2}),
+                                     layouts::ordered({w, 97, 41}, {0, 2, 1}));
+    expect_device_convert<TypeParam>(layouts::ordered({w, 97, 41}, {0, 2, 1}),
+                                     layouts::ordered({w, 97, 41}, {0, 1, 2}));
+    expect_device_convert<TypeParam>(Layout::padded({w, 97, 41}, {w + 2, 97, 41}, {1, 0, 0}),
+                                     layouts::ordered({w, 97, 41}, {0, 2, 1}));
+    expect_device_convert<TypeParam>(layouts::ordered({w, 97, 41}, {0, 2, 1}),
+                                     Layout::padded({w, 97, 41}, {w + 1, 97, 41}, {0, 0, 0}));
+    expect_device_convert<TypeParam>(Layout::padded({w, 97, 41}, {w, 99, 41}, {0, 1, 0}),
+                                     Layout::packed({w, 97, 41}));
+  }
+}
+
 TEST(CudaConvertChecks, HostPointersRejected) {
   if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
   std::vector<float> a(16), b(16);
