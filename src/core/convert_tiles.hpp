@@ -35,6 +35,14 @@
 // multiples of widen. The float runs tiles then hold the bytes in flight of the double ones:
 // 8 loads of 8 bytes a thread instead of 4 (round 1 measured float at 79-80% of the copy
 // against double's 81-91% on the same plan). The caller checks the pointers' alignment.
+//
+// Pair tiles (gpuconv2): a float transpose whose source is contiguous along B and destination
+// along A (Flat <-> Full-Interleaved; structure of arrays <-> array of blocks, M^2 entries on the
+// narrow side), both extents even and every other stride even: each thread loads a 2 x 2 corner
+// as two 8-byte pairs along B and stores pairs along A, 4096 floats a tile, 8 loads of 8 bytes a
+// thread (64 bytes in flight, as double) where the float tiles move 4 bytes a load. Shared
+// memory holds the tile by pairs of A rows, (pa, pb) at (pa / 2) pair_pitch + 2 pb + pa % 2, so
+// that a store's pair (pa, pa + 1) at pb is one 8-byte word.
 #include <cstdint>
 
 #include "core/problem.hpp"  // TRIAX_HOST_DEVICE
@@ -47,6 +55,8 @@ inline constexpr int convert_tile_b = 64;        // B positions per tile (two wa
 inline constexpr int convert_run_max = 128;      // longest run that the runs plan takes
 inline constexpr int convert_run_tile = 2048;    // elements per runs tile (8 per thread)
 inline constexpr int convert_run_buffer = 3072;  // shared-memory elements of a runs tile, padded
+inline constexpr int convert_pair_tile = 4096;    // floats per pair tile (8 pairs per thread)
+inline constexpr int convert_pair_buffer = 6144;  // shared-memory floats of a pair tile, padded
 
 struct ConvertGroup {
   int count = 0;
@@ -65,6 +75,10 @@ struct ConvertTiles {
   int run_ta = 0, run_tb = 0, run_pitch = 0;
   bool run_offsets32 = false;  // every offset inside a runs tile, either side, below 2^31
   int widen = 1;  // elements per planned element: offsets and strides count groups of these
+  // pair tiles (tiled, widen requested, see above): tile extents (powers of two, product
+  // convert_pair_tile) and the shared-memory floats per pair of A rows.
+  bool pairs = false;
+  int pair_ta = 0, pair_tb = 0, pair_pitch = 0;
 };
 
 /// The plan of a conversion of `from` into `to` (same rank and extents, already checked). With
