@@ -50,11 +50,11 @@
 
 namespace triax::detail {
 
-inline constexpr int convert_tile_a = 32;        // A positions per tile (one warp's store run)
-inline constexpr int convert_tile_b = 64;        // B positions per tile (two warps' load runs)
-inline constexpr int convert_run_max = 128;      // longest run that the runs plan takes
-inline constexpr int convert_run_tile = 2048;    // elements per runs tile (8 per thread)
-inline constexpr int convert_run_buffer = 3072;  // shared-memory elements of a runs tile, padded
+inline constexpr int convert_tile_a = 32;         // A positions per tile (one warp's store run)
+inline constexpr int convert_tile_b = 64;         // B positions per tile (two warps' load runs)
+inline constexpr int convert_run_max = 128;       // longest run that the runs plan takes
+inline constexpr int convert_run_tile = 2048;     // elements per runs tile (8 per thread)
+inline constexpr int convert_run_buffer = 3072;   // shared-memory elements of a runs tile, padded
 inline constexpr int convert_pair_tile = 4096;    // floats per pair tile (8 pairs per thread)
 inline constexpr int convert_pair_buffer = 6144;  // shared-memory floats of a pair tile, padded
 

@@ -77,7 +77,8 @@ void replay_runs(const ConvertTiles& t, std::vector<std::pair<std::int64_t, std:
 // transpose_pairs, thread by thread: every 2 x 2 corner a load takes (both 8-byte loads at even
 // offsets), the buffer slots its two 8-byte stores fill, and every pair a store reads (an even
 // slot, both written by the tile's loads) and where it goes (an even offset).
-void replay_pairs(const ConvertTiles& t, std::vector<std::pair<std::int64_t, std::int64_t>>& moves) {
+void replay_pairs(const ConvertTiles& t,
+                  std::vector<std::pair<std::int64_t, std::int64_t>>& moves) {
   constexpr int threads = 256, corners = detail::convert_pair_tile / 4 / threads;
   ASSERT_EQ(t.pair_ta * t.pair_tb, detail::convert_pair_tile);
   ASSERT_LE(t.pair_ta / 2 * t.pair_pitch, detail::convert_pair_buffer);

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "support/device_runner.hpp"
+#include "triax/block.hpp"
 #include "triax/layouts.hpp"
 
 namespace triax::test {
@@ -130,6 +131,37 @@ TYPED_TEST(CudaConvert, PairsAlignedAndShifted) {
                                      Layout::padded({w, 97, 41}, {w + 1, 97, 41}, {0, 0, 0}));
     expect_device_convert<TypeParam>(Layout::padded({w, 97, 41}, {w, 99, 41}, {0, 1, 0}),
                                      Layout::packed({w, 97, 41}));
+  }
+}
+
+// Pair tiles (gpuconv2, float; double takes the same shapes on its own tiles): Flat <->
+// Full-Interleaved at even sizes (64 x 64 tiles, partial ones) and odd (the float tiles),
+// structure of arrays <-> array of blocks at even M on an even grid (narrow tiles of either
+// side, M = 6 and 8 on 64 x 64), ghost layers (even and odd offsets).
+TYPED_TEST(CudaConvert, PairTiles) {
+  if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
+  const char* q = std::getenv("TRIAX_TEST_QUICK");
+  const bool quick = q && *q && std::string(q) != "0";
+  const std::int64_t big = quick ? 1030 : 4098;
+  for (const std::int64_t n : {2, 64, 100, 129}) {
+    for (const std::int64_t b : {std::int64_t(2), std::int64_t(130), big}) {
+      SCOPED_TRACE(testing::Message() << n << " x " << b);
+      expect_device_convert<TypeParam>(layouts::flat(n, b), layouts::interleaved(n, b));
+      expect_device_convert<TypeParam>(layouts::interleaved(n, b), layouts::flat(n, b));
+    }
+  }
+  const std::vector<std::int64_t> e = {quick ? 30 : 126, 34};
+  for (int m : {2, 3, 4, 6, 8}) {
+    SCOPED_TRACE(m);
+    const BlockLayouts soa = BlockLayouts::structure_of_arrays(m, e);
+    const BlockLayouts aob = BlockLayouts::array_of_blocks(m, e);
+    const BlockLayouts ghost =
+        BlockLayouts::structure_of_arrays(m, e, {e[0] + 2, e[1] + 1}, {1, 0});
+    for (const auto& [from, to] :
+         {std::pair{soa, aob}, std::pair{aob, soa}, std::pair{ghost, aob}, std::pair{aob, ghost}}) {
+      expect_device_convert<TypeParam>(from.a, to.a);
+      expect_device_convert<TypeParam>(from.d, to.d);
+    }
   }
 }
 

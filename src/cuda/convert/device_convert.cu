@@ -458,8 +458,7 @@ void device_convert(const Layout& from, const T* src, const Layout& to, T* dst, 
     if (wide_floats() && aligned8(src) && aligned8(dst)) {
       const ConvertTiles d = plan_convert_tiles(from, to, 2);
       if (d.widen == 2) {
-        return run_plan(d, reinterpret_cast<const double*>(src), reinterpret_cast<double*>(dst),
-                        s);
+        return run_plan(d, reinterpret_cast<const double*>(src), reinterpret_cast<double*>(dst), s);
       }
       if (d.pairs) {
         const dim3 grid(
