@@ -11,7 +11,11 @@
 // - runs (short rows whose next dimension differs on the two sides: array of blocks <->
 //   interleaved, runs of M^2 or M elements): the rows as wide elements, transposed through
 //   shared memory (transpose_runs), so that both sides move whole sectors;
-// - narrow tiles (a tiled plan with a group under a tile side: transpose_narrow).
+// - narrow tiles (a tiled plan with a group under a tile side: transpose_narrow);
+// - float only (gpuconv2): pairs of floats as one 8-byte element on the double kernels where
+//   dimension 0 is contiguous on both sides, and pair tiles (transpose_pairs) for transposes
+//   contiguous along B in the source and along A in the destination (TRIAX_CUDA_CONVERT_V2=0:
+//   neither).
 //
 // Why these tiles (the 32 x 32 tiles of one 4-element read per thread reached 50% of the copy in
 // float and 75% in double on the H200, bench/results/layouts/gpu-h200.json): the copy of a
@@ -380,7 +384,7 @@ void launch_narrow(const ConvertTiles& d, const T* src, T* dst, cudaStream_t s) 
   go(transpose_narrow<T, Simple, 32, 64>, 32);  // 33..63: the usual shape, linear orders
 }
 
-// Runs plan d (offsets relative to src and dst, the layouts' first elements) with elements of T.
+// Launches plan d (offsets relative to src and dst, the layouts' first elements), elements of T.
 template <class T>
 void run_plan(const ConvertTiles& d, const T* src, T* dst, cudaStream_t s) {
   if (d.tiled && (d.size_a < tile_a || d.size_b < tile_b)) {
