@@ -9,6 +9,10 @@ namespace triax::detail {
 
 namespace {
 
+struct Dim {
+  std::int64_t extent, src, dst;
+};
+
 int pow2_at_least(std::int64_t x, int cap) {
   int p = 1;
   while (p < x && p < cap) p *= 2;
@@ -69,21 +73,49 @@ void plan_runs(ConvertTiles& t) {
   t.run_offsets32 = std::max(span(t.src), span(t.dst)) < (std::int64_t(1) << 31);
 }
 
-}  // namespace
-
-ConvertTiles plan_convert_tiles(const Layout& from, const Layout& to) {
-  struct Dim {
-    std::int64_t extent, src, dst;
-  };
-  std::vector<Dim> dims;
-  for (int k = 0; k < from.rank(); ++k) {
-    if (from.extent(k) > 1) dims.push_back({from.extent(k), from.stride(k), to.stride(k)});
+// Pair tiles (convert_tiles.hpp): a plain transpose (one dimension a group), contiguous along
+// B in the source and along A in the destination, even extents and even strides elsewhere.
+void plan_pairs(ConvertTiles& t) {
+  if (t.a.count != 1 || t.b.count != 1 || t.size_a % 2 != 0 || t.size_b % 2 != 0) return;
+  const int ia = t.a.dim[0], ib = t.b.dim[0];
+  if (t.src[ib] != 1 || t.dst[ia] != 1 || t.src[ia] % 2 != 0 || t.dst[ib] % 2 != 0) return;
+  for (int k = 0; k < t.outer.count; ++k) {
+    if (t.src[t.outer.dim[k]] % 2 != 0 || t.dst[t.outer.dim[k]] % 2 != 0) return;
   }
+  t.pairs = true;
+  int ta = 64, tb = 64;
+  if (t.size_a < 64) {
+    ta = pow2_at_least(t.size_a, 64);
+    tb = convert_pair_tile / ta;
+  } else if (t.size_b < 64) {
+    tb = pow2_at_least(t.size_b, 64);
+    ta = convert_pair_tile / tb;
+  }
+  t.pair_ta = ta;
+  t.pair_tb = tb;
+  // A warp's stores read one 8-byte word per lane: A pairs fastest (ha of them), then B. A half
+  // warp meets 16 distinct bank pairs when the pitch in words is odd (ha >= 16) or congruent to
+  // 16 / ha words (ha < 16: the B positions fill the gaps). Unpadded where that does not fit.
+  const int ha = ta / 2;
+  const int want = ha >= 16 ? 2 : (32 / ha) % 32;
+  int pitch = 2 * tb;
+  if (ha >= 16) {
+    if (pitch % 4 == 0) pitch += 2;
+  } else {
+    pitch += ((want - pitch) % 32 + 32) % 32;
+  }
+  t.pair_pitch = ha * pitch <= convert_pair_buffer ? pitch : 2 * tb;
+}
+
+// Dimensions sorted by destination stride (then source), each merged into the one before where
+// both sides continue it.
+std::vector<Dim> merge_dims(std::vector<Dim> dims) {
   std::stable_sort(dims.begin(), dims.end(), [](const Dim& x, const Dim& y) {
     return x.dst != y.dst ? x.dst < y.dst : x.src < y.src;
   });
   std::vector<Dim> merged;
   for (const Dim& d : dims) {
+    if (d.extent <= 1) continue;
     if (!merged.empty() && d.src == merged.back().src * merged.back().extent &&
         d.dst == merged.back().dst * merged.back().extent) {
       merged.back().extent *= d.extent;
@@ -91,8 +123,41 @@ ConvertTiles plan_convert_tiles(const Layout& from, const Layout& to) {
     }
     merged.push_back(d);
   }
+  return merged;
+}
+
+// Groups of `widen` elements as one element (see convert_tiles.hpp): dimension 0 contiguous on
+// both sides and a multiple of widen long, every other stride a multiple of widen. Dimension 0
+// of one wide element drops out and the rest merges again.
+bool widen_dims(std::vector<Dim>& merged, int widen) {
+  if (widen <= 1 || merged.empty() || merged[0].src != 1 || merged[0].dst != 1 ||
+      merged[0].extent % widen != 0) {
+    return false;
+  }
+  for (std::size_t k = 1; k < merged.size(); ++k) {
+    if (merged[k].src % widen != 0 || merged[k].dst % widen != 0) return false;
+  }
+  merged[0].extent /= widen;
+  for (std::size_t k = 1; k < merged.size(); ++k) {
+    merged[k].src /= widen;
+    merged[k].dst /= widen;
+  }
+  merged = merge_dims(merged);
+  return true;
+}
+
+}  // namespace
+
+ConvertTiles plan_convert_tiles(const Layout& from, const Layout& to, int widen) {
+  std::vector<Dim> dims;
+  for (int k = 0; k < from.rank(); ++k) {
+    if (from.extent(k) > 1) dims.push_back({from.extent(k), from.stride(k), to.stride(k)});
+  }
+  std::vector<Dim> merged = merge_dims(dims);
+  const bool widened = widen_dims(merged, widen);
   if (merged.empty()) merged.push_back({1, 0, 0});
   ConvertTiles t;
+  t.widen = widened ? widen : 1;
   t.rank = static_cast<int>(merged.size());
   for (int k = 0; k < t.rank; ++k) {
     t.extent[k] = merged[k].extent;
@@ -106,6 +171,7 @@ ConvertTiles plan_convert_tiles(const Layout& from, const Layout& to) {
     if (t.src[k] < t.src[q]) q = k;
   }
   t.tiled = q != 0;
+  const bool pair_tiles = widen == 2 && !widened;
   if (!t.tiled) {
     plan_runs(t);
     return t;
@@ -137,6 +203,7 @@ ConvertTiles plan_convert_tiles(const Layout& from, const Layout& to) {
   for (int k = 0; k < t.rank; ++k) {
     if (!used[k]) add(t.outer, t.size_outer, k);
   }
+  if (pair_tiles) plan_pairs(t);
   return t;
 }
 

@@ -28,6 +28,21 @@
 // dimension, B = the source's next one, tiles of run x run_ta x run_tb elements (at most
 // convert_run_tile), each side spanning at least 32 elements where its extent allows, so that
 // both the loads (run, B) and the stores (run, A) are contiguous stretches of whole sectors.
+//
+// Wide elements (gpuconv2, 2026-11-27): where dimension 0 is contiguous on both sides (the
+// block entries of array of blocks <-> interleaved, any row copy), `widen` consecutive elements
+// move as one (a float pair as one 8-byte element) if the run and every other stride are
+// multiples of widen. The float runs tiles then hold the bytes in flight of the double ones:
+// 8 loads of 8 bytes a thread instead of 4 (round 1 measured float at 79-80% of the copy
+// against double's 81-91% on the same plan). The caller checks the pointers' alignment.
+//
+// Pair tiles (gpuconv2): a float transpose whose source is contiguous along B and destination
+// along A (Flat <-> Full-Interleaved; structure of arrays <-> array of blocks, M^2 entries on the
+// narrow side), both extents even and every other stride even: each thread loads a 2 x 2 corner
+// as two 8-byte pairs along B and stores pairs along A, 4096 floats a tile, 8 loads of 8 bytes a
+// thread (64 bytes in flight, as double) where the float tiles move 4 bytes a load. Shared
+// memory holds the tile by pairs of A rows, (pa, pb) at (pa / 2) pair_pitch + 2 pb + pa % 2, so
+// that a store's pair (pa, pa + 1) at pb is one 8-byte word.
 #include <cstdint>
 
 #include "core/problem.hpp"  // TRIAX_HOST_DEVICE
@@ -35,11 +50,13 @@
 
 namespace triax::detail {
 
-inline constexpr int convert_tile_a = 32;        // A positions per tile (one warp's store run)
-inline constexpr int convert_tile_b = 64;        // B positions per tile (two warps' load runs)
-inline constexpr int convert_run_max = 128;      // longest run that the runs plan takes
-inline constexpr int convert_run_tile = 2048;    // elements per runs tile (8 per thread)
-inline constexpr int convert_run_buffer = 3072;  // shared-memory elements of a runs tile, padded
+inline constexpr int convert_tile_a = 32;         // A positions per tile (one warp's store run)
+inline constexpr int convert_tile_b = 64;         // B positions per tile (two warps' load runs)
+inline constexpr int convert_run_max = 128;       // longest run that the runs plan takes
+inline constexpr int convert_run_tile = 2048;     // elements per runs tile (8 per thread)
+inline constexpr int convert_run_buffer = 3072;   // shared-memory elements of a runs tile, padded
+inline constexpr int convert_pair_tile = 4096;    // floats per pair tile (8 pairs per thread)
+inline constexpr int convert_pair_buffer = 6144;  // shared-memory floats of a pair tile, padded
 
 struct ConvertGroup {
   int count = 0;
@@ -57,10 +74,17 @@ struct ConvertTiles {
   // (run_tb runs plus padding that keeps a warp's stores, A fastest, off each other's banks).
   int run_ta = 0, run_tb = 0, run_pitch = 0;
   bool run_offsets32 = false;  // every offset inside a runs tile, either side, below 2^31
+  int widen = 1;  // elements per planned element: offsets and strides count groups of these
+  // pair tiles (tiled, widen requested, see above): tile extents (powers of two, product
+  // convert_pair_tile) and the shared-memory floats per pair of A rows.
+  bool pairs = false;
+  int pair_ta = 0, pair_tb = 0, pair_pitch = 0;
 };
 
-/// The plan of a conversion of `from` into `to` (same rank and extents, already checked).
-ConvertTiles plan_convert_tiles(const Layout& from, const Layout& to);
+/// The plan of a conversion of `from` into `to` (same rank and extents, already checked). With
+/// widen > 1, the plan moves groups of `widen` elements where the layouts allow (t.widen says
+/// whether it did; offsets and strides then count groups), else single elements.
+ConvertTiles plan_convert_tiles(const Layout& from, const Layout& to, int widen = 1);
 
 /// Source and destination offsets of position p (0 <= p < the group's size) of group g.
 TRIAX_HOST_DEVICE inline void group_offsets(const ConvertTiles& t, const ConvertGroup& g,

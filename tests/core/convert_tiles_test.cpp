@@ -74,8 +74,72 @@ void replay_runs(const ConvertTiles& t, std::vector<std::pair<std::int64_t, std:
   }
 }
 
+// transpose_pairs, thread by thread: every 2 x 2 corner a load takes (both 8-byte loads at even
+// offsets), the buffer slots its two 8-byte stores fill, and every pair a store reads (an even
+// slot, both written by the tile's loads) and where it goes (an even offset).
+void replay_pairs(const ConvertTiles& t,
+                  std::vector<std::pair<std::int64_t, std::int64_t>>& moves) {
+  constexpr int threads = 256, corners = detail::convert_pair_tile / 4 / threads;
+  ASSERT_EQ(t.pair_ta * t.pair_tb, detail::convert_pair_tile);
+  ASSERT_LE(t.pair_ta / 2 * t.pair_pitch, detail::convert_pair_buffer);
+  ASSERT_EQ(t.pair_pitch % 2, 0);
+  const int ia = t.a.dim[0], ib = t.b.dim[0];
+  ASSERT_EQ(t.src[ib], 1);
+  ASSERT_EQ(t.dst[ia], 1);
+  const std::int64_t sa = t.src[ia], db = t.dst[ib];
+  for (std::int64_t o = 0; o < t.size_outer; ++o) {
+    std::int64_t so, dof;
+    detail::group_offsets(t, t.outer, o, so, dof);
+    for (std::int64_t b0 = 0; b0 < t.size_b; b0 += t.pair_tb) {
+      for (std::int64_t a0 = 0; a0 < t.size_a; a0 += t.pair_ta) {
+        const int ha = static_cast<int>(std::min<std::int64_t>(t.pair_ta, t.size_a - a0)) / 2;
+        const int hb = static_cast<int>(std::min<std::int64_t>(t.pair_tb, t.size_b - b0)) / 2;
+        const int count = ha * hb;
+        const detail::DividePow21 by_hb(hb), by_ha(ha);
+        const std::int64_t s = so + a0 * sa + b0, d = dof + a0 + b0 * db;
+        std::vector<std::int64_t> slot(detail::convert_pair_buffer, -1);
+        for (int tid = 0; tid < threads; ++tid) {
+          for (int r = 0; r < corners; ++r) {
+            const int u = tid + r * threads, i = by_hb(u), j = u - i * hb;
+            if (u >= count) continue;
+            const std::int64_t p = s + (2 * i) * sa + 2 * j;
+            ASSERT_EQ(p % 2, 0);
+            ASSERT_EQ((p + sa) % 2, 0);
+            const int q = i * t.pair_pitch + 4 * j;
+            ASSERT_TRUE(q >= 0 && q + 3 < detail::convert_pair_buffer);
+            const std::int64_t got[4] = {p, p + sa, p + 1, p + sa + 1};
+            for (int c = 0; c < 4; ++c) {
+              ASSERT_EQ(slot[q + c], -1);
+              slot[q + c] = got[c];
+            }
+          }
+        }
+        for (int tid = 0; tid < threads; ++tid) {
+          for (int r = 0; r < 2 * corners; ++r) {
+            const int k = tid + r * threads, pb = by_ha(k), i = k - pb * ha;
+            if (k >= 2 * count) continue;
+            const int q = i * t.pair_pitch + 2 * pb;
+            const std::int64_t to = d + 2 * i + pb * db;
+            ASSERT_EQ(q % 2, 0);
+            ASSERT_EQ(to % 2, 0);
+            ASSERT_TRUE(q >= 0 && q + 1 < detail::convert_pair_buffer);
+            ASSERT_NE(slot[q], -1);
+            ASSERT_NE(slot[q + 1], -1);
+            moves.push_back({to, slot[q]});
+            moves.push_back({to + 1, slot[q + 1]});
+          }
+        }
+      }
+    }
+  }
+}
+
 std::vector<std::pair<std::int64_t, std::int64_t>> replay(const ConvertTiles& t) {
   std::vector<std::pair<std::int64_t, std::int64_t>> moves;
+  if (t.pairs) {
+    replay_pairs(t, moves);
+    return moves;
+  }
   if (t.runs) {
     replay_runs(t, moves);
     return moves;
@@ -123,9 +187,32 @@ std::vector<std::pair<std::int64_t, std::int64_t>> replay(const ConvertTiles& t)
   return moves;
 }
 
+// The plan's moves in single elements: a widened plan (gpuconv2) moves groups of t.widen
+// consecutive elements, its offsets counting groups.
+std::vector<std::pair<std::int64_t, std::int64_t>> replay_elements(const ConvertTiles& t) {
+  const auto wide = replay(t);
+  if (t.widen == 1) return wide;
+  std::vector<std::pair<std::int64_t, std::int64_t>> moves;
+  for (const auto& [d, s] : wide) {
+    for (int j = 0; j < t.widen; ++j) moves.push_back({d * t.widen + j, s * t.widen + j});
+  }
+  return moves;
+}
+
+// Every plan the device may run: single elements, and pairs (float, where the layouts allow).
+void expect_replay_matches(const Layout& from, const Layout& to, int widen);
 void expect_replay_matches(const Layout& from, const Layout& to) {
-  const ConvertTiles t = detail::plan_convert_tiles(from, to);
-  auto got = replay(t);
+  expect_replay_matches(from, to, 1);
+  // A pair plan that neither widens nor takes pair tiles is the single-element plan.
+  const ConvertTiles t = detail::plan_convert_tiles(from, to, 2);
+  if (t.widen == 2 || t.pairs) expect_replay_matches(from, to, 2);
+}
+
+void expect_replay_matches(const Layout& from, const Layout& to, int widen) {
+  SCOPED_TRACE(testing::Message() << "widen " << widen);
+  const ConvertTiles t = detail::plan_convert_tiles(from, to, widen);
+  ASSERT_TRUE(t.widen == 1 || t.widen == widen);
+  auto got = replay_elements(t);
   std::vector<std::pair<std::int64_t, std::int64_t>> want;
   std::vector<std::int64_t> idx(from.rank(), 0);
   if (from.size() > 0) {
@@ -348,6 +435,79 @@ TEST(ConvertTiles, RunsShapesOfTheGpuTest) {
   EXPECT_TRUE(t.runs);
   expect_replay_matches(strided, Layout::packed({5, 20, 30}));
   expect_replay_matches(Layout::packed({5, 20, 30}), strided);
+}
+
+}  // namespace
+}  // namespace triax
+
+namespace triax {
+namespace {
+
+// Pairs (gpuconv2): array of blocks <-> interleaved moves float pairs as one element where the
+// run (M^2 entries, or M for vectors) is even; an odd run or an odd stride keeps single
+// elements. A vector of M = 2 is one pair: its dimension drops out and the plan transposes pairs.
+TEST(ConvertTiles, PairsWherePlansAllow) {
+  const std::vector<std::int64_t> e = {128, 4096};
+  for (int m = 1; m <= 8; ++m) {
+    const BlockLayouts aob = BlockLayouts::array_of_blocks(m, e);
+    const BlockLayouts il = BlockLayouts::interleaved(m, e, 0);
+    SCOPED_TRACE(m);
+    const ConvertTiles a = detail::plan_convert_tiles(aob.a, il.a, 2);
+    const ConvertTiles d = detail::plan_convert_tiles(il.d, aob.d, 2);
+    EXPECT_EQ(a.widen, m % 2 == 0 ? 2 : 1);
+    EXPECT_EQ(d.widen, m % 2 == 0 ? 2 : 1);
+    if (m % 2 == 0) {
+      EXPECT_TRUE(a.runs);
+      EXPECT_EQ(a.extent[0], m * m / 2);
+      EXPECT_TRUE(m == 2 ? d.tiled : d.runs);
+    }
+  }
+  // Odd strides: single elements.
+  const Layout odd = Layout::padded({4, 30, 5}, {5, 30, 5}, {0, 0, 0});
+  EXPECT_EQ(detail::plan_convert_tiles(odd, layouts::ordered({4, 30, 5}, {0, 2, 1}), 2).widen, 1);
+  expect_replay_matches(odd, layouts::ordered({4, 30, 5}, {0, 2, 1}));
+  // Even strides with an odd first element: the plan widens, the device checks the pointers.
+  const Layout shifted = Layout::padded({4, 30, 5}, {6, 30, 5}, {1, 0, 0});
+  EXPECT_EQ(detail::plan_convert_tiles(shifted, layouts::ordered({4, 30, 5}, {0, 2, 1}), 2).widen,
+            2);
+  expect_replay_matches(shifted, layouts::ordered({4, 30, 5}, {0, 2, 1}));
+}
+
+// Pair tiles (gpuconv2): the float transposes whose source runs along B and destination along A
+// with even extents and strides (Flat <-> Full-Interleaved, structure of arrays <-> array of
+// blocks at even sizes) take them, in the three shapes (narrow A, narrow B, 64 x 64); an odd
+// extent does not.
+TEST(ConvertTiles, PairTilesWherePlansAllow) {
+  const auto pairs = [](const Layout& from, const Layout& to) {
+    const ConvertTiles t = detail::plan_convert_tiles(from, to, 2);
+    return t.pairs ? std::pair{t.pair_ta, t.pair_tb} : std::pair{0, 0};
+  };
+  EXPECT_EQ(pairs(layouts::flat(100, 4096), layouts::interleaved(100, 4096)), std::pair(64, 64));
+  EXPECT_EQ(pairs(layouts::interleaved(100, 4096), layouts::flat(100, 4096)), std::pair(64, 64));
+  EXPECT_EQ(pairs(layouts::flat(100, 1037), layouts::interleaved(100, 1037)), std::pair(0, 0));
+  const std::vector<std::int64_t> e = {62, 30};  // partial tiles at every M
+  for (int m = 2; m <= 8; m += 2) {
+    SCOPED_TRACE(m);
+    const auto soa = BlockLayouts::structure_of_arrays(m, e);
+    const auto aob = BlockLayouts::array_of_blocks(m, e);
+    int n = 2;  // the narrow side's tile extent: the power of two >= M^2, at most 64
+    while (n < m * m && n < 64) n *= 2;
+    EXPECT_EQ(pairs(soa.a, aob.a), std::pair(n, detail::convert_pair_tile / n));
+    EXPECT_EQ(pairs(aob.a, soa.a), std::pair(detail::convert_pair_tile / n, n));
+    expect_replay_matches(soa.a, aob.a);
+    expect_replay_matches(aob.a, soa.a);
+    expect_replay_matches(soa.d, aob.d);
+    expect_replay_matches(aob.d, soa.d);
+  }
+  EXPECT_EQ(pairs(BlockLayouts::structure_of_arrays(3, e).a, BlockLayouts::array_of_blocks(3, e).a),
+            std::pair(0, 0));
+  for (const std::int64_t n : {2, 6, 64, 100}) {
+    for (const std::int64_t b : {2, 62, 130, 1030}) {
+      SCOPED_TRACE(testing::Message() << n << " x " << b);
+      expect_replay_matches(layouts::flat(n, b), layouts::interleaved(n, b));
+      expect_replay_matches(layouts::interleaved(n, b), layouts::flat(n, b));
+    }
+  }
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "support/device_runner.hpp"
+#include "triax/block.hpp"
 #include "triax/layouts.hpp"
 
 namespace triax::test {
@@ -109,6 +110,60 @@ TYPED_TEST(CudaConvert, RunsTransposed) {
     const Layout strided = Layout::strided({w, x, y}, {3, 3 * w * y, 3 * w});
     expect_device_convert<TypeParam>(strided, Layout::packed({w, x, y}));
     expect_device_convert<TypeParam>(Layout::packed({w, x, y}), strided);
+  }
+}
+
+// Float pairs as one 8-byte element (gpuconv2): even runs moved as pairs (runs plan, and a run
+// of one pair transposed by the tile kernels), an odd first element (even strides: the plan
+// widens, the pointer is misaligned, so single elements), odd strides, and row copies. Double
+// takes the same shapes on single elements.
+TYPED_TEST(CudaConvert, PairsAlignedAndShifted) {
+  if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
+  const char* q = std::getenv("TRIAX_TEST_QUICK");  // compute-sanitizer: smaller arrays
+  const std::int64_t x = q && *q && std::string(q) != "0" ? 23 : 97, y = 41;
+  for (const std::int64_t w : {2, 4, 6, 16, 64, 130}) {
+    SCOPED_TRACE(w);
+    expect_device_convert<TypeParam>(layouts::ordered({w, x, y}, {0, 1, 2}),
+                                     layouts::ordered({w, x, y}, {0, 2, 1}));
+    expect_device_convert<TypeParam>(layouts::ordered({w, x, y}, {0, 2, 1}),
+                                     layouts::ordered({w, x, y}, {0, 1, 2}));
+    expect_device_convert<TypeParam>(Layout::padded({w, x, y}, {w + 2, x, y}, {1, 0, 0}),
+                                     layouts::ordered({w, x, y}, {0, 2, 1}));
+    expect_device_convert<TypeParam>(layouts::ordered({w, x, y}, {0, 2, 1}),
+                                     Layout::padded({w, x, y}, {w + 1, x, y}, {0, 0, 0}));
+    expect_device_convert<TypeParam>(Layout::padded({w, x, y}, {w, x + 2, y}, {0, 1, 0}),
+                                     Layout::packed({w, x, y}));
+  }
+}
+
+// Pair tiles (gpuconv2, float; double takes the same shapes on its own tiles): Flat <->
+// Full-Interleaved at even sizes (64 x 64 tiles, partial ones) and odd (the float tiles),
+// structure of arrays <-> array of blocks at even M on an even grid (narrow tiles of either
+// side, M = 6 and 8 on 64 x 64), ghost layers (even and odd offsets).
+TYPED_TEST(CudaConvert, PairTiles) {
+  if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
+  const char* q = std::getenv("TRIAX_TEST_QUICK");
+  const bool quick = q && *q && std::string(q) != "0";
+  const std::int64_t big = quick ? 1030 : 4098;
+  for (const std::int64_t n : {2, 64, 100, 129}) {
+    for (const std::int64_t b : {std::int64_t(2), std::int64_t(130), big}) {
+      SCOPED_TRACE(testing::Message() << n << " x " << b);
+      expect_device_convert<TypeParam>(layouts::flat(n, b), layouts::interleaved(n, b));
+      expect_device_convert<TypeParam>(layouts::interleaved(n, b), layouts::flat(n, b));
+    }
+  }
+  const std::vector<std::int64_t> e = {quick ? 30 : 126, 34};
+  for (int m : {2, 3, 4, 6, 8}) {
+    SCOPED_TRACE(m);
+    const BlockLayouts soa = BlockLayouts::structure_of_arrays(m, e);
+    const BlockLayouts aob = BlockLayouts::array_of_blocks(m, e);
+    const BlockLayouts ghost =
+        BlockLayouts::structure_of_arrays(m, e, {e[0] + 2, e[1] + 1}, {1, 0});
+    for (const auto& [from, to] :
+         {std::pair{soa, aob}, std::pair{aob, soa}, std::pair{ghost, aob}, std::pair{aob, ghost}}) {
+      expect_device_convert<TypeParam>(from.a, to.a);
+      expect_device_convert<TypeParam>(from.d, to.d);
+    }
   }
 }
 

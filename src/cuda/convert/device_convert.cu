@@ -11,7 +11,11 @@
 // - runs (short rows whose next dimension differs on the two sides: array of blocks <->
 //   interleaved, runs of M^2 or M elements): the rows as wide elements, transposed through
 //   shared memory (transpose_runs), so that both sides move whole sectors;
-// - narrow tiles (a tiled plan with a group under a tile side: transpose_narrow).
+// - narrow tiles (a tiled plan with a group under a tile side: transpose_narrow);
+// - float only (gpuconv2): pairs of floats as one 8-byte element on the double kernels where
+//   dimension 0 is contiguous on both sides, and pair tiles (transpose_pairs) for transposes
+//   contiguous along B in the source and along A in the destination (TRIAX_CUDA_CONVERT_V2=0:
+//   neither).
 //
 // Why these tiles (the 32 x 32 tiles of one 4-element read per thread reached 50% of the copy in
 // float and 75% in double on the H200, bench/results/layouts/gpu-h200.json): the copy of a
@@ -25,6 +29,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 
 #include "core/convert_tiles.hpp"
 #include "core/device_convert.hpp"
@@ -146,6 +151,66 @@ __global__ void __launch_bounds__(row_threads, 4)
           int e, pa, pb;
           run_coords(k, w, by_w, na, by_na, e, pa, pb);
           if (k < count) t[e * d0 + pa * da + pb * db] = buffer[pa * pitch + pb * w + e];
+        }
+        __syncthreads();  // the next tile overwrites the buffer
+      }
+    }
+  }
+}
+
+// Pair tiles (float only; convert_tiles.hpp, "Pair tiles"): the source contiguous along B, the
+// destination along A, every offset a tile touches even. Each thread loads up to 4 corners of
+// 2 x 2 floats (two 8-byte loads each, rows pa and pa + 1 at pb, pb + 1) before its first
+// shared-memory store, so that it holds 64 bytes in flight as a double thread of the other tiles
+// does, and stores 8 pairs (pa, pa + 1) at pb, each one 8-byte word of the buffer.
+__global__ void __launch_bounds__(row_threads, 4)
+    transpose_pairs(ConvertTiles d, const float* __restrict__ src, float* __restrict__ dst) {
+  constexpr int corners = convert_pair_tile / 4 / row_threads, pairs = 2 * corners;
+  __shared__ __align__(16) float buffer[convert_pair_buffer];
+  const int tid = threadIdx.x;
+  const int ta = d.pair_ta, tb = d.pair_tb, pitch = d.pair_pitch;
+  const std::int64_t tiles_a = (d.size_a + ta - 1) / ta, tiles_b = (d.size_b + tb - 1) / tb;
+  const std::int64_t sa = d.src[d.a.dim[0]], db = d.dst[d.b.dim[0]];
+  for (std::int64_t o = blockIdx.z; o < d.size_outer; o += gridDim.z) {
+    std::int64_t so, dof;
+    group_offsets(d, d.outer, o, so, dof);
+    for (std::int64_t tbi = blockIdx.y; tbi < tiles_b; tbi += gridDim.y) {
+      for (std::int64_t tai = blockIdx.x; tai < tiles_a; tai += gridDim.x) {
+        const std::int64_t a0 = tai * ta, b0 = tbi * tb;
+        // Both even: the extents are even and the tiles' are powers of two >= 2.
+        const int ha = static_cast<int>(min(std::int64_t(ta), d.size_a - a0)) / 2;
+        const int hb = static_cast<int>(min(std::int64_t(tb), d.size_b - b0)) / 2;
+        const int count = ha * hb;  // corners; 2 count pairs
+        const DividePow21 by_hb(hb), by_ha(ha);
+        const float* s = src + (so + a0 * sa + b0);
+        float* t = dst + (dof + a0 + b0 * db);
+        float2 lo[corners], hi[corners];
+#pragma unroll
+        for (int r = 0; r < corners; ++r) {
+          const int u = tid + r * row_threads, i = by_hb(u), j = u - i * hb;
+          if (u < count) {
+            const float* p = s + (2 * i) * sa + 2 * j;
+            lo[r] = *reinterpret_cast<const float2*>(p);
+            hi[r] = *reinterpret_cast<const float2*>(p + sa);
+          }
+        }
+#pragma unroll
+        for (int r = 0; r < corners; ++r) {
+          const int u = tid + r * row_threads, i = by_hb(u), j = u - i * hb;
+          if (u < count) {
+            float2* q = reinterpret_cast<float2*>(buffer + i * pitch + 4 * j);
+            q[0] = make_float2(lo[r].x, hi[r].x);
+            q[1] = make_float2(lo[r].y, hi[r].y);
+          }
+        }
+        __syncthreads();
+#pragma unroll
+        for (int r = 0; r < pairs; ++r) {
+          const int k = tid + r * row_threads, pb = by_ha(k), i = k - pb * ha;
+          if (k < 2 * count) {
+            *reinterpret_cast<float2*>(t + 2 * i + pb * db) =
+                *reinterpret_cast<const float2*>(buffer + i * pitch + 2 * pb);
+          }
         }
         __syncthreads();  // the next tile overwrites the buffer
       }
@@ -319,14 +384,9 @@ void launch_narrow(const ConvertTiles& d, const T* src, T* dst, cudaStream_t s) 
   go(transpose_narrow<T, Simple, 32, 64>, 32);  // 33..63: the usual shape, linear orders
 }
 
-}  // namespace
-
+// Launches plan d (offsets relative to src and dst, the layouts' first elements), elements of T.
 template <class T>
-void device_convert(const Layout& from, const T* src, const Layout& to, T* dst, void* stream) {
-  const ConvertTiles d = plan_convert_tiles(from, to);
-  const auto s = static_cast<cudaStream_t>(stream);
-  src += from.offset();
-  dst += to.offset();
+void run_plan(const ConvertTiles& d, const T* src, T* dst, cudaStream_t s) {
   if (d.tiled && (d.size_a < tile_a || d.size_b < tile_b)) {
     const bool simple = d.a.count == 1 && d.b.count == 1;
     simple ? launch_narrow<T, true>(d, src, dst, s) : launch_narrow<T, false>(d, src, dst, s);
@@ -374,6 +434,49 @@ void device_convert(const Layout& from, const T* src, const Layout& to, T* dst, 
   const std::int64_t chunks = (d.extent[0] + row_threads - 1) / row_threads;
   cuda::launch_kernel(copy_rows<T>, clamp_grid(chunks * outer, std::int64_t(1) << 30), row_threads,
                       0, s, d, src, dst, chunks, chunks * outer);
+}
+
+/// TRIAX_CUDA_CONVERT_V2=0 keeps float conversions on single elements (round 1, gpuconv) for
+/// comparing the two in the benches; read once.
+bool wide_floats() {
+  static const bool on = [] {
+    const char* v = std::getenv("TRIAX_CUDA_CONVERT_V2");
+    return v == nullptr || v[0] != '0';
+  }();
+  return on;
+}
+
+bool aligned8(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 8 == 0; }
+
+}  // namespace
+
+template <class T>
+void device_convert(const Layout& from, const T* src, const Layout& to, T* dst, void* stream) {
+  const auto s = static_cast<cudaStream_t>(stream);
+  src += from.offset();
+  dst += to.offset();
+  if constexpr (sizeof(T) == 4) {
+    // Float pairs as one 8-byte element where both sides hold them contiguous and aligned
+    // (convert_tiles.hpp, "Wide elements"). They run on the double kernels: those only load and
+    // store their elements (no arithmetic, no conversion), so every pair keeps its bits.
+    if (wide_floats() && aligned8(src) && aligned8(dst)) {
+      const ConvertTiles d = plan_convert_tiles(from, to, 2);
+      if (d.widen == 2) {
+        return run_plan(d, reinterpret_cast<const double*>(src), reinterpret_cast<double*>(dst), s);
+      }
+      if (d.pairs) {
+        const dim3 grid(
+            clamp_grid((d.size_a + d.pair_ta - 1) / d.pair_ta, (std::int64_t(1) << 31) - 1),
+            clamp_grid((d.size_b + d.pair_tb - 1) / d.pair_tb, 65535),
+            clamp_grid(d.size_outer, 65535));
+        cuda::launch_kernel(transpose_pairs, grid, row_threads, 0, s, d,
+                            reinterpret_cast<const float*>(src), reinterpret_cast<float*>(dst));
+        return;
+      }
+      return run_plan(d, src, dst, s);
+    }
+  }
+  run_plan(plan_convert_tiles(from, to), src, dst, s);
 }
 
 template void device_convert(const Layout&, const float*, const Layout&, float*, void*);
