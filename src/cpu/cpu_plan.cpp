@@ -127,19 +127,21 @@ std::int64_t strip_items(const Problem& p, int width) {
 }
 
 // Whether the partitioned kernel should take a batch the other kernels would give `items`
-// parallel work items: systems long enough to cut, whose rows are contiguous (each chunk one run
-// of memory per operand; along other axes, neighbouring systems share cache lines that different
-// threads would fetch), and the other kernels keeping at most a quarter of the threads busy. On
+// parallel work items: systems long enough to cut, and the other kernels keeping at most a quarter
+// of the threads busy. Rows contiguous: partitioned_thomas.hpp (each chunk one run of memory per
+// operand; its chunk lanes along other axes would share cache lines that different threads
+// fetch, hence the strip variant below). On
 // the 16-core host (docs/notes/2026-11-26-partitioned.md): 64 systems of 10^5 (2 groups of the
 // transpose kernel) 10.4 / 19.2 GB/s float / double against 10.1 / 8.8; 256 of them (8 groups)
 // 10.7 against 30.3 in float; 16 systems of 10^6 along y 4.2 against the strip kernel's 8.8.
 bool partition_pays(const Problem& p, std::int64_t items, int threads, bool strip_variant) {
-  if (threads <= 1) return false;
-  if (rows_contiguous_all(p)) return 4 * items <= threads && p.n >= partition_auto_rows;
-  // Rows apart, systems side by side (strip_partitioned.hpp): a few systems along an axis >= 1,
-  // the strip kernel leaving at least half the threads idle. Its tasks read whole runs of
-  // neighbouring systems and it pays for shorter systems (docs/notes/2026-11-27-cpushapes.md).
-  return strip_variant && 2 * items <= threads && p.n >= 2 * strip_partition_min_rows;
+  if (threads <= 1 || 4 * items > threads) return false;
+  if (rows_contiguous_all(p)) return p.n >= partition_auto_rows;
+  // Rows apart, systems side by side (strip_partitioned.hpp): a few systems along an axis >= 1.
+  // Its tasks read whole runs of neighbouring systems, so shorter systems than above may pay; one
+  // thread does about 1.7x the strip kernel's work (5x176229 along y, double, one thread: 16.2
+  // against 9.7 ms), so it needs the quarter rule: 4 threads per strip-kernel item, or more.
+  return strip_variant && p.n >= 2 * strip_partition_min_rows;
 }
 
 template <class T>
