@@ -73,6 +73,53 @@ std::int64_t partition_chunks(const Problem& p, int threads) {
   return k;
 }
 
+// cpu_thomas_partitioned on rows that are not contiguous (strip_partitioned.hpp): a task is one
+// chunk of a strip of up to strip_partition_lanes neighbouring systems. A chunk's rows of the
+// strip within partition_cache_bytes (read twice by step 1), at least two tasks per thread, and
+// chunks of at least strip_partition_min_rows rows (a row here is a row of every lane).
+constexpr std::int64_t strip_partition_min_rows = 256;
+
+std::int64_t batch_extent0(const Problem& p) { return p.batch_rank > 0 ? p.batch_extents[0] : 1; }
+
+std::int64_t partition_strips(const Problem& p) {
+  constexpr std::int64_t L = cpu::strip_partition_lanes;
+  const std::int64_t e0 = batch_extent0(p);
+  return e0 == 0 ? 0 : (p.count / e0) * ((e0 + L - 1) / L);
+}
+
+template <class T>
+std::int64_t strip_partition_chunks(const Problem& p, int threads) {
+  const std::int64_t lanes =
+      std::min<std::int64_t>(cpu::strip_partition_lanes, std::max<std::int64_t>(batch_extent0(p), 1));
+  const std::int64_t row_bytes = 4 * static_cast<std::int64_t>(sizeof(T)) * lanes;
+  // A task's chunks (strip_chunk_group of them) within the budget, and two tasks per thread.
+  constexpr std::int64_t group = cpu::strip_chunk_group;
+  const std::int64_t for_cache =
+      (p.n * row_bytes * group + partition_cache_bytes - 1) / partition_cache_bytes;
+  const std::int64_t strips = std::max<std::int64_t>(partition_strips(p), 1);
+  const std::int64_t for_threads = (2 * threads + strips - 1) / strips * group + 1;
+  const std::int64_t wanted = std::max(for_cache, for_threads);
+  return std::max<std::int64_t>(2, std::min(wanted, p.n / strip_partition_min_rows));
+}
+
+// TRIAX_CPU_STRIP_PARTITION=0 (A/B runs) turns strip_partitioned.hpp's variant off: rows that are
+// not contiguous go back to the strip kernel when picked automatically, and to the chunk-lane
+// variant when cpu_thomas_partitioned is asked for. Read once per plan.
+bool strip_partition_enabled() {
+  const char* v = std::getenv("TRIAX_CPU_STRIP_PARTITION");
+  return v == nullptr || std::string_view(v) != "0";
+}
+
+// Whether every operand's rows are contiguous (partitioned_thomas.hpp's variant: each chunk one run
+// of memory per operand; coefficients may also be one value for every row).
+bool rows_contiguous_all(const Problem& p) {
+  bool contiguous = true;
+  for (int op = 0; op < operand_count; ++op) {
+    contiguous = contiguous && (p.map[op].row_stride == 1 || (op < op_d && p.map[op].row_stride == 0));
+  }
+  return contiguous;
+}
+
 // The parallel work items of the strip kernel: strips of `width` systems along batch dimension 0.
 std::int64_t strip_items(const Problem& p, int width) {
   const std::int64_t e0 = p.batch_rank > 0 ? p.batch_extents[0] : 1;
@@ -80,24 +127,28 @@ std::int64_t strip_items(const Problem& p, int width) {
 }
 
 // Whether the partitioned kernel should take a batch the other kernels would give `items`
-// parallel work items: systems long enough to cut, whose rows are contiguous (each chunk one run
-// of memory per operand; along other axes, neighbouring systems share cache lines that different
-// threads would fetch), and the other kernels keeping at most a quarter of the threads busy. On
+// parallel work items: systems long enough to cut, and the other kernels keeping at most a quarter
+// of the threads busy. Rows contiguous: partitioned_thomas.hpp (each chunk one run of memory per
+// operand; its chunk lanes along other axes would share cache lines that different threads
+// fetch, hence the strip variant below). On
 // the 16-core host (docs/notes/2026-11-26-partitioned.md): 64 systems of 10^5 (2 groups of the
 // transpose kernel) 10.4 / 19.2 GB/s float / double against 10.1 / 8.8; 256 of them (8 groups)
 // 10.7 against 30.3 in float; 16 systems of 10^6 along y 4.2 against the strip kernel's 8.8.
-bool partition_pays(const Problem& p, std::int64_t items, int threads) {
-  bool contiguous = true;
-  for (int op = 0; op < operand_count; ++op) {
-    contiguous = contiguous && (p.map[op].row_stride == 1 || (op < op_d && p.map[op].row_stride == 0));
-  }
-  return threads > 1 && 4 * items <= threads && contiguous && p.n >= partition_auto_rows;
+bool partition_pays(const Problem& p, std::int64_t items, int threads, bool strip_variant) {
+  if (threads <= 1 || 4 * items > threads) return false;
+  if (rows_contiguous_all(p)) return p.n >= partition_auto_rows;
+  // Rows apart, systems side by side (strip_partitioned.hpp): a few systems along an axis >= 1.
+  // Its tasks read whole runs of neighbouring systems, so shorter systems than above may pay; one
+  // thread does about 1.7x the strip kernel's work (5x176229 along y, double, one thread: 16.2
+  // against 9.7 ms), so it needs the quarter rule: 4 threads per strip-kernel item, or more.
+  return strip_variant && p.n >= 2 * strip_partition_min_rows;
 }
 
 template <class T>
 class CpuPlan final : public BackendPlan<T> {
  public:
-  CpuPlan(const Problem& p, const Options& o) : threads_(host_threads(o.num_threads)) {
+  CpuPlan(const Problem& p, const Options& o)
+      : threads_(host_threads(o.num_threads)), strip_variant_(strip_partition_enabled()) {
     constexpr int tile_lanes = cpu::TileShape<T>::lanes;
     // Every workspace size below is a product of n: refuse an n for which they would wrap (n
     // near 2^62 made them a few values) before forming any. Both kernels' per-thread scratch is
@@ -122,7 +173,7 @@ class CpuPlan final : public BackendPlan<T> {
       const std::int64_t items = algorithm_ == Algorithm::cpu_thomas_transpose
                                      ? (p.count + tile_lanes - 1) / tile_lanes
                                      : strip_items(p, strip_width<T>(p));
-      if (partition_pays(p, items, threads_)) algorithm_ = Algorithm::cpu_thomas_partitioned;
+      if (partition_pays(p, items, threads_, strip_variant_)) algorithm_ = Algorithm::cpu_thomas_partitioned;
     }
     if (algorithm_ == Algorithm::cpu_thomas) {
       width_ = strip_width<T>(p);
@@ -160,6 +211,7 @@ class CpuPlan final : public BackendPlan<T> {
 
  private:
   int threads_;
+  bool strip_variant_;
   Algorithm algorithm_;
   int width_ = 0;
   std::size_t per_thread_ = 0;
@@ -178,7 +230,8 @@ class CpuPlan final : public BackendPlan<T> {
   void size_partition(const Problem& p) {
     // TRIAX_CPU_PARTITION_CHUNKS=k (testing, tuning) replaces the chunk count. Chunks of at
     // least two rows; one chunk (n < 4) is Thomas on the whole system.
-    std::int64_t k = partition_chunks<T>(p, threads_);
+    const bool across = strip_variant_ && !rows_contiguous_all(p);
+    std::int64_t k = across ? strip_partition_chunks<T>(p, threads_) : partition_chunks<T>(p, threads_);
     if (const char* forced = std::getenv("TRIAX_CPU_PARTITION_CHUNKS")) k = std::atoll(forced);
     k = std::max<std::int64_t>(1, std::min(k, p.n / 2));
     const auto count = static_cast<std::size_t>(p.count);
@@ -189,7 +242,8 @@ class CpuPlan final : public BackendPlan<T> {
     reduced_.resize(static_cast<std::size_t>(threads_) * 2 * k);
     // kappa and delta of every row and lane of a group; the last chunk is the longest.
     const std::int64_t chunk_rows = p.n / k + k;
-    per_thread_ = static_cast<std::size_t>(2 * cpu::partition_lanes * chunk_rows);
+    const int lanes = across ? cpu::strip_partition_lanes * cpu::strip_chunk_group : cpu::partition_lanes;
+    per_thread_ = static_cast<std::size_t>(2 * lanes * chunk_rows);
     partition_ = {k,
                   relations_.data(),
                   boundary_.data(),
@@ -197,7 +251,8 @@ class CpuPlan final : public BackendPlan<T> {
                   interface_bad_.data(),
                   reduced_.data(),
                   nullptr,
-                  static_cast<std::int64_t>(per_thread_)};
+                  static_cast<std::int64_t>(per_thread_),
+                  across};
   }
 };
 

@@ -23,6 +23,14 @@ inline ChunkRange chunk_range(std::int64_t n, std::int64_t chunks, std::int64_t 
 /// busy.
 inline constexpr int partition_lanes = 8;
 
+/// The variant for rows that are not contiguous (strip_partitioned.hpp): its lanes are up to
+/// this many neighbouring systems (batch dimension 0), each task one chunk of all of them.
+inline constexpr int strip_partition_lanes = 32;
+/// Up to this many chunks of a strip run in lockstep (one task of that variant): each adds
+/// independent division chains, which a strip of few systems (5 lanes: one vector and a bit)
+/// has too few of to hide the division's latency.
+inline constexpr int strip_chunk_group = 4;
+
 /// An end row of an interior as the outside rows beside it determine it.
 template <class T>
 struct EndRelation {
@@ -51,6 +59,7 @@ struct PartitionWork {
   long double* reduced;          // threads x 2K
   T* scratch;                    // threads x scratch_per_thread: 2 x lanes x rows of a chunk
   std::int64_t scratch_per_thread;
+  bool across_systems = false;   // strip_partitioned.hpp's variant: lanes are neighbouring systems
 };
 
 }  // namespace triax::detail::cpu
