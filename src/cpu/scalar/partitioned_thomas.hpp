@@ -333,6 +333,23 @@ struct SystemGroups {
   std::int64_t chunk0(std::int64_t h) const { return last(h) ? chunks - 1 : first_chunk(h); }
 };
 
+
+/// Checked mode: each system's info from its chunks' and its interface's findings, the first
+/// breakdown row (1-based) if any, else the last row with a non-finite result (0: none).
+template <class T, class ForEach>
+void merge_partition_findings(std::int64_t count, std::int64_t K, const PartitionWork<T>& w,
+                              int* info, ForEach&& for_each) {
+  for_each(count, [&](std::int64_t s, int) {
+    int first = w.interface_bad[s], last = 0;
+    for (std::int64_t k = 0; k < K; ++k) {
+      const RowFindings& f = w.findings[s * K + k];
+      if (f.first_bad != 0 && (first == 0 || f.first_bad < first)) first = f.first_bad;
+      last = std::max(last, f.last_nonfinite);
+    }
+    info[s] = first != 0 ? first : last;
+  });
+}
+
 template <bool Accumulate, bool Checked, class T, class ForEach>
 void partitioned_thomas(const Problem& p, const Operands<T>& ops, const PartitionWork<T>& w,
                         ForEach&& for_each) {
@@ -379,17 +396,7 @@ void partitioned_thomas(const Problem& p, const Operands<T>& ops, const Partitio
       }
     }
   });
-  if constexpr (Checked) {
-    for_each(p.count, [&](std::int64_t s, int) {
-      int first = w.interface_bad[s], last = 0;
-      for (std::int64_t k = 0; k < K; ++k) {
-        const RowFindings& f = w.findings[s * K + k];
-        if (f.first_bad != 0 && (first == 0 || f.first_bad < first)) first = f.first_bad;
-        last = std::max(last, f.last_nonfinite);
-      }
-      ops.info[s] = first != 0 ? first : last;
-    });
-  }
+  if constexpr (Checked) merge_partition_findings(p.count, K, w, ops.info, for_each);
 }
 
 }  // namespace triax::detail::cpu::TRIAX_CPU_ISA

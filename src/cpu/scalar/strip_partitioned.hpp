@@ -372,17 +372,7 @@ void strip_partitioned(const Problem& p, const Operands<T>& ops, const Partition
       }
     }
   });
-  if constexpr (Checked) {
-    for_each(p.count, [&](std::int64_t s, int) {
-      int first = w.interface_bad[s], last = 0;
-      for (std::int64_t k = 0; k < K; ++k) {
-        const RowFindings& f = w.findings[s * K + k];
-        if (f.first_bad != 0 && (first == 0 || f.first_bad < first)) first = f.first_bad;
-        last = std::max(last, f.last_nonfinite);
-      }
-      ops.info[s] = first != 0 ? first : last;
-    });
-  }
+  if constexpr (Checked) merge_partition_findings(p.count, K, w, ops.info, for_each);
 }
 
 }  // namespace triax::detail::cpu::TRIAX_CPU_ISA
