@@ -10,8 +10,10 @@
 // the two-pass bound on the H100 where axis 0 reaches 65%. Round 2's float default is P = 32,
 // S = 8: every row a whole 32-byte sector per block, and blocks of 256 threads, two per SM at
 // up to 128 registers (the same 16 warps, but two blocks' phases interleave). A tile of 32
-// chunks is then one system's chunks of the block, one tile per warp as before. Unmeasured
-// when written; TRIAX_CUDA_HYBRID_LONG_AXES=P,S picks another block (hybrid.cu).
+// chunks is then one system's chunks of the block, one tile per warp as before. On the H100 it
+// ran 1.44-1.69x faster than round 1 (docs/performance.md, "Few long systems"); single rows favour
+// 32 x 16 (float) and 32 x 8 (double), not yet the defaults. TRIAX_CUDA_HYBRID_LONG_AXES=P,S
+// picks another block (hybrid.cu).
 #include <cstdint>
 
 #include "cuda/scalar/block/long_tile.hpp"
