@@ -127,5 +127,31 @@ TYPED_TEST(ConvertPaths, LargeOutputsStreamedWholeAndUnaligned) {
   expect_naive_copy<T>(flat, Layout::strided({n, count}, {1, n}, 3), "flat -> flat, offset 3");
 }
 
+// Round 2 paths. A transpose of few long runs (array of blocks -> interleaved along axis 1 of a
+// grid whose axes 1 and 2 are short) is cut into more tiles than it has threads' worth: 37 x 20
+// runs made 2 tiles of 32 x 20, now at least 4 (ragged ones), at any thread count. Structure
+// of arrays -> array of blocks writes each tile as one destination run, streamed above 8 MiB
+// (M = 2: blocks of 16 or 32 bytes; M = 5: 100 or 200 bytes, no multiple of a line).
+TYPED_TEST(ConvertPaths, FewLongRunsSplitAndWholeTileRuns) {
+  using T = TypeParam;
+  for (const int m : {2, 3}) {
+    const std::vector<std::int64_t> grid = {3, 37, 20};
+    const auto aob = BlockLayouts::array_of_blocks(m, grid);
+    const auto il1 = BlockLayouts::interleaved(m, grid, 1);
+    expect_naive_copy<T>(aob.a, il1.a, "m " + std::to_string(m) + " aob -> interleaved1");
+    expect_naive_copy<T>(il1.a, aob.a, "m " + std::to_string(m) + " interleaved1 -> aob");
+  }
+  for (const int m : {2, 5}) {
+    const std::int64_t points = (std::int64_t(9) << 20) / (m * m * std::int64_t(sizeof(T)));
+    const std::vector<std::int64_t> grid = {61, points / 61 + 1};
+    const auto aob = BlockLayouts::array_of_blocks(m, grid);
+    const auto soa = BlockLayouts::structure_of_arrays(m, grid);
+    expect_naive_copy<T>(soa.a, aob.a, "m " + std::to_string(m) + " soa -> aob, large");
+    const auto soa_ghost = BlockLayouts::structure_of_arrays(m, {7, 5}, {9, 6}, {1, 1});
+    expect_naive_copy<T>(soa_ghost.a, BlockLayouts::array_of_blocks(m, {7, 5}).a,
+                         "m " + std::to_string(m) + " soa with ghosts -> aob");
+  }
+}
+
 }  // namespace
 }  // namespace triax::test

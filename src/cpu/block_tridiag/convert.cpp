@@ -248,12 +248,27 @@ void copy_tiles(const std::vector<Dim>& dims, Position p, const T* src, T* dst, 
   // at the memory, 4x slower for array of blocks -> structure of arrays at M = 5 (n0 = 163).
   const std::int64_t line_positions = line_bytes / std::gcd(dst_piece, line_bytes);
   if (n0 < d0.extent && n0 >= line_positions) n0 = n0 / line_positions * line_positions;
-  const std::int64_t blocks0 = (d0.extent + n0 - 1) / n0, blocks1 = (d1.extent + n1 - 1) / n1;
   std::int64_t outer = 1;
   for (std::size_t k = 2; k < dims.size(); ++k) outer *= dims[k].extent;
+  // Enough tiles for every thread: a 64 x 64 transpose of long runs (array of blocks ->
+  // interleaved along axis 1 of a 64^3 grid: runs of 64 blocks) made 4 tiles of 32 x 32, so 4 of
+  // the 16 host cores worked (52-57% of the copy at every M). The source side gives way first,
+  // down to one line per source row.
+  const std::int64_t want = 4 * std::int64_t(omp_get_max_threads());
+  const std::int64_t least_n1 = std::max<std::int64_t>(1, line_bytes / src_piece);
+  auto tiles = [&] { return outer * ((d0.extent + n0 - 1) / n0) * ((d1.extent + n1 - 1) / n1); };
+  while (tiles() < want && n1 / 2 >= least_n1) n1 /= 2;
+  const std::int64_t blocks0 = (d0.extent + n0 - 1) / n0, blocks1 = (d1.extent + n1 - 1) / n1;
   const std::int64_t items = outer * blocks1 * blocks0;
   const bool dst_rows = d0.dst_stride == (split ? 1 : run);
-  const bool stream_rows = stream && dst_rows && n0 * dst_piece >= stream_run_bytes;
+  // The tile's destination rows abut when it holds the whole of dims[0] and dims[1] continues
+  // it there (structure of arrays -> array of blocks: a row is one block, M^2 elements): the
+  // tile is then one destination run, written and streamed as one. Row by row those runs were
+  // 16-200 bytes, too short to stream (double M = 5: 200 bytes, every line read before written)
+  // and one call each.
+  const bool dst_whole = dst_rows && !split && n0 == d0.extent && d1.dst_stride == d0.extent * run;
+  const bool stream_rows =
+      stream && dst_rows && (dst_whole ? n0 * n1 : n0) * dst_piece >= stream_run_bytes;
   // Runs streamed one by one must each fill whole lines, or they would share lines with plain
   // stores or with runs that other tiles write.
   const bool stream_runs = stream_rows && dst_piece % line_bytes == 0;
@@ -357,6 +372,10 @@ void copy_tiles(const std::vector<Dim>& dims, Position p, const T* src, T* dst, 
         }
       }
       // Out: destination row j (split: row (j, e)) is contiguous where its positions abut.
+      if (dst_whole) {
+        store_run(t, nj * ni * run, d, stream_rows);
+        continue;
+      }
       const std::int64_t rows = split ? nj * run : nj, per_row = split ? ni : ni * run;
       for (std::int64_t r = 0; r < rows; ++r) {
         const T* v = t + r * per_row;
