@@ -25,6 +25,10 @@
 //   time on the H100); else the tile kernel (var_tile_staged.cuh), G neighbouring systems a
 //   block;
 // - the rest: the per-thread kernel below.
+// Back to back, outside checked mode (2026-11-27, varb2b), every system of 1..B2BPlan::max_rows
+// rows goes first to the back-to-back hybrid (var_b2b_kernel.cuh), one launch per length class
+// (core/var_b2b_classes.hpp); the routing above then applies to the rest (the longer systems).
+// TRIAX_CUDA_VAR_B2B=0 keeps the routing above for all of them (the staged kernel, as before).
 // On the H200 (bench/results/layouts/gpu-h200.json) a heavy-tailed batch (log-uniform 8..65536
 // rows) took 30 ms in float when the systems above 512 rows ran one thread each (up to 8192
 // dependent steps) and the ~900 above 8192 one launch each: 0.5% of the copy.
@@ -44,7 +48,9 @@
 #include "cuda/launch/launch_kernel.hpp"
 #include "cuda/scalar/thread/thomas_steps.cuh"
 #include "cuda/solve_modes.cuh"
+#include "core/var_b2b_classes.hpp"
 #include "cuda/varbatch/staged_warp.cuh"
+#include "cuda/varbatch/var_b2b_kernel.cuh"
 #include "cuda/varbatch/var_pipelined.hpp"
 #include "cuda/varbatch/var_segments.cuh"
 #include "cuda/varbatch/var_tile_staged.cuh"
@@ -240,6 +246,13 @@ class CudaVarPlan final : public VarBackendPlan<T> {
     // Back to back, longer systems go to the segment kernels (var_segments.cuh) up to
     // max_segmented_rows; beyond (or in checked mode, or padded) as before.
     const bool segmented = staged && !layout.padded();
+    // Back to back, the length classes of the back-to-back hybrid (var_b2b_kernel.cuh) take every
+    // system up to B2BPlan::max_rows rows; the kernels below keep the longer ones.
+    if (segmented && switch_on("TRIAX_CUDA_VAR_B2B")) {
+      b2b_ = plan_b2b_classes(layout.lengths, layout.offsets);
+      b2b_on_ = true;
+    }
+    b2b_entries_ = to_device(b2b_.entries);
     // Padded with another row stride (Full-Interleaved), every system within a stage: the whole
     // batch goes to the tile kernel (var_tile_staged.cuh).
     tiled_ = layout.padded() && !unit_rows && !options.checked &&
@@ -266,6 +279,7 @@ class CudaVarPlan final : public VarBackendPlan<T> {
     staged_all_ = staged && layout.padded() && layout.max_length <= staged_rows;
     for (std::int64_t s = 0; s < count && !tiled_; ++s) {
       const std::int64_t n = layout.lengths[s];
+      if (b2b_on_ && n <= B2BPlan::max_rows) continue;  // empty ones too: nothing to do
       if (staged_all_ || (staged && n >= 1 && n <= staged_rows)) {
         staged_order.push_back(s);
       } else if (segmented && n > staged_rows && n <= cuda::max_segmented_rows) {
@@ -383,7 +397,7 @@ class CudaVarPlan final : public VarBackendPlan<T> {
                         offsets_->bytes() + warp_base_->bytes() + staged_order_->bytes() +
                         segments_buffer_->bytes() + reduced_lengths_->bytes() +
                         reduced_offsets_->bytes() + reduced_order_->bytes() + reduced_->bytes() +
-                        solve_lengths_->bytes();
+                        solve_lengths_->bytes() + b2b_entries_->bytes();
     for (const auto& plan : long_plans_) bytes += plan->workspace_bytes();
     return bytes;
   }
@@ -427,6 +441,7 @@ class CudaVarPlan final : public VarBackendPlan<T> {
       launch_tiled(p, ops, layout_lengths);
       return;
     }
+    launch_b2b(ops);
     launch_staged(p, ops, layout_lengths);
     launch_segments(p, ops);
     if (threads_ == 0) return;
@@ -447,6 +462,37 @@ class CudaVarPlan final : public VarBackendPlan<T> {
                             stream_, p, ops, order, lengths, offsets, base, threads_, cp, dp);
       }
     });
+  }
+
+  // One launch per length class of the back-to-back hybrid (var_b2b_kernel.cuh): P chunk
+  // threads of M rows per system, 256 / P systems a block.
+  void launch_b2b(const Operands<T>& ops) {
+    if (!b2b_on_ || ops.info != nullptr) return;
+    const auto* entries = static_cast<const B2BEntry*>(b2b_entries_->get());
+    for (const B2BClass& c : b2b_.classes) {
+      switch (c.P) {
+        case 8: launch_b2b_class<8>(ops, entries, c); break;
+        case 16: launch_b2b_class<16>(ops, entries, c); break;
+        case 32: launch_b2b_class<32>(ops, entries, c); break;
+        case 64: launch_b2b_class<64>(ops, entries, c); break;
+        case 128: launch_b2b_class<128>(ops, entries, c); break;
+        default: launch_b2b_class<256>(ops, entries, c); break;
+      }
+    }
+  }
+
+  template <int P>
+  void launch_b2b_class(const Operands<T>& ops, const B2BEntry* entries, const B2BClass& c) {
+    constexpr int M = B2BPlan::M;
+    constexpr int S = cuda::b2b_threads / P;
+    const auto grid =
+        static_cast<unsigned>(std::min<std::int64_t>((c.count + S - 1) / S, std::int64_t(1) << 30));
+    const auto go = [&](auto kernel) {
+      cuda::launch_kernel(kernel, grid, cuda::b2b_threads, cuda::B2BSmem<T, M, P>::bytes, stream_,
+                          ops, entries + c.first, c.count, c.longest);
+    };
+    ops.accumulate ? go(cuda::var_b2b_kernel<T, M, P, true>)
+                   : go(cuda::var_b2b_kernel<T, M, P, false>);
   }
 
   // The persistent staged kernel's blocks for `systems` systems: at most one per system pair,
@@ -527,7 +573,9 @@ class CudaVarPlan final : public VarBackendPlan<T> {
 
   const VarLayout::Data& layout_;  // owned by the VarSolver, which outlives this plan
   cudaStream_t stream_;
-  bool tiled_ = false, staged_all_ = false, pipelined_on_ = false;
+  bool tiled_ = false, staged_all_ = false, pipelined_on_ = false, b2b_on_ = false;
+  B2BPlan b2b_;
+  Buffer b2b_entries_;
   std::int64_t staged_resident_ = std::int64_t(1) << 30;
   cuda::VarPipelined<T> pipelined_;
   Buffer solve_lengths_;
