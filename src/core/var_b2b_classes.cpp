@@ -71,4 +71,34 @@ B2BPlan plan_b2b_classes(const std::vector<std::int64_t>& lengths,
   return plan;
 }
 
+B2BTiles plan_b2b_tiles(const std::vector<std::int64_t>& lengths,
+                        const std::vector<std::int64_t>& offsets,
+                        const std::vector<std::int64_t>& systems) {
+  B2BTiles t;
+  for (const std::int64_t s : systems) {
+    const std::int64_t n = lengths[static_cast<std::size_t>(s)];
+    if (n > B2BTiles::max_long_rows) {
+      t.rest.push_back(s);
+      continue;
+    }
+    // Tiles of nearly equal rows, none above tile_rows: every tile's 32 chunks then have 7 or 8
+    // rows (n > 2048 gives at least 9 tiles of at least 227 rows), never the one-row chunk that
+    // the hybrid reserves for a one-row system.
+    const std::int64_t count = (n + B2BTiles::tile_rows - 1) / B2BTiles::tile_rows;
+    const std::int64_t q = n / count, rem = n % count;
+    t.reduced_offsets.push_back(t.reduced_rows);
+    t.reduced_lengths.push_back(2 * count);
+    std::int64_t row = 0;
+    for (std::int64_t k = 0; k < count; ++k) {
+      const std::int64_t rows = q + (k < rem ? 1 : 0);
+      t.tiles.push_back({offsets[static_cast<std::size_t>(s)] + row, t.reduced_rows + 2 * k,
+                         static_cast<std::int32_t>(rows),
+                         static_cast<std::int32_t>((k == 0 ? 1 : 0) | (k + 1 == count ? 2 : 0))});
+      row += rows;
+    }
+    t.reduced_rows += 2 * count;
+  }
+  return t;
+}
+
 }  // namespace triax::detail

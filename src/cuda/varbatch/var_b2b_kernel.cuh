@@ -25,6 +25,7 @@
 
 #include "core/var_b2b_classes.hpp"
 #include "cuda/scalar/block/hybrid_kernel.cuh"
+#include "cuda/scalar/block/long_tile.cuh"
 
 namespace triax::detail::cuda {
 
@@ -43,28 +44,44 @@ struct B2BSmem {
       (std::size_t(b2b_warps) * stage + 4 * std::size_t(reduced_size)) * sizeof(T);
 };
 
-/// Where chunk c of a system of n rows starts: the fixed kernel's split (split_rows in hybrid.cu)
-/// done per system. n >= 2P: P chunks of q or q + 1 rows (q + 1 <= M while n <= M P); shorter:
-/// n / 2 chunks of 2 or 3 rows, the rest empty; n == 1: one chunk of one row.
-template <int P>
-struct B2BChunks {
-  int n, active, q, rem;
-  __device__ __forceinline__ explicit B2BChunks(int rows) : n(rows) {
-    active = min(P, max(1, rows / 2));
-    q = rows / active;
-    rem = rows % active;
-  }
-  __device__ __forceinline__ int start(int c) const {
-    return c < active ? c * q + min(c, rem) : n;
-  }
-};
-
 /// The staged values of operand `op` of the group's run into registers, for this thread's
 /// chunk rows k < L (others get the identity's values: never used, but defined).
 template <class T, int M>
 __device__ __forceinline__ void b2b_take(const T* st, int from, int L, T fill, T (&out)[M]) {
 #pragma unroll
   for (int k = 0; k < M; ++k) out[k] = k < L ? st[padded<T>(from + k)] : fill;
+}
+
+/// Rows [R0, R1) of one system's operands at `offset` (a group of GW lanes, gi this lane's index,
+/// gbase the group's first staging slot) into this thread's chunk registers, rows `from` ..
+/// `from` + L - 1 of the run. The four operands' shares are in flight together, then pass through
+/// the warp's staging space one operand at a time. a of the run's row 0 and c of its last row
+/// arrive with their vectors: the caller drops them where they are the system's ends.
+template <class T, int M>
+__device__ __forceinline__ void b2b_load_rows(const Operands<T>& ops, std::int64_t offset, int R0,
+                                              int R1, int gi, int GW, int gbase, int from, int L,
+                                              bool valid, T* stage, RegisterRows<T, M>& rows) {
+  RunShare<T, M> sa, sb, sc, sd;
+  sa.load(ops.a + offset, R0, R1, gi, GW, valid);
+  sb.load(ops.b + offset, R0, R1, gi, GW, valid);
+  sc.load(ops.c + offset, R0, R1, gi, GW, valid);
+  sd.load(ops.d + offset, R0, R1, gi, GW, valid);
+  sa.stage(stage, gbase, gi, GW);
+  __syncwarp();
+  b2b_take<T, M>(stage, from, L, T(0), rows.a);
+  __syncwarp();
+  sb.stage(stage, gbase, gi, GW);
+  __syncwarp();
+  b2b_take<T, M>(stage, from, L, T(1), rows.b);
+  __syncwarp();
+  sc.stage(stage, gbase, gi, GW);
+  __syncwarp();
+  b2b_take<T, M>(stage, from, L, T(0), rows.c);
+  __syncwarp();
+  sd.stage(stage, gbase, gi, GW);
+  __syncwarp();
+  b2b_take<T, M>(stage, from, L, T(0), rows.d);
+  __syncwarp();
 }
 
 /// Solves `systems` entries (at most `bound` rows each; lengths clamped to 0 .. bound) in place
@@ -88,7 +105,7 @@ __global__ void __launch_bounds__(b2b_threads, sizeof(T) == 4 ? 3 : 2)
   B2BEntry e{0, 0};
   if (valid) e = entries[q];
   const int n = valid ? static_cast<int>(min(max(e.length, std::int64_t(0)), bound)) : 0;
-  const B2BChunks<P> ch(n);
+  const B2BChunks ch(n, P);  // core/var_b2b_classes.hpp
   const int r0 = ch.start(j);
   const int L = ch.start(j + 1) - r0;
   // The group's run: its first chunk is j - gi (P <= 32: chunk 0 of the system; else the
@@ -97,31 +114,9 @@ __global__ void __launch_bounds__(b2b_threads, sizeof(T) == 4 ? 3 : 2)
   const int gbase = (lane / GW) * GW * M;
   const int R0 = ch.start(j - gi), R1 = ch.start(j - gi + GW);
 
-  // ---- Load: the four operands' shares in flight together, then through the staging space one
-  // operand at a time. a of row 0 and c of row n - 1 arrive with their vectors: dropped.
-  RunShare<T, M> sa, sb, sc, sd;
-  sa.load(ops.a + e.offset, R0, R1, gi, GW, valid);
-  sb.load(ops.b + e.offset, R0, R1, gi, GW, valid);
-  sc.load(ops.c + e.offset, R0, R1, gi, GW, valid);
-  sd.load(ops.d + e.offset, R0, R1, gi, GW, valid);
   RegisterRows<T, M> rows;
   const int from = gbase + (r0 - R0);
-  sa.stage(stage, gbase, gi, GW);
-  __syncwarp();
-  b2b_take<T, M>(stage, from, L, T(0), rows.a);
-  __syncwarp();
-  sb.stage(stage, gbase, gi, GW);
-  __syncwarp();
-  b2b_take<T, M>(stage, from, L, T(1), rows.b);
-  __syncwarp();
-  sc.stage(stage, gbase, gi, GW);
-  __syncwarp();
-  b2b_take<T, M>(stage, from, L, T(0), rows.c);
-  __syncwarp();
-  sd.stage(stage, gbase, gi, GW);
-  __syncwarp();
-  b2b_take<T, M>(stage, from, L, T(0), rows.d);
-  __syncwarp();
+  b2b_load_rows<T, M>(ops, e.offset, R0, R1, gi, GW, gbase, from, L, valid, stage, rows);
   if (r0 == 0) rows.a[0] = T(0);
 #pragma unroll
   for (int k = 0; k < M; ++k) rows.c[k] = r0 + k == n - 1 ? T(0) : rows.c[k];
@@ -148,6 +143,55 @@ __global__ void __launch_bounds__(b2b_threads, sizeof(T) == 4 ? 3 : 2)
   }
   __syncwarp();
   store_run<T, M, Accumulate, false>(ops.x + e.offset, R0, R1, gi, GW, gbase, stage, valid);
+}
+
+/// Systems longer than B2BPlan::max_rows, a warp per tile of B2BTiles (227..256 rows, 32 chunks
+/// of 7 or 8 rows): the fixed hybrid's long path in tiles along axis 0 (long_tile.cuh), per
+/// tile. Reduce (Finish false): the tile's chunks reduced, the tile's two equations to rows
+/// `reduced` and + 1 of the workspace batch (four planes of `plane` values). Finish: the same
+/// chunks reduced again, the tile system solved with its two end values from the workspace's
+/// x plane (the reduced batch solved in place), x of every row stored. Each pass reads a, b, c,
+/// d once: 9 accesses per row against the copy's 5, as the fixed long path.
+template <class T, bool Finish, bool Accumulate>
+__global__ void __launch_bounds__(b2b_threads, sizeof(T) == 4 ? 3 : 2)
+    var_b2b_tile_kernel(Operands<T> ops, const B2BTile* __restrict__ tiles, std::int64_t count,
+                        T* __restrict__ ws, std::int64_t plane) {
+  constexpr int M = B2BPlan::M;
+  using Lay = B2BSmem<T, M, 32>;
+  static_assert(B2BTiles::tile_rows == 32 * M, "a tile is a warp's 32 chunks");
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  T* stage = reinterpret_cast<T*>(smem_raw) + warp * Lay::stage;
+  const std::int64_t w = std::int64_t(blockIdx.x) * b2b_warps + warp;
+  if (w >= count) return;  // the whole warp: nothing below reaches across warps
+  const B2BTile tl = tiles[w];
+  const int n = tl.rows;
+  const B2BChunks ch(n, 32);
+  const int r0 = ch.start(lane);
+  const int L = ch.start(lane + 1) - r0;
+  RegisterRows<T, M> rows;
+  b2b_load_rows<T, M>(ops, tl.offset, 0, n, lane, 32, 0, r0, L, true, stage, rows);
+  // Inside a system a tile's a of row 0 and c of its last row couple it to its neighbours.
+  if ((tl.flags & 1) != 0 && r0 == 0) rows.a[0] = T(0);
+  if ((tl.flags & 2) != 0) {
+#pragma unroll
+    for (int k = 0; k < M; ++k) rows.c[k] = r0 + k == n - 1 ? T(0) : rows.c[k];
+  }
+  Row<T> first, last;
+  chunk_reduce<T>(rows, L, first, last);
+  if constexpr (!Finish) {
+    tile_reduce_store(first, last, lane, true, ws, plane, tl.reduced, 1);
+  } else {
+    T x_first, x_last;
+    tile_finish(first, last, lane, true, ws, plane, tl.reduced, 1, x_first, x_last);
+    chunk_back<T>(rows, L, x_first, x_last);
+#pragma unroll
+    for (int k = 0; k < M; ++k) {
+      if (k < L) stage[padded<T>(r0 + k)] = rows.d[k];
+    }
+    __syncwarp();
+    store_run<T, M, Accumulate, false>(ops.x + tl.offset, 0, n, lane, 32, 0, stage, true);
+  }
 }
 
 }  // namespace triax::detail::cuda
