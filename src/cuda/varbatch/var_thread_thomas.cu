@@ -25,6 +25,13 @@
 //   time on the H100); else the tile kernel (var_tile_staged.cuh), G neighbouring systems a
 //   block;
 // - the rest: the per-thread kernel below.
+// Back to back, outside checked mode (2026-11-27, varb2b), every system of 1..B2BPlan::max_rows
+// rows goes first to the back-to-back hybrid (var_b2b_kernel.cuh), one launch per length class
+// (core/var_b2b_classes.hpp); the routing above then applies to the rest (the longer systems).
+// Back-to-back systems above that, up to B2BTiles::max_long_rows, go to the same kernel's tiles
+// (two passes around a reduced batch, as the fixed hybrid's long path) instead of the segments.
+// TRIAX_CUDA_VAR_B2B=0 keeps the routing above for all of them (the staged kernel, as before);
+// TRIAX_CUDA_VAR_B2B_LONG=0 only the long ones (the segment kernels).
 // On the H200 (bench/results/layouts/gpu-h200.json) a heavy-tailed batch (log-uniform 8..65536
 // rows) took 30 ms in float when the systems above 512 rows ran one thread each (up to 8192
 // dependent steps) and the ~900 above 8192 one launch each: 0.5% of the copy.
@@ -44,7 +51,9 @@
 #include "cuda/launch/launch_kernel.hpp"
 #include "cuda/scalar/thread/thomas_steps.cuh"
 #include "cuda/solve_modes.cuh"
+#include "core/var_b2b_classes.hpp"
 #include "cuda/varbatch/staged_warp.cuh"
+#include "cuda/varbatch/var_b2b_kernel.cuh"
 #include "cuda/varbatch/var_pipelined.hpp"
 #include "cuda/varbatch/var_segments.cuh"
 #include "cuda/varbatch/var_tile_staged.cuh"
@@ -240,6 +249,29 @@ class CudaVarPlan final : public VarBackendPlan<T> {
     // Back to back, longer systems go to the segment kernels (var_segments.cuh) up to
     // max_segmented_rows; beyond (or in checked mode, or padded) as before.
     const bool segmented = staged && !layout.padded();
+    // Back to back, the length classes of the back-to-back hybrid (var_b2b_kernel.cuh) take every
+    // system up to B2BPlan::max_rows rows; the kernels below keep the longer ones.
+    if (segmented && switch_on("TRIAX_CUDA_VAR_B2B")) {
+      // TRIAX_CUDA_VAR_B2B_MIN_CLASS (a test and tuning aid): the fewest systems a class keeps
+      // before it joins the next larger one (default 2048; 1 keeps every class apart).
+      const char* mc = std::getenv("TRIAX_CUDA_VAR_B2B_MIN_CLASS");
+      const std::int64_t min_class = mc != nullptr ? std::max(1LL, std::atoll(mc)) : 2048;
+      b2b_ = plan_b2b_classes(layout.lengths, layout.offsets, min_class);
+      b2b_on_ = true;
+      // Longer ones (up to B2BTiles::max_long_rows) in tiles, two passes around a reduced batch
+      // that the classes solve; TRIAX_CUDA_VAR_B2B_LONG=0 leaves them to the segment kernels.
+      if (switch_on("TRIAX_CUDA_VAR_B2B_LONG")) {
+        b2b_tiles_ = plan_b2b_tiles(layout.lengths, layout.offsets, b2b_.rest);
+        b2b_reduced_ = plan_b2b_classes(b2b_tiles_.reduced_lengths, b2b_tiles_.reduced_offsets,
+                                        min_class);
+        b2b_long_on_ = !b2b_tiles_.tiles.empty();
+      }
+    }
+    b2b_entries_ = to_device(b2b_.entries);
+    b2b_tile_buffer_ = to_device(b2b_tiles_.tiles);
+    b2b_reduced_entries_ = to_device(b2b_reduced_.entries);
+    b2b_work_ = std::make_unique<cuda::DeviceWorkspace>(
+        4 * static_cast<std::size_t>(b2b_tiles_.reduced_rows) * sizeof(T));
     // Padded with another row stride (Full-Interleaved), every system within a stage: the whole
     // batch goes to the tile kernel (var_tile_staged.cuh).
     tiled_ = layout.padded() && !unit_rows && !options.checked &&
@@ -266,6 +298,8 @@ class CudaVarPlan final : public VarBackendPlan<T> {
     staged_all_ = staged && layout.padded() && layout.max_length <= staged_rows;
     for (std::int64_t s = 0; s < count && !tiled_; ++s) {
       const std::int64_t n = layout.lengths[s];
+      if (b2b_on_ && n <= B2BPlan::max_rows) continue;  // empty ones too: nothing to do
+      if (b2b_long_on_ && n <= B2BTiles::max_long_rows) continue;
       if (staged_all_ || (staged && n >= 1 && n <= staged_rows)) {
         staged_order.push_back(s);
       } else if (segmented && n > staged_rows && n <= cuda::max_segmented_rows) {
@@ -383,7 +417,9 @@ class CudaVarPlan final : public VarBackendPlan<T> {
                         offsets_->bytes() + warp_base_->bytes() + staged_order_->bytes() +
                         segments_buffer_->bytes() + reduced_lengths_->bytes() +
                         reduced_offsets_->bytes() + reduced_order_->bytes() + reduced_->bytes() +
-                        solve_lengths_->bytes();
+                        solve_lengths_->bytes() + b2b_entries_->bytes() +
+                        b2b_tile_buffer_->bytes() + b2b_reduced_entries_->bytes() +
+                        b2b_work_->bytes();
     for (const auto& plan : long_plans_) bytes += plan->workspace_bytes();
     return bytes;
   }
@@ -427,6 +463,7 @@ class CudaVarPlan final : public VarBackendPlan<T> {
       launch_tiled(p, ops, layout_lengths);
       return;
     }
+    launch_b2b(ops);
     launch_staged(p, ops, layout_lengths);
     launch_segments(p, ops);
     if (threads_ == 0) return;
@@ -447,6 +484,61 @@ class CudaVarPlan final : public VarBackendPlan<T> {
                             stream_, p, ops, order, lengths, offsets, base, threads_, cp, dp);
       }
     });
+  }
+
+  // One launch per length class of the back-to-back hybrid (var_b2b_kernel.cuh): P chunk
+  // threads of M rows per system, 256 / P systems a block.
+  void launch_b2b(const Operands<T>& ops) {
+    if (!b2b_on_ || ops.info != nullptr) return;
+    launch_b2b_classes(ops, b2b_, static_cast<const B2BEntry*>(b2b_entries_->get()));
+    if (!b2b_long_on_) return;
+    // The long systems' tiles: reduce, the reduced batch in place, finish.
+    const std::int64_t tiles = static_cast<std::int64_t>(b2b_tiles_.tiles.size());
+    const auto grid = static_cast<unsigned>(std::min<std::int64_t>(
+        (tiles + cuda::b2b_warps - 1) / cuda::b2b_warps, std::int64_t(1) << 30));
+    const auto* tile_table = static_cast<const B2BTile*>(b2b_tile_buffer_->get());
+    const std::int64_t plane = b2b_tiles_.reduced_rows;
+    T* ws = static_cast<T*>(b2b_work_->get());
+    constexpr std::size_t smem = cuda::B2BSmem<T, B2BPlan::M, 32>::bytes;
+    cuda::launch_kernel(cuda::var_b2b_tile_kernel<T, false, false>, grid, cuda::b2b_threads, smem,
+                        stream_, ops, tile_table, tiles, ws, plane);
+    const Operands<T> reduced{ws, ws + plane, ws + 2 * plane, ws + 3 * plane, ws + 3 * plane,
+                              false, nullptr};
+    launch_b2b_classes(reduced, b2b_reduced_,
+                       static_cast<const B2BEntry*>(b2b_reduced_entries_->get()));
+    const auto finish = [&](auto kernel) {
+      cuda::launch_kernel(kernel, grid, cuda::b2b_threads, smem, stream_, ops, tile_table, tiles,
+                          ws, plane);
+    };
+    ops.accumulate ? finish(cuda::var_b2b_tile_kernel<T, true, true>)
+                   : finish(cuda::var_b2b_tile_kernel<T, true, false>);
+  }
+
+  void launch_b2b_classes(const Operands<T>& ops, const B2BPlan& plan, const B2BEntry* entries) {
+    for (const B2BClass& c : plan.classes) {
+      switch (c.P) {
+        case 8: launch_b2b_class<8>(ops, entries, c); break;
+        case 16: launch_b2b_class<16>(ops, entries, c); break;
+        case 32: launch_b2b_class<32>(ops, entries, c); break;
+        case 64: launch_b2b_class<64>(ops, entries, c); break;
+        case 128: launch_b2b_class<128>(ops, entries, c); break;
+        default: launch_b2b_class<256>(ops, entries, c); break;
+      }
+    }
+  }
+
+  template <int P>
+  void launch_b2b_class(const Operands<T>& ops, const B2BEntry* entries, const B2BClass& c) {
+    constexpr int M = B2BPlan::M;
+    constexpr int S = cuda::b2b_threads / P;
+    const auto grid =
+        static_cast<unsigned>(std::min<std::int64_t>((c.count + S - 1) / S, std::int64_t(1) << 30));
+    const auto go = [&](auto kernel) {
+      cuda::launch_kernel(kernel, grid, cuda::b2b_threads, cuda::B2BSmem<T, M, P>::bytes, stream_,
+                          ops, entries + c.first, c.count, c.longest);
+    };
+    ops.accumulate ? go(cuda::var_b2b_kernel<T, M, P, true>)
+                   : go(cuda::var_b2b_kernel<T, M, P, false>);
   }
 
   // The persistent staged kernel's blocks for `systems` systems: at most one per system pair,
@@ -527,7 +619,11 @@ class CudaVarPlan final : public VarBackendPlan<T> {
 
   const VarLayout::Data& layout_;  // owned by the VarSolver, which outlives this plan
   cudaStream_t stream_;
-  bool tiled_ = false, staged_all_ = false, pipelined_on_ = false;
+  bool tiled_ = false, staged_all_ = false, pipelined_on_ = false, b2b_on_ = false;
+  bool b2b_long_on_ = false;
+  B2BPlan b2b_, b2b_reduced_;
+  B2BTiles b2b_tiles_;
+  Buffer b2b_entries_, b2b_tile_buffer_, b2b_reduced_entries_, b2b_work_;
   std::int64_t staged_resident_ = std::int64_t(1) << 30;
   cuda::VarPipelined<T> pipelined_;
   Buffer solve_lengths_;
