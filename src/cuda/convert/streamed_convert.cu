@@ -225,8 +225,7 @@ void launch_streamed(Kernel kernel, std::int64_t tiles, const ConvertTiles& d, c
                      cudaStream_t s) {
   std::int64_t resident = resident_blocks(reinterpret_cast<const void*>(kernel));
   if (block_cap() > 0) resident = std::min(resident, block_cap());
-  const std::int64_t per_block = (tiles + resident - 1) / resident;
-  const unsigned grid = clamp_grid((tiles + per_block - 1) / per_block, resident);
+  const unsigned grid = clamp_grid(streamed_grid(tiles, resident), resident);
   cuda::launch_kernel(kernel, dim3(grid), dim3(threads), 0, s, d, src, dst);
 }
 
