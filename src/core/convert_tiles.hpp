@@ -142,8 +142,11 @@ struct TileAt {
 /// The tile counts of a plan cut into ta x tb tiles.
 struct TileCounts {
   std::int64_t a, b;
+  bool fits32;  // every tile number below 2^32
   TRIAX_HOST_DEVICE TileCounts(const ConvertTiles& d, int ta, int tb)
-      : a((d.size_a + ta - 1) / ta), b((d.size_b + tb - 1) / tb) {}
+      : a((d.size_a + ta - 1) / ta),
+        b((d.size_b + tb - 1) / tb),
+        fits32(a * b * d.size_outer < (std::int64_t(1) << 32)) {}
   TRIAX_HOST_DEVICE std::int64_t total(const ConvertTiles& d) const { return a * b * d.size_outer; }
 };
 
@@ -162,7 +165,20 @@ TRIAX_HOST_DEVICE inline TileAt tile_at(const ConvertTiles& d, int ta, int tb, s
 /// Tile number t (0 <= t < n.total) in for_each_tile's order: A fastest, then B, then outer.
 TRIAX_HOST_DEVICE inline TileAt locate_tile(const ConvertTiles& d, int ta, int tb,
                                             const TileCounts& n, std::int64_t t) {
-  const std::int64_t ia = t % n.a, rest = t / n.a, ib = rest % n.b, o = rest / n.b;
+  std::int64_t ia, ib, o;
+  if (n.fits32) {
+    // 32-bit divisions (a 64-bit one costs several times more, once a tile in a streamed kernel)
+    const auto u = static_cast<std::uint32_t>(t), na = static_cast<std::uint32_t>(n.a),
+               nb = static_cast<std::uint32_t>(n.b), rest = u / na;
+    ia = u - rest * na;
+    o = rest / nb;
+    ib = rest - static_cast<std::uint32_t>(o) * nb;
+  } else {
+    ia = t % n.a;
+    const std::int64_t rest = t / n.a;
+    ib = rest % n.b;
+    o = rest / n.b;
+  }
   std::int64_t so, dof;
   group_offsets(d, d.outer, o, so, dof);
   return tile_at(d, ta, tb, so, dof, ia, ib);

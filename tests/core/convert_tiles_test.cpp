@@ -620,5 +620,37 @@ TEST(ConvertTiles, StreamedWalkTakesEveryTileOnce) {
   EXPECT_EQ(detail::streamed_grid(1056, 528), 528);
 }
 
+// locate_tile past 2^32 tiles (64-bit divisions) and just below (32-bit): a plan made by hand,
+// the outer offset equal to the outer position, against the mixed-radix digits of t.
+TEST(ConvertTiles, LocateTileBothWidths) {
+  for (const std::int64_t outer : {std::int64_t(1000), std::int64_t(1) << 30}) {
+    ConvertTiles t;
+    t.rank = 3;
+    t.extent[0] = 3 * 64 + 5;
+    t.extent[1] = 7 * 64 + 1;
+    t.extent[2] = outer;
+    t.src[0] = t.dst[0] = t.src[1] = t.dst[1] = 0;
+    t.src[2] = t.dst[2] = 1;
+    t.a.count = t.b.count = t.outer.count = 1;
+    t.a.dim[0] = 0;
+    t.b.dim[0] = 1;
+    t.outer.dim[0] = 2;
+    t.size_a = t.extent[0];
+    t.size_b = t.extent[1];
+    t.size_outer = outer;
+    const detail::TileCounts n(t, 64, 64);
+    EXPECT_EQ(n.fits32, outer == 1000);
+    std::mt19937_64 rng(31);
+    for (int trial = 0; trial < 2000; ++trial) {
+      const std::int64_t k = std::uniform_int_distribution<std::int64_t>(0, n.total(t) - 1)(rng);
+      const detail::TileAt x = detail::locate_tile(t, 64, 64, n, k);
+      const std::int64_t ia = k % 4, ib = k / 4 % 8, o = k / 32;
+      ASSERT_TRUE(x.a0 == 64 * ia && x.b0 == 64 * ib && x.so == o && x.dof == o) << k;
+      ASSERT_EQ(x.na, ia == 3 ? 5 : 64);
+      ASSERT_EQ(x.nb, ib == 7 ? 1 : 64);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace triax
