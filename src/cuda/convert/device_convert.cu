@@ -428,9 +428,11 @@ void device_convert(const Layout& from, const T* src, const Layout& to, T* dst, 
         return run_plan(d, reinterpret_cast<const double*>(src), reinterpret_cast<double*>(dst), s);
       }
       if (d.pairs) {
-        // Square pair tiles (Flat <-> Full-Interleaved): streamed (streamed_convert.cu); the
-        // narrow ones of structure of arrays <-> array of blocks (93-95%) stay.
-        if (streamed_convert_enabled() && d.pair_ta == 64 && d.pair_tb == 64) {
+        // Square pair tiles over more than one tile a side (Flat <-> Full-Interleaved):
+        // streamed (streamed_convert.cu); structure of arrays <-> array of blocks (narrow
+        // tiles, or at M = 8 the 64 entries on one side: 93-98%) stays.
+        if (streamed_convert_enabled() && d.pair_ta == 64 && d.pair_tb == 64 && d.size_a > 64 &&
+            d.size_b > 64) {
           return launch_streamed_pairs(d, reinterpret_cast<const float*>(src),
                                        reinterpret_cast<float*>(dst), s);
         }
