@@ -110,14 +110,17 @@ TYPED_TEST(CudaBlockConvert, LongOneDimensional) {
 // on resident blocks that walk several tiles each. M = 1..8 on odd extents (partial tiles), with
 // ghost layers, with the layouts shifted by one element in the device buffers (float pairs
 // misaligned: single floats, runs of 4..32 bytes) and, at M = 2, a grid of over 700 tiles, more
-// than an H100's resident blocks (132 SMs x 4), so that blocks take several tiles each (quick: a
-// smaller grid, the sanitizer runs capping the streamed grid instead).
+// than an H100's resident blocks (132 SMs x 4), so that blocks take several tiles each (quick:
+// M = 2, 3, 8 along axis 0 and a smaller grid, the sanitizer runs capping the streamed grid).
 // TRIAX_CUDA_CONVERT_V3=0 runs the same cases on the kernels before.
 TYPED_TEST(CudaBlockConvert, StreamedRunsEveryM) {
   if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
   const std::vector<std::int64_t> e = {67, 45}, alloc = {70, 47}, begin = {1, 2};
   for (int m = 1; m <= 8; ++m) {
-    for (int axis = 0; axis < 2; ++axis) {
+    if (quick() && m != 2 && m != 3 && m != 8) continue;  // the sanitizer runs
+    // Axis 1 (the slowest) makes interleaved the array of blocks itself: a plain copy, kept
+    // out of the quick runs.
+    for (int axis = 0; axis < (quick() ? 1 : 2); ++axis) {
       const BlockLayouts side[] = {BlockLayouts::array_of_blocks(m, e),
                                    BlockLayouts::interleaved(m, e, axis),
                                    BlockLayouts::array_of_blocks(m, e, alloc, begin),
@@ -128,7 +131,6 @@ TYPED_TEST(CudaBlockConvert, StreamedRunsEveryM) {
           const std::string what = "M " + std::to_string(m) + ", axis " + std::to_string(axis) +
                                    ", " + std::to_string(f) + " -> " + std::to_string(t);
           for (const auto& [ss, ds] : {std::pair{0, 0}, std::pair{1, 0}, std::pair{0, 1}}) {
-            if (quick() && m % 3 != 2 && (ss || ds)) continue;
             const std::string shifted =
                 what + ", shifts " + std::to_string(ss) + "/" + std::to_string(ds);
             expect_same_as_host<TypeParam>(side[f].a, side[t].a, shifted + " (blocks)", ss, ds);
