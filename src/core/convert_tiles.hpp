@@ -129,4 +129,68 @@ TRIAX_HOST_DEVICE inline void run_coords(int k, int w, const DividePow21& by_w, 
   inner = m - outer * inner_n;
 }
 
+// Tiles in the order every tile kernel walks them (src/cuda/convert/tile_loop.cuh).
+
+/// One tile: the offsets of its outer position (relative to the layouts' first elements), its
+/// first positions along A and B, and how many it holds (the tile's extents, or fewer at the end
+/// of a group).
+struct TileAt {
+  std::int64_t so = 0, dof = 0, a0 = 0, b0 = 0;
+  int na = 0, nb = 0;
+};
+
+/// The tile counts of a plan cut into ta x tb tiles.
+struct TileCounts {
+  std::int64_t a, b;
+  bool fits32;  // every tile number below 2^32
+  TRIAX_HOST_DEVICE TileCounts(const ConvertTiles& d, int ta, int tb)
+      : a((d.size_a + ta - 1) / ta),
+        b((d.size_b + tb - 1) / tb),
+        fits32(a * b * d.size_outer < (std::int64_t(1) << 32)) {}
+  TRIAX_HOST_DEVICE std::int64_t total(const ConvertTiles& d) const { return a * b * d.size_outer; }
+};
+
+TRIAX_HOST_DEVICE inline TileAt tile_at(const ConvertTiles& d, int ta, int tb, std::int64_t so,
+                                        std::int64_t dof, std::int64_t ia, std::int64_t ib) {
+  TileAt t;
+  t.so = so;
+  t.dof = dof;
+  t.a0 = ia * ta;
+  t.b0 = ib * tb;
+  t.na = static_cast<int>(d.size_a - t.a0 < ta ? d.size_a - t.a0 : ta);
+  t.nb = static_cast<int>(d.size_b - t.b0 < tb ? d.size_b - t.b0 : tb);
+  return t;
+}
+
+/// Tile number t (0 <= t < n.total) in for_each_tile's order: A fastest, then B, then outer.
+TRIAX_HOST_DEVICE inline TileAt locate_tile(const ConvertTiles& d, int ta, int tb,
+                                            const TileCounts& n, std::int64_t t) {
+  std::int64_t ia, ib, o;
+  if (n.fits32) {
+    // 32-bit divisions (a 64-bit one costs several times more, once a tile in a streamed kernel)
+    const auto u = static_cast<std::uint32_t>(t), na = static_cast<std::uint32_t>(n.a),
+               nb = static_cast<std::uint32_t>(n.b), rest = u / na;
+    ia = u - rest * na;
+    o = rest / nb;
+    ib = rest - static_cast<std::uint32_t>(o) * nb;
+  } else {
+    ia = t % n.a;
+    const std::int64_t rest = t / n.a;
+    ib = rest % n.b;
+    o = rest / n.b;
+  }
+  std::int64_t so, dof;
+  group_offsets(d, d.outer, o, so, dof);
+  return tile_at(d, ta, tb, so, dof, ia, ib);
+}
+
+/// The grid of a streamed kernel (src/cuda/convert/streamed_convert.cu) for `tiles` tiles and
+/// `resident` blocks resident at once: the fewest blocks that walk ceil(tiles / resident) tiles
+/// each (block b takes tiles b, b + grid, ...), so that no block walks a last tile alone.
+inline std::int64_t streamed_grid(std::int64_t tiles, std::int64_t resident) {
+  if (tiles <= 0 || resident <= 0) return 1;
+  const std::int64_t per_block = (tiles + resident - 1) / resident;
+  return (tiles + per_block - 1) / per_block;
+}
+
 }  // namespace triax::detail

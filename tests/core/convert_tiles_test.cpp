@@ -512,3 +512,145 @@ TEST(ConvertTiles, PairTilesWherePlansAllow) {
 
 }  // namespace
 }  // namespace triax
+
+namespace triax {
+namespace {
+
+// The streamed kernels (conv27, src/cuda/convert/streamed_convert.cu) walk tiles t = block,
+// block + grid, ... located by locate_tile: over every block of streamed_grid's grid, each tile
+// of the plan exactly once, located as the nested walk of the other tile kernels (for_each_tile,
+// the order the replays above follow) locates it; the grid never passes the resident blocks nor
+// the tiles, and no block walks more than ceil(tiles / resident) tiles.
+void expect_streamed_walk(const ConvertTiles& t, int ta, int tb) {
+  const detail::TileCounts n(t, ta, tb);
+  const std::int64_t tiles = n.total(t);
+  std::vector<detail::TileAt> nested;
+  for (std::int64_t o = 0; o < t.size_outer; ++o) {
+    std::int64_t so, dof;
+    detail::group_offsets(t, t.outer, o, so, dof);
+    for (std::int64_t ib = 0; ib < n.b; ++ib) {
+      for (std::int64_t ia = 0; ia < n.a; ++ia) {
+        nested.push_back(detail::tile_at(t, ta, tb, so, dof, ia, ib));
+      }
+    }
+  }
+  ASSERT_EQ(static_cast<std::int64_t>(nested.size()), tiles);
+  for (const std::int64_t resident : {1, 7, 100, 528, 1 << 20}) {
+    SCOPED_TRACE(resident);
+    const std::int64_t grid = detail::streamed_grid(tiles, resident);
+    EXPECT_GE(grid, 1);
+    EXPECT_LE(grid, std::min(tiles, resident));
+    const std::int64_t most = (tiles + resident - 1) / resident;
+    std::vector<int> seen(static_cast<std::size_t>(tiles), 0);
+    for (std::int64_t block = 0; block < grid; ++block) {
+      std::int64_t walked = 0;
+      for (std::int64_t k = block; k < tiles; k += grid) {
+        ++walked;
+        ++seen[static_cast<std::size_t>(k)];
+        const detail::TileAt x = detail::locate_tile(t, ta, tb, n, k), &y = nested[k];
+        ASSERT_TRUE(x.so == y.so && x.dof == y.dof && x.a0 == y.a0 && x.b0 == y.b0 &&
+                    x.na == y.na && x.nb == y.nb)
+            << "tile " << k;
+        ASSERT_TRUE(x.na >= 1 && x.na <= ta && x.nb >= 1 && x.nb <= tb);
+      }
+      EXPECT_LE(walked, most);
+    }
+    EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), tiles);
+  }
+}
+
+TEST(ConvertTiles, StreamedWalkTakesEveryTileOnce) {
+  int runs = 0, pairs = 0, outer = 0;
+  // Runs plans: array of blocks <-> interleaved at M = 2 (runs of 16 and 32 bytes, the streamed
+  // kernel's), single elements and float pairs, packed and with ghost layers, odd extents.
+  for (const auto& e : {std::vector<std::int64_t>{67, 45}, std::vector<std::int64_t>{1030, 70}}) {
+    const std::vector<std::int64_t> alloc = {e[0] + 3, e[1] + 2}, begin = {1, 2};
+    const BlockLayouts sides[] = {BlockLayouts::array_of_blocks(2, e),
+                                  BlockLayouts::interleaved(2, e, 0),
+                                  BlockLayouts::array_of_blocks(2, e, alloc, begin),
+                                  BlockLayouts::interleaved(2, e, 0, alloc, begin)};
+    for (int f = 0; f < 4; ++f) {
+      for (int to = 0; to < 4; ++to) {
+        if (f % 2 == to % 2) continue;
+        for (const int widen : {1, 2}) {
+          for (const bool vectors : {false, true}) {
+            const ConvertTiles t = detail::plan_convert_tiles(
+                vectors ? sides[f].d : sides[f].a, vectors ? sides[to].d : sides[to].a, widen);
+            if (!t.runs) continue;
+            SCOPED_TRACE(testing::Message() << e[0] << " x " << e[1] << ", " << f << " -> " << to
+                                            << ", widen " << widen << ", vectors " << vectors);
+            ++runs;
+            expect_streamed_walk(t, t.run_ta, t.run_tb);
+          }
+        }
+      }
+    }
+  }
+  // Runs with an outer dimension (the source's order w, y, x, z; the destination's w, x, y, z:
+  // A = x, B = y, outer = z).
+  for (const std::int64_t w : {2, 4, 9}) {
+    const ConvertTiles t = detail::plan_convert_tiles(layouts::ordered({w, 5, 33, 7}, {0, 2, 1, 3}),
+                                                      Layout::packed({w, 5, 33, 7}));
+    ASSERT_TRUE(t.runs);
+    outer += t.size_outer > 1 ? 1 : 0;
+    expect_streamed_walk(t, t.run_ta, t.run_tb);
+  }
+  // Square pair tiles: Flat <-> Full-Interleaved with partial tiles on either side.
+  for (const std::int64_t n : {64, 130, 512}) {
+    for (const std::int64_t b : {64, 1100, 2600}) {
+      for (const auto& [from, to] : {std::pair{layouts::flat(n, b), layouts::interleaved(n, b)},
+                                     std::pair{layouts::interleaved(n, b), layouts::flat(n, b)}}) {
+        const ConvertTiles t = detail::plan_convert_tiles(from, to, 2);
+        ASSERT_TRUE(t.pairs);
+        ASSERT_EQ(t.pair_ta, 64);
+        ASSERT_EQ(t.pair_tb, 64);
+        SCOPED_TRACE(testing::Message() << n << " x " << b);
+        ++pairs;
+        expect_streamed_walk(t, t.pair_ta, t.pair_tb);
+      }
+    }
+  }
+  EXPECT_GT(runs, 8);
+  EXPECT_EQ(pairs, 18);
+  EXPECT_GT(outer, 0);
+  // The bench's Flat <-> Full-Interleaved float (512 x 25600: 3200 tiles) on 528 resident blocks
+  // (an H100: 132 SMs x 4): 458 blocks of 7 tiles, none left with a last tile alone.
+  EXPECT_EQ(detail::streamed_grid(3200, 528), 458);
+  EXPECT_EQ(detail::streamed_grid(100, 528), 100);
+  EXPECT_EQ(detail::streamed_grid(1056, 528), 528);
+}
+
+// locate_tile past 2^32 tiles (64-bit divisions) and just below (32-bit): a plan made by hand,
+// the outer offset equal to the outer position, against the mixed-radix digits of t.
+TEST(ConvertTiles, LocateTileBothWidths) {
+  for (const std::int64_t outer : {std::int64_t(1000), std::int64_t(1) << 30}) {
+    ConvertTiles t;
+    t.rank = 3;
+    t.extent[0] = 3 * 64 + 5;
+    t.extent[1] = 7 * 64 + 1;
+    t.extent[2] = outer;
+    t.src[0] = t.dst[0] = t.src[1] = t.dst[1] = 0;
+    t.src[2] = t.dst[2] = 1;
+    t.a.count = t.b.count = t.outer.count = 1;
+    t.a.dim[0] = 0;
+    t.b.dim[0] = 1;
+    t.outer.dim[0] = 2;
+    t.size_a = t.extent[0];
+    t.size_b = t.extent[1];
+    t.size_outer = outer;
+    const detail::TileCounts n(t, 64, 64);
+    EXPECT_EQ(n.fits32, outer == 1000);
+    std::mt19937_64 rng(31);
+    for (int trial = 0; trial < 2000; ++trial) {
+      const std::int64_t k = std::uniform_int_distribution<std::int64_t>(0, n.total(t) - 1)(rng);
+      const detail::TileAt x = detail::locate_tile(t, 64, 64, n, k);
+      const std::int64_t ia = k % 4, ib = k / 4 % 8, o = k / 32;
+      ASSERT_TRUE(x.a0 == 64 * ia && x.b0 == 64 * ib && x.so == o && x.dof == o) << k;
+      ASSERT_EQ(x.na, ia == 3 ? 5 : 64);
+      ASSERT_EQ(x.nb, ib == 7 ? 1 : 64);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace triax

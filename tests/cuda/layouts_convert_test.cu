@@ -167,6 +167,33 @@ TYPED_TEST(CudaConvert, PairTiles) {
   }
 }
 
+// The streamed pair tiles (conv27): Flat <-> Full-Interleaved at 512 x 12800 (1600 tiles of
+// 64 x 64, about 3 a resident block on an H100: 132 SMs x 4) and at sizes with partial tiles,
+// every block walking several tiles; an odd first element keeps single floats. Double runs the
+// same shapes on its own tiles.
+TYPED_TEST(CudaConvert, StreamedPairTiles) {
+  if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
+  // Partial tiles along A (130, 2050) and B (1100, 110); over 528 tiles each. TRIAX_TEST_QUICK
+  // (the sanitizers, which cap the streamed grid at a few blocks: TRIAX_CUDA_CONVERT_STREAM_BLOCKS)
+  // takes a tenth along B.
+  const char* q = std::getenv("TRIAX_TEST_QUICK");
+  const std::int64_t tenth = q && *q && std::string(q) != "0" ? 10 : 1;
+  const std::int64_t sizes[][2] = {
+      {512, 12800 / tenth}, {130, 40002 / tenth}, {2050, 1100 / tenth}};
+  for (const auto& [n, b] : sizes) {
+    SCOPED_TRACE(testing::Message() << n << " x " << b);
+    expect_device_convert<TypeParam>(layouts::flat(n, b), layouts::interleaved(n, b));
+    expect_device_convert<TypeParam>(layouts::interleaved(n, b), layouts::flat(n, b));
+  }
+  // Odd offsets (the first element of an odd index): misaligned pairs, single floats.
+  const std::int64_t n = 130, b = 1026;
+  const Layout flat_odd = Layout::strided({n, b}, {1, n}, 1);
+  const Layout il_odd = Layout::strided({n, b}, {b, 1}, 3);
+  expect_device_convert<TypeParam>(flat_odd, layouts::interleaved(n, b));
+  expect_device_convert<TypeParam>(il_odd, layouts::flat(n, b));
+  expect_device_convert<TypeParam>(layouts::flat(n, b), il_odd);
+}
+
 TEST(CudaConvertChecks, HostPointersRejected) {
   if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
   std::vector<float> a(16), b(16);

@@ -16,6 +16,10 @@
 //   dimension 0 is contiguous on both sides, and pair tiles (transpose_pairs) for transposes
 //   contiguous along B in the source and along A in the destination (TRIAX_CUDA_CONVERT_V2=0:
 //   neither).
+// - streamed (conv27, streamed_convert.cu): runs of at most 32 bytes and the square pair tiles
+//   on resident blocks that load the next tile while storing the current one
+//   (TRIAX_CUDA_CONVERT_V3=0: the kernels here).
+// Every tile kernel walks its tiles through tile_loop.cuh (for_each_tile, tile_grid).
 //
 // Why these tiles (the 32 x 32 tiles of one 4-element read per thread reached 50% of the copy in
 // float and 75% in double on the H200, bench/results/layouts/gpu-h200.json): the copy of a
@@ -33,6 +37,8 @@
 
 #include "core/convert_tiles.hpp"
 #include "core/device_convert.hpp"
+#include "cuda/convert/streamed_convert.hpp"
+#include "cuda/convert/tile_loop.cuh"
 #include "cuda/cuda_check.hpp"
 #include "cuda/launch/launch_kernel.hpp"
 
@@ -110,52 +116,43 @@ __global__ void __launch_bounds__(row_threads, 4)
   const int tid = threadIdx.x;
   const int w = static_cast<int>(d.extent[0]), ta = d.run_ta, tb = d.run_tb, pitch = d.run_pitch;
   const DividePow21 by_w(w);
-  const std::int64_t tiles_a = (d.size_a + ta - 1) / ta, tiles_b = (d.size_b + tb - 1) / tb;
   const Index s0 = static_cast<Index>(d.src[0]), d0 = static_cast<Index>(d.dst[0]);
   const Index sa = static_cast<Index>(d.src[d.a.dim[0]]),
               da = static_cast<Index>(d.dst[d.a.dim[0]]);
   const Index sb = static_cast<Index>(d.src[d.b.dim[0]]),
               db = static_cast<Index>(d.dst[d.b.dim[0]]);
-  for (std::int64_t o = blockIdx.z; o < d.size_outer; o += gridDim.z) {
-    std::int64_t so, dof;
-    group_offsets(d, d.outer, o, so, dof);
-    for (std::int64_t tbi = blockIdx.y; tbi < tiles_b; tbi += gridDim.y) {
-      for (std::int64_t tai = blockIdx.x; tai < tiles_a; tai += gridDim.x) {
-        const std::int64_t a0 = tai * ta, b0 = tbi * tb;
-        const int na = static_cast<int>(min(std::int64_t(ta), d.size_a - a0));
-        const int nb = static_cast<int>(min(std::int64_t(tb), d.size_b - b0));
-        const int count = w * na * nb;
-        const DividePow21 by_na(na), by_nb(nb);
-        const T* s = src + (so + a0 * d.src[d.a.dim[0]] + b0 * d.src[d.b.dim[0]]);
-        T* t = dst + (dof + a0 * d.dst[d.a.dim[0]] + b0 * d.dst[d.b.dim[0]]);
-        // The slot of source-order element k: pa * pitch + pb * w + e = k + pa * gap.
-        const int gap = pitch - nb * w;
-        T v[per_thread];
-        int at[per_thread];
+  for_each_tile(d, ta, tb, [&](const TileAt& tile) {
+    const int na = tile.na, nb = tile.nb;
+    const int count = w * na * nb;
+    const DividePow21 by_na(na), by_nb(nb);
+    const T* s = src + (tile.so + tile.a0 * d.src[d.a.dim[0]] + tile.b0 * d.src[d.b.dim[0]]);
+    T* t = dst + (tile.dof + tile.a0 * d.dst[d.a.dim[0]] + tile.b0 * d.dst[d.b.dim[0]]);
+    // The slot of source-order element k: pa * pitch + pb * w + e = k + pa * gap.
+    const int gap = pitch - nb * w;
+    T v[per_thread];
+    int at[per_thread];
 #pragma unroll
-        for (int r = 0; r < per_thread; ++r) {
-          const int k = tid + r * row_threads;
-          int e, pa, pb;
-          run_coords(k, w, by_w, nb, by_nb, e, pb, pa);
-          at[r] = k + pa * gap;
-          if (k < count) v[r] = s[e * s0 + pa * sa + pb * sb];
-        }
-#pragma unroll
-        for (int r = 0; r < per_thread; ++r) {
-          if (tid + r * row_threads < count) buffer[at[r]] = v[r];
-        }
-        __syncthreads();
-#pragma unroll
-        for (int r = 0; r < per_thread; ++r) {
-          const int k = tid + r * row_threads;
-          int e, pa, pb;
-          run_coords(k, w, by_w, na, by_na, e, pa, pb);
-          if (k < count) t[e * d0 + pa * da + pb * db] = buffer[pa * pitch + pb * w + e];
-        }
-        __syncthreads();  // the next tile overwrites the buffer
-      }
+    for (int r = 0; r < per_thread; ++r) {
+      const int k = tid + r * row_threads;
+      int e, pa, pb;
+      run_coords(k, w, by_w, nb, by_nb, e, pb, pa);
+      at[r] = k + pa * gap;
+      if (k < count) v[r] = s[e * s0 + pa * sa + pb * sb];
     }
-  }
+#pragma unroll
+    for (int r = 0; r < per_thread; ++r) {
+      if (tid + r * row_threads < count) buffer[at[r]] = v[r];
+    }
+    __syncthreads();
+#pragma unroll
+    for (int r = 0; r < per_thread; ++r) {
+      const int k = tid + r * row_threads;
+      int e, pa, pb;
+      run_coords(k, w, by_w, na, by_na, e, pa, pb);
+      if (k < count) t[e * d0 + pa * da + pb * db] = buffer[pa * pitch + pb * w + e];
+    }
+    __syncthreads();  // the next tile overwrites the buffer
+  });
 }
 
 // Pair tiles (float only; convert_tiles.hpp, "Pair tiles"): the source contiguous along B, the
@@ -168,54 +165,45 @@ __global__ void __launch_bounds__(row_threads, 4)
   constexpr int corners = convert_pair_tile / 4 / row_threads, pairs = 2 * corners;
   __shared__ __align__(16) float buffer[convert_pair_buffer];
   const int tid = threadIdx.x;
-  const int ta = d.pair_ta, tb = d.pair_tb, pitch = d.pair_pitch;
-  const std::int64_t tiles_a = (d.size_a + ta - 1) / ta, tiles_b = (d.size_b + tb - 1) / tb;
+  const int pitch = d.pair_pitch;
   const std::int64_t sa = d.src[d.a.dim[0]], db = d.dst[d.b.dim[0]];
-  for (std::int64_t o = blockIdx.z; o < d.size_outer; o += gridDim.z) {
-    std::int64_t so, dof;
-    group_offsets(d, d.outer, o, so, dof);
-    for (std::int64_t tbi = blockIdx.y; tbi < tiles_b; tbi += gridDim.y) {
-      for (std::int64_t tai = blockIdx.x; tai < tiles_a; tai += gridDim.x) {
-        const std::int64_t a0 = tai * ta, b0 = tbi * tb;
-        // Both even: the extents are even and the tiles' are powers of two >= 2.
-        const int ha = static_cast<int>(min(std::int64_t(ta), d.size_a - a0)) / 2;
-        const int hb = static_cast<int>(min(std::int64_t(tb), d.size_b - b0)) / 2;
-        const int count = ha * hb;  // corners; 2 count pairs
-        const DividePow21 by_hb(hb), by_ha(ha);
-        const float* s = src + (so + a0 * sa + b0);
-        float* t = dst + (dof + a0 + b0 * db);
-        float2 lo[corners], hi[corners];
+  for_each_tile(d, d.pair_ta, d.pair_tb, [&](const TileAt& tile) {
+    // Both even: the extents are even and the tiles' are powers of two >= 2.
+    const int ha = tile.na / 2, hb = tile.nb / 2;
+    const int count = ha * hb;  // corners; 2 count pairs
+    const DividePow21 by_hb(hb), by_ha(ha);
+    const float* s = src + (tile.so + tile.a0 * sa + tile.b0);
+    float* t = dst + (tile.dof + tile.a0 + tile.b0 * db);
+    float2 lo[corners], hi[corners];
 #pragma unroll
-        for (int r = 0; r < corners; ++r) {
-          const int u = tid + r * row_threads, i = by_hb(u), j = u - i * hb;
-          if (u < count) {
-            const float* p = s + (2 * i) * sa + 2 * j;
-            lo[r] = *reinterpret_cast<const float2*>(p);
-            hi[r] = *reinterpret_cast<const float2*>(p + sa);
-          }
-        }
-#pragma unroll
-        for (int r = 0; r < corners; ++r) {
-          const int u = tid + r * row_threads, i = by_hb(u), j = u - i * hb;
-          if (u < count) {
-            float2* q = reinterpret_cast<float2*>(buffer + i * pitch + 4 * j);
-            q[0] = make_float2(lo[r].x, hi[r].x);
-            q[1] = make_float2(lo[r].y, hi[r].y);
-          }
-        }
-        __syncthreads();
-#pragma unroll
-        for (int r = 0; r < pairs; ++r) {
-          const int k = tid + r * row_threads, pb = by_ha(k), i = k - pb * ha;
-          if (k < 2 * count) {
-            *reinterpret_cast<float2*>(t + 2 * i + pb * db) =
-                *reinterpret_cast<const float2*>(buffer + i * pitch + 2 * pb);
-          }
-        }
-        __syncthreads();  // the next tile overwrites the buffer
+    for (int r = 0; r < corners; ++r) {
+      const int u = tid + r * row_threads, i = by_hb(u), j = u - i * hb;
+      if (u < count) {
+        const float* p = s + (2 * i) * sa + 2 * j;
+        lo[r] = *reinterpret_cast<const float2*>(p);
+        hi[r] = *reinterpret_cast<const float2*>(p + sa);
       }
     }
-  }
+#pragma unroll
+    for (int r = 0; r < corners; ++r) {
+      const int u = tid + r * row_threads, i = by_hb(u), j = u - i * hb;
+      if (u < count) {
+        float2* q = reinterpret_cast<float2*>(buffer + i * pitch + 4 * j);
+        q[0] = make_float2(lo[r].x, hi[r].x);
+        q[1] = make_float2(lo[r].y, hi[r].y);
+      }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int r = 0; r < pairs; ++r) {
+      const int k = tid + r * row_threads, pb = by_ha(k), i = k - pb * ha;
+      if (k < 2 * count) {
+        *reinterpret_cast<float2*>(t + 2 * i + pb * db) =
+            *reinterpret_cast<const float2*>(buffer + i * pitch + 2 * pb);
+      }
+    }
+    __syncthreads();  // the next tile overwrites the buffer
+  });
 }
 
 // Simple: A and B are one dimension each, whose offsets are products (no tables). TA: A
@@ -227,68 +215,54 @@ __global__ void __launch_bounds__(tile_a* tile_rows, 4)
   __shared__ T buffer[TA][tile_b + 1];  // + 1: the column reads meet no bank conflicts
   __shared__ std::int64_t a_src[TA], a_dst[TA], b_src[tile_b], b_dst[tile_b];
   const int x = threadIdx.x, y = threadIdx.y;
-  const std::int64_t tiles_a = (d.size_a + TA - 1) / TA;
-  const std::int64_t tiles_b = (d.size_b + tile_b - 1) / tile_b;
   const std::int64_t sa = d.src[d.a.dim[0]], da = d.dst[d.a.dim[0]];
   const std::int64_t sb = d.src[d.b.dim[0]], db = d.dst[d.b.dim[0]];
-  for (std::int64_t o = blockIdx.z; o < d.size_outer; o += gridDim.z) {
-    std::int64_t so, dof;
-    group_offsets(d, d.outer, o, so, dof);
-    for (std::int64_t tb = blockIdx.y; tb < tiles_b; tb += gridDim.y) {
-      for (std::int64_t ta = blockIdx.x; ta < tiles_a; ta += gridDim.x) {
-        const std::int64_t a0 = ta * TA, b0 = tb * tile_b;
-        const int na = static_cast<int>(min(std::int64_t(TA), d.size_a - a0));
-        const int nb = static_cast<int>(min(std::int64_t(tile_b), d.size_b - b0));
-        if constexpr (!Simple) {
-          // Warp 0 decodes the tile's A positions, warps 1 and 2 its B positions.
-          if (y == 0) {
-            for (int pa = x; pa < na; pa += 32)
-              group_offsets(d, d.a, a0 + pa, a_src[pa], a_dst[pa]);
-          }
-          const int pb = x + (y - 1) * 32;
-          if ((y == 1 || y == 2) && pb < nb) group_offsets(d, d.b, b0 + pb, b_src[pb], b_dst[pb]);
-          __syncthreads();
-        }
-        const auto src_at = [&](int pa, int pb) {
-          return Simple ? so + (a0 + pa) * sa + (b0 + pb) * sb : so + a_src[pa] + b_src[pb];
-        };
-        const auto dst_at = [&](int pa, int pb) {
-          return Simple ? dof + (a0 + pa) * da + (b0 + pb) * db : dof + a_dst[pa] + b_dst[pb];
-        };
-        // Read: consecutive lanes along B; every load of the thread before the first store.
-        T v[TA / tile_rows][tile_b / 32] = {};
+  for_each_tile(d, TA, tile_b, [&](const TileAt& tile) {
+    const std::int64_t so = tile.so, dof = tile.dof, a0 = tile.a0, b0 = tile.b0;
+    const int na = tile.na, nb = tile.nb;
+    if constexpr (!Simple) {
+      // Warp 0 decodes the tile's A positions, warps 1 and 2 its B positions.
+      if (y == 0) {
+        for (int pa = x; pa < na; pa += 32) group_offsets(d, d.a, a0 + pa, a_src[pa], a_dst[pa]);
+      }
+      const int pb = x + (y - 1) * 32;
+      if ((y == 1 || y == 2) && pb < nb) group_offsets(d, d.b, b0 + pb, b_src[pb], b_dst[pb]);
+      __syncthreads();
+    }
+    const auto src_at = [&](int pa, int pb) {
+      return Simple ? so + (a0 + pa) * sa + (b0 + pb) * sb : so + a_src[pa] + b_src[pb];
+    };
+    const auto dst_at = [&](int pa, int pb) {
+      return Simple ? dof + (a0 + pa) * da + (b0 + pb) * db : dof + a_dst[pa] + b_dst[pb];
+    };
+    // Read: consecutive lanes along B; every load of the thread before the first store.
+    T v[TA / tile_rows][tile_b / 32] = {};
 #pragma unroll
-        for (int r = 0; r < TA / tile_rows; ++r) {
+    for (int r = 0; r < TA / tile_rows; ++r) {
 #pragma unroll
-          for (int w = 0; w < tile_b / 32; ++w) {
-            const int pa = y + r * tile_rows, pb = x + w * 32;
-            if (pa < na && pb < nb) v[r][w] = src[src_at(pa, pb)];
-          }
-        }
-#pragma unroll
-        for (int r = 0; r < TA / tile_rows; ++r) {
-#pragma unroll
-          for (int w = 0; w < tile_b / 32; ++w) buffer[y + r * tile_rows][x + w * 32] = v[r][w];
-        }
-        __syncthreads();
-        // Write: consecutive lanes along A.
-#pragma unroll
-        for (int r = 0; r < tile_b / tile_rows; ++r) {
-          const int pb = y + r * tile_rows;
-#pragma unroll
-          for (int c = 0; c < TA / 32; ++c) {
-            const int pa = x + c * 32;
-            if (pa < na && pb < nb) dst[dst_at(pa, pb)] = buffer[pa][pb];
-          }
-        }
-        __syncthreads();  // the next tile overwrites the buffer and the tables
+      for (int w = 0; w < tile_b / 32; ++w) {
+        const int pa = y + r * tile_rows, pb = x + w * 32;
+        if (pa < na && pb < nb) v[r][w] = src[src_at(pa, pb)];
       }
     }
-  }
-}
-
-unsigned clamp_grid(std::int64_t items, std::int64_t limit) {
-  return static_cast<unsigned>(std::max<std::int64_t>(1, std::min(items, limit)));
+#pragma unroll
+    for (int r = 0; r < TA / tile_rows; ++r) {
+#pragma unroll
+      for (int w = 0; w < tile_b / 32; ++w) buffer[y + r * tile_rows][x + w * 32] = v[r][w];
+    }
+    __syncthreads();
+    // Write: consecutive lanes along A.
+#pragma unroll
+    for (int r = 0; r < tile_b / tile_rows; ++r) {
+      const int pb = y + r * tile_rows;
+#pragma unroll
+      for (int c = 0; c < TA / 32; ++c) {
+        const int pa = x + c * 32;
+        if (pa < na && pb < nb) dst[dst_at(pa, pb)] = buffer[pa][pb];
+      }
+    }
+    __syncthreads();  // the next tile overwrites the buffer and the tables
+  });
 }
 
 // Tiles whose A group spans fewer than a tile row, or whose B group fewer than a tile column:
@@ -309,53 +283,45 @@ __global__ void __launch_bounds__(tile_a* tile_rows)
   __shared__ std::int64_t a_src[Simple ? 1 : TA], a_dst[Simple ? 1 : TA];
   __shared__ std::int64_t b_src[Simple ? 1 : TB], b_dst[Simple ? 1 : TB];
   const int tid = threadIdx.x + tile_a * threadIdx.y;
-  const std::int64_t tiles_a = (d.size_a + TA - 1) / TA, tiles_b = (d.size_b + TB - 1) / TB;
   const std::int64_t sa = d.src[d.a.dim[0]], da = d.dst[d.a.dim[0]];
   const std::int64_t sb = d.src[d.b.dim[0]], db = d.dst[d.b.dim[0]];
-  for (std::int64_t o = blockIdx.z; o < d.size_outer; o += gridDim.z) {
-    std::int64_t so, dof;
-    group_offsets(d, d.outer, o, so, dof);
-    for (std::int64_t tb = blockIdx.y; tb < tiles_b; tb += gridDim.y) {
-      for (std::int64_t ta = blockIdx.x; ta < tiles_a; ta += gridDim.x) {
-        const std::int64_t a0 = ta * TA, b0 = tb * TB;
-        const int na = static_cast<int>(min(std::int64_t(TA), d.size_a - a0));
-        const int nb = static_cast<int>(min(std::int64_t(TB), d.size_b - b0));
-        if constexpr (!Simple) {
-          for (int p = tid; p < na; p += threads) group_offsets(d, d.a, a0 + p, a_src[p], a_dst[p]);
-          for (int p = tid; p < nb; p += threads) group_offsets(d, d.b, b0 + p, b_src[p], b_dst[p]);
-          __syncthreads();
-        }
-        const auto src_at = [&](int pa, int pb) {
-          return Simple ? so + (a0 + pa) * sa + (b0 + pb) * sb : so + a_src[pa] + b_src[pb];
-        };
-        const auto dst_at = [&](int pa, int pb) {
-          return Simple ? dof + (a0 + pa) * da + (b0 + pb) * db : dof + a_dst[pa] + b_dst[pb];
-        };
-        const int count = na * nb;
-        const DividePow21 by_nb(nb), by_na(na);
-        // Read: B fastest; every load of the thread before the first store.
-        T v[per_thread] = {};
-#pragma unroll
-        for (int r = 0; r < per_thread; ++r) {
-          const int k = tid + r * threads, pa = by_nb(k), pb = k - pa * nb;
-          if (k < count) v[r] = src[src_at(pa, pb)];
-        }
-#pragma unroll
-        for (int r = 0; r < per_thread; ++r) {
-          const int k = tid + r * threads, pa = by_nb(k), pb = k - pa * nb;
-          if (k < count) buffer[pa][pb] = v[r];
-        }
-        __syncthreads();
-        // Write: A fastest.
-#pragma unroll
-        for (int r = 0; r < per_thread; ++r) {
-          const int k = tid + r * threads, pb = by_na(k), pa = k - pb * na;
-          if (k < count) dst[dst_at(pa, pb)] = buffer[pa][pb];
-        }
-        __syncthreads();  // the next tile overwrites the buffer and the tables
-      }
+  for_each_tile(d, TA, TB, [&](const TileAt& tile) {
+    const std::int64_t so = tile.so, dof = tile.dof, a0 = tile.a0, b0 = tile.b0;
+    const int na = tile.na, nb = tile.nb;
+    if constexpr (!Simple) {
+      for (int p = tid; p < na; p += threads) group_offsets(d, d.a, a0 + p, a_src[p], a_dst[p]);
+      for (int p = tid; p < nb; p += threads) group_offsets(d, d.b, b0 + p, b_src[p], b_dst[p]);
+      __syncthreads();
     }
-  }
+    const auto src_at = [&](int pa, int pb) {
+      return Simple ? so + (a0 + pa) * sa + (b0 + pb) * sb : so + a_src[pa] + b_src[pb];
+    };
+    const auto dst_at = [&](int pa, int pb) {
+      return Simple ? dof + (a0 + pa) * da + (b0 + pb) * db : dof + a_dst[pa] + b_dst[pb];
+    };
+    const int count = na * nb;
+    const DividePow21 by_nb(nb), by_na(na);
+    // Read: B fastest; every load of the thread before the first store.
+    T v[per_thread] = {};
+#pragma unroll
+    for (int r = 0; r < per_thread; ++r) {
+      const int k = tid + r * threads, pa = by_nb(k), pb = k - pa * nb;
+      if (k < count) v[r] = src[src_at(pa, pb)];
+    }
+#pragma unroll
+    for (int r = 0; r < per_thread; ++r) {
+      const int k = tid + r * threads, pa = by_nb(k), pb = k - pa * nb;
+      if (k < count) buffer[pa][pb] = v[r];
+    }
+    __syncthreads();
+    // Write: A fastest.
+#pragma unroll
+    for (int r = 0; r < per_thread; ++r) {
+      const int k = tid + r * threads, pb = by_na(k), pa = k - pb * na;
+      if (k < count) dst[dst_at(pa, pb)] = buffer[pa][pb];
+    }
+    __syncthreads();  // the next tile overwrites the buffer and the tables
+  });
 }
 
 // The narrow side's extent rounded up to a power of two (2..64), the other side 2048 / it.
@@ -364,10 +330,8 @@ void launch_narrow(const ConvertTiles& d, const T* src, T* dst, cudaStream_t s) 
   const bool narrow_a = d.size_a < tile_a;
   const std::int64_t narrow = narrow_a ? d.size_a : d.size_b;
   const auto go = [&](auto kernel, int ta) {
-    const int tb = tile_a * tile_b / ta;
-    const dim3 grid(clamp_grid((d.size_a + ta - 1) / ta, (std::int64_t(1) << 31) - 1),
-                    clamp_grid((d.size_b + tb - 1) / tb, 65535), clamp_grid(d.size_outer, 65535));
-    cuda::launch_kernel(kernel, grid, dim3(32, tile_rows), 0, s, d, src, dst);
+    cuda::launch_kernel(kernel, tile_grid(d, ta, tile_a * tile_b / ta), dim3(32, tile_rows), 0, s,
+                        d, src, dst);
   };
   if (narrow_a) {
     if (narrow <= 2) return go(transpose_narrow<T, Simple, 2, 1024>, 2);
@@ -399,10 +363,7 @@ void run_plan(const ConvertTiles& d, const T* src, T* dst, cudaStream_t s) {
     // positions give a float thread 16 loads and the tile the same bytes and runs as double.
     const bool simple = d.a.count == 1 && d.b.count == 1;
     const auto go = [&](auto kernel, int ta) {
-      const dim3 grid(clamp_grid((d.size_a + ta - 1) / ta, (std::int64_t(1) << 31) - 1),
-                      clamp_grid((d.size_b + tile_b - 1) / tile_b, 65535),
-                      clamp_grid(d.size_outer, 65535));
-      cuda::launch_kernel(kernel, grid, dim3(32, tile_rows), 0, s, d, src, dst);
+      cuda::launch_kernel(kernel, tile_grid(d, ta, tile_b), dim3(32, tile_rows), 0, s, d, src, dst);
     };
     if constexpr (sizeof(T) == 4) {
       if (d.size_a >= 64) {
@@ -415,11 +376,13 @@ void run_plan(const ConvertTiles& d, const T* src, T* dst, cudaStream_t s) {
     return;
   }
   if (d.runs) {
-    const dim3 grid(clamp_grid((d.size_a + d.run_ta - 1) / d.run_ta, (std::int64_t(1) << 31) - 1),
-                    clamp_grid((d.size_b + d.run_tb - 1) / d.run_tb, 65535),
-                    clamp_grid(d.size_outer, 65535));
+    // Runs of at most 32 bytes (float and double M = 2 blocks): the streamed kernel
+    // (streamed_convert.cu says why); longer runs stay on the kernel they were measured on.
+    if (streamed_convert_enabled() && d.extent[0] * std::int64_t(sizeof(T)) <= 32) {
+      return launch_streamed_runs(d, src, dst, s);
+    }
     cuda::launch_kernel(d.run_offsets32 ? transpose_runs<T, int> : transpose_runs<T, std::int64_t>,
-                        grid, row_threads, 0, s, d, src, dst);
+                        tile_grid(d, d.run_ta, d.run_tb), row_threads, 0, s, d, src, dst);
     return;
   }
   std::int64_t outer = 1;
@@ -465,12 +428,16 @@ void device_convert(const Layout& from, const T* src, const Layout& to, T* dst, 
         return run_plan(d, reinterpret_cast<const double*>(src), reinterpret_cast<double*>(dst), s);
       }
       if (d.pairs) {
-        const dim3 grid(
-            clamp_grid((d.size_a + d.pair_ta - 1) / d.pair_ta, (std::int64_t(1) << 31) - 1),
-            clamp_grid((d.size_b + d.pair_tb - 1) / d.pair_tb, 65535),
-            clamp_grid(d.size_outer, 65535));
-        cuda::launch_kernel(transpose_pairs, grid, row_threads, 0, s, d,
-                            reinterpret_cast<const float*>(src), reinterpret_cast<float*>(dst));
+        // Square pair tiles over more than one tile a side (Flat <-> Full-Interleaved):
+        // streamed (streamed_convert.cu); structure of arrays <-> array of blocks (narrow
+        // tiles, or at M = 8 the 64 entries on one side: 93-98%) stays.
+        if (streamed_convert_enabled() && d.pair_ta == 64 && d.pair_tb == 64 && d.size_a > 64 &&
+            d.size_b > 64) {
+          return launch_streamed_pairs(d, reinterpret_cast<const float*>(src),
+                                       reinterpret_cast<float*>(dst), s);
+        }
+        cuda::launch_kernel(transpose_pairs, tile_grid(d, d.pair_ta, d.pair_tb), row_threads, 0, s,
+                            d, reinterpret_cast<const float*>(src), reinterpret_cast<float*>(dst));
         return;
       }
       return run_plan(d, src, dst, s);
