@@ -17,14 +17,25 @@ namespace {
 using triax::detail::cache_batch_count;
 
 TEST(CacheBatchCount, FollowsTheCacheSize) {
-  // 65536 systems of 64 doubles on 4 threads, 2 MiB a core, overlap: 10 x 64 x 8 = 5120 bytes a
+  // 65535 systems of 64 doubles on 4 threads, 2 MiB a core, overlap: 10 x 64 x 8 = 5120 bytes a
   // system between its passes, 1 MiB / 5120 = 204 systems a thread, 816 a batch: 81 batches.
-  EXPECT_EQ(cache_batch_count(65536, 64, 8, 4, true, 2 << 20, 1 << 28), 81);
+  EXPECT_EQ(cache_batch_count(65535, 64, 8, 4, true, 2 << 20, 1 << 28), 81);
   // Without overlap only the workspace waits (3 x 64 x 8 = 1536): 682 a thread, 2728 a batch.
-  EXPECT_EQ(cache_batch_count(65536, 64, 8, 4, false, 2 << 20, 1 << 28), 25);
+  EXPECT_EQ(cache_batch_count(65535, 64, 8, 4, false, 2 << 20, 1 << 28), 25);
   // Twice the cache, half the batches (rounded up); float, half the bytes, half again.
-  EXPECT_EQ(cache_batch_count(65536, 64, 8, 4, true, 4 << 20, 1 << 28), 41);
-  EXPECT_EQ(cache_batch_count(65536, 64, 4, 4, true, 4 << 20, 1 << 28), 21);
+  EXPECT_EQ(cache_batch_count(65535, 64, 8, 4, true, 4 << 20, 1 << 28), 41);
+  EXPECT_EQ(cache_batch_count(65535, 64, 4, 4, true, 4 << 20, 1 << 28), 21);
+}
+
+TEST(CacheBatchCount, WholeUnitsForEveryThread) {
+  // 65536 systems are 256 units of 64 x 4 threads: the divisors of 256 nearest the counts
+  // above, 81 -> 64, 25 -> 32, 41 -> 32, 21 -> 16.
+  EXPECT_EQ(cache_batch_count(65536, 64, 8, 4, true, 2 << 20, 1 << 28), 64);
+  EXPECT_EQ(cache_batch_count(65536, 64, 8, 4, false, 2 << 20, 1 << 28), 32);
+  EXPECT_EQ(cache_batch_count(65536, 64, 8, 4, true, 4 << 20, 1 << 28), 32);
+  EXPECT_EQ(cache_batch_count(65536, 64, 4, 4, true, 4 << 20, 1 << 28), 16);
+  // 4096 systems on 1 thread (64 units), 900 a batch: 5 -> 4 (not 8).
+  EXPECT_EQ(cache_batch_count(4096, 8, 8, 1, true, 2 * 900 * 640, 1 << 28), 4);
 }
 
 TEST(CacheBatchCount, Limits) {

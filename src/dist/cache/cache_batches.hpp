@@ -26,6 +26,8 @@ std::int64_t core_cache_bytes();
 /// thread's share of a batch touching at most half of `cache_bytes` between the two passes.
 /// Batches hold at least 64 systems per thread (whole SIMD groups for every thread, messages
 /// that are not mostly latency), at most `max_batch_systems` systems; 1 where one batch fits.
+/// Where the systems are whole 64-system units of every thread, the count is a divisor of those
+/// units (every thread the same groups in every batch), the nearest to the cache's count.
 std::int64_t cache_batch_count(std::int64_t systems, std::int64_t rows, std::size_t value_bytes,
                                int threads, bool overlap, std::int64_t cache_bytes,
                                std::int64_t max_batch_systems);
