@@ -33,26 +33,35 @@ int threads_per_rank(const MpiConfig& c, int ranks) {
 }
 
 void print_table(const std::vector<PrecisionResult>& results) {
-  std::printf("%-7s %-15s %-15s %10s %10s %10s %9s %9s %9s %9s %10s\n", "prec", "method", "ran as",
-              "median ms", "min ms", "max ms", "local ms", "reduced", "comm ms", "x single",
-              "max diff");
+  std::printf("%-7s %-15s %-15s %10s %10s %10s %9s %9s %9s %9s %10s %7s %8s\n", "prec", "method",
+              "ran as", "median ms", "min ms", "max ms", "local ms", "reduced", "comm ms",
+              "x single", "max diff", "batches", "% bound");
   for (const PrecisionResult& r : results) {
     const double single = r.reference.threads ? r.reference.time.median_ms : 0;
     if (single > 0) {
-      std::printf("%-7s %-15s %-15s %10.3f %10.3f %10.3f %9s %9s %9s %9s %10s\n",
+      std::printf("%-7s %-15s %-15s %10.3f %10.3f %10.3f %9s %9s %9s %9s %10s %7s %8s\n",
                   r.reference.precision.c_str(), "single-rank", "triax::Solver", single,
-                  r.reference.time.min_ms, r.reference.time.max_ms, "-", "-", "-", "1.00", "-");
+                  r.reference.time.min_ms, r.reference.time.max_ms, "-", "-", "-", "1.00", "-",
+                  "-", "-");
     }
     for (const MethodRow& m : r.methods) {
-      char ratio[32] = "-", diff[32] = "-";
+      char ratio[32] = "-", diff[32] = "-", pct[32] = "-";
+      if (r.cpu_bound_ms > 0) {
+        std::snprintf(pct, sizeof pct, "%.1f", 100 * r.cpu_bound_ms / m.time.median_ms);
+      }
       if (single > 0) std::snprintf(ratio, sizeof ratio, "%.2f", m.time.median_ms / single);
       if (m.max_difference >= 0) std::snprintf(diff, sizeof diff, "%.2e", m.max_difference);
       const std::string ran =
           m.transport_run == "mpi" ? m.method_run : m.method_run + "@" + m.transport_run;
-      std::printf("%-7s %-15s %-15s %10.3f %10.3f %10.3f %9.3f %9.3f %9.3f %9s %10s\n",
+      std::printf("%-7s %-15s %-15s %10.3f %10.3f %10.3f %9.3f %9.3f %9.3f %9s %10s %7lld %8s\n",
                   m.precision.c_str(), m.method.c_str(), ran.c_str(), m.time.median_ms,
                   m.time.min_ms, m.time.max_ms, m.local_passes_ms, m.reduced_solve_ms,
-                  m.communication_ms, ratio, diff);
+                  m.communication_ms, ratio, diff, static_cast<long long>(m.batches), pct);
+    }
+    if (r.cpu_bound_ms > 0) {
+      std::printf("%-7s %-15s %-15s %10.3f %10s %10s %9s %9s %9s %9s %10s %7lld %8s\n",
+                  r.precision.c_str(), "cpu-bound", "bytes only", r.cpu_bound_ms, "-", "-", "-",
+                  "-", "-", "-", "-", static_cast<long long>(r.cpu_bound_batches), "100.0");
     }
   }
 }
@@ -131,6 +140,8 @@ void write_json(const std::string& path, const MpiConfig& c, const ProcessGrid& 
   j["bound"] = c.bound;
   j["reduced_rows"] = std::string(triax::mpi::to_string(c.reduced_rows));
   j["bounds"] = nlohmann::json::array();
+  j["cpu_bound"] = c.cpu_bound;
+  j["cpu_bounds"] = nlohmann::json::array();
   for (const PrecisionResult& r : results) {
     const double single = r.reference.threads ? r.reference.time.median_ms : 0;
     if (single > 0) {
@@ -150,8 +161,15 @@ void write_json(const std::string& path, const MpiConfig& c, const ProcessGrid& 
                              {"two_pass_min_ms", b.min_ms()},
                              {"piece_share", r.piece_share}});
     }
+    if (r.cpu_bound_ms > 0) {
+      j["cpu_bounds"].push_back({{"precision", r.precision},
+                                 {"median_ms", r.cpu_bound_ms},
+                                 {"batches", r.cpu_bound_batches}});
+    }
     for (const MethodRow& m : r.methods) {
       nlohmann::json row = spread_json(m.time);
+      row["batches"] = m.batches;
+      if (r.cpu_bound_ms > 0) row["pct_of_cpu_bound"] = 100 * r.cpu_bound_ms / m.time.median_ms;
       row["precision"] = m.precision;
       row["method"] = m.method;
       row["method_run"] = m.method_run;
@@ -201,8 +219,10 @@ int run(int argc, char** argv) {
     if (c.reduced_rows == triax::mpi::ReducedRows::one_per_rank) {
       std::printf("  reduced system: one row per rank (paper 003, Algorithm 6's form)\n");
     }
-    if (c.batches > 1) {
-      std::printf("  %d batches, overlap %s\n", c.batches, c.overlap ? "on" : "off");
+    if (c.batches != 1) {
+      std::printf("  batches %s, overlap %s\n",
+                  c.batches == 0 ? "automatic (cache-sized)" : std::to_string(c.batches).c_str(),
+                  c.overlap ? "on" : "off");
     }
     std::printf(
         "  time of a solve = the slowest rank's, barrier before each; phases per solve, "

@@ -69,7 +69,9 @@ MpiConfig parse_mpi_command_line(int argc, char** argv, int rank) {
   app.add_flag("!--no-reference", c.reference, "skip the single-rank solve and its comparison");
   app.add_option("--jacobi-iterations", c.jacobi_iterations,
                  "Jacobi's fixed iteration count (default 10)");
-  app.add_option("--batches", c.batches, "triax::mpi::Options::batches (default 1)");
+  app.add_option("--batches", c.batches,
+                 "triax::mpi::Options::batches: N, or 0 = automatic (cache-sized batches on CPU "
+                 "ranks; default 0); 1 = the whole block in one batch");
   std::string overlap = "on";
   app.add_option("--overlap", overlap,
                  "on or off: triax::mpi::Options::overlap (batches' messages overlapped with "
@@ -87,6 +89,10 @@ MpiConfig parse_mpi_command_line(int argc, char** argv, int rank) {
                "GPU ranks: also time arithmetic-free kernels that move the local passes' bytes "
                "in their order, and the least two passes can move; print the local passes "
                "against them (a line of one rank needs --checked to run the local passes)");
+  app.add_flag("--cpu-bound", c.cpu_bound,
+               "CPU ranks: also time an arithmetic-free pass moving the local passes' bytes in "
+               "the plan's batches and order, with a neighbour exchange of the reduced rows; "
+               "print each row's % of it (where the axis is split, or with --checked)");
   std::string reduced_rows = "two";
   app.add_option("--reduced-rows", reduced_rows,
                  "two (two rows per rank, every method) or one (paper 003's Algorithm 6 form: "
@@ -182,8 +188,8 @@ MpiConfig parse_mpi_command_line(int argc, char** argv, int rank) {
       throw std::invalid_argument("--jacobi-iterations: " + std::to_string(c.jacobi_iterations) +
                                   " < 1");
     }
-    if (c.batches < 1) {
-      throw std::invalid_argument("--batches: " + std::to_string(c.batches) + " < 1");
+    if (c.batches < 0) {
+      throw std::invalid_argument("--batches: " + std::to_string(c.batches) + " < 0");
     }
   } catch (const std::invalid_argument& e) {
     if (rank == 0) std::fprintf(stderr, "triax-bench-mpi: %s\n", e.what());

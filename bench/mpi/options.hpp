@@ -22,7 +22,7 @@ struct MpiConfig {
   int reference_threads = 0;  ///< the single-rank solve; 0 = threads x ranks
   bool reference = true;
   int jacobi_iterations = 10;  ///< Jacobi runs exactly this many (no convergence check)
-  int batches = 1;
+  int batches = 0;  ///< triax::mpi::Options::batches (0 = automatic)
   bool overlap = true;          ///< triax::mpi::Options::overlap
   std::string backend = "cpu";  ///< cpu or cuda (GPU ranks: one device per node-local rank)
   triax::mpi::Transport transport = triax::mpi::Transport::automatic;  ///< GPU ranks only
@@ -32,6 +32,10 @@ struct MpiConfig {
   /// GPU ranks: also time arithmetic-free kernels moving the local passes' bytes in their order
   /// (gpu_bound.hpp) and report the local passes against them.
   bool bound = false;
+  /// CPU ranks: also time an arithmetic-free pass moving the local passes' bytes in the plan's
+  /// batches and order, with a neighbour exchange of the reduced rows (cpu_bound.hpp), where the
+  /// local passes run (axis split, or --checked); each row then gets its % of that bound.
+  bool cpu_bound = false;
   /// triax::mpi::Options::reduced_rows of every method (one: pcr, jacobi and automatic only).
   triax::mpi::ReducedRows reduced_rows = triax::mpi::ReducedRows::two_per_rank;
   std::string json_path;

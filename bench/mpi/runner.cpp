@@ -9,6 +9,7 @@
 
 #include "../inputs.hpp"
 #include "../stats.hpp"
+#include "cpu_bound.hpp"
 #include "triax/mpi.hpp"
 
 #if defined(TRIAX_HAS_CUDA)
@@ -259,6 +260,7 @@ PrecisionResult run_precision(const MpiConfig& config, const ProcessGrid& grid, 
                                                blk.d.data(), blk.a.size());
   }
 #endif
+  std::int64_t plan_batches = 1;  // the same for every method (cache, pieces, threads)
   for (triax::mpi::Method method : config.methods) {
     triax::mpi::Options options;
     options.num_threads = threads;
@@ -295,6 +297,8 @@ PrecisionResult run_precision(const MpiConfig& config, const ProcessGrid& grid, 
     }
 #endif
     MethodRow row;
+    row.batches = solver.batch_count();
+    plan_batches = row.batches;
     row.precision = sizeof(T) == 4 ? "float" : "double";
     row.method = std::string(triax::mpi::to_string(method));
     row.method_run = std::string(triax::mpi::to_string(solver.method()));
@@ -334,6 +338,14 @@ PrecisionResult run_precision(const MpiConfig& config, const ProcessGrid& grid, 
   double share = static_cast<double>(blk.a.size()) / static_cast<double>(product(config.extents));
   MPI_Allreduce(MPI_IN_PLACE, &share, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   result.piece_share = share;
+  if (!gpu && config.cpu_bound && (grid.dims[config.axis] > 1 || config.checked)) {
+    CpuBound<T> bound(blk.extents, config.axis, plan_batches, config.overlap, threads, grid.cart);
+    result.cpu_bound_ms = timed_reps(config.reps, [&] {
+                            bound.run(blk.a.data(), blk.b.data(), blk.c.data(), blk.d.data(),
+                                      blk.x.data());
+                          }).median_ms;
+    result.cpu_bound_batches = plan_batches;
+  }
 #if defined(TRIAX_HAS_CUDA)
   if (gpu && config.bound) {
     // Every rank times its own block; ranks that share a GPU time theirs one after another.

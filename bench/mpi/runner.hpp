@@ -1,6 +1,7 @@
 #pragma once
 // One precision of triax-bench-mpi: this rank's block of the global problem, each method timed
 // with a barrier before every solve, and the single-rank solve of the whole problem on rank 0.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,7 @@ struct MethodRow {
   /// Per solve, the largest over the ranks (PhaseTimes).
   double local_passes_ms = 0, reduced_solve_ms = 0, communication_ms = 0;
   double max_difference = -1;  ///< max |x - x_single| / max |x_single|; -1 = not compared
+  std::int64_t batches = 1;    ///< Solver::batch_count()
 };
 
 struct ReferenceRow {
@@ -41,6 +43,10 @@ struct PrecisionResult {
   /// The largest rank block's share of the global array: the single-rank time times this is
   /// the one-GPU time of one rank's piece (exact for one rank, proportional otherwise).
   double piece_share = 1;
+  /// --cpu-bound: the median ms of CpuBound's pass (the slowest rank's), 0 = not run, and the
+  /// batches it ran.
+  double cpu_bound_ms = 0;
+  std::int64_t cpu_bound_batches = 0;
 };
 
 /// GPU ranks: selects device (node-local rank) % (devices of the node), as NCCL wants one GPU

@@ -130,7 +130,11 @@ struct Options : triax::Options {
   /// The systems of a rank are solved in this many batches of consecutive systems (the first
   /// ones one system larger where they do not divide evenly), each batch with its own messages:
   /// more batches, smaller messages. >= 1; more batches than systems give one system each.
-  int batches = 1;
+  /// 0 (the default): automatic. CPU ranks then take batches whose workspace stays in each
+  /// core's L2 cache between the forward pass and the back substitution (the core's L2 size from
+  /// sysfs; TRIAX_DIST_CACHE_BYTES overrides it), GPU ranks one batch. Solver::batch_count()
+  /// says what was chosen. The results are the same bit for bit for every count.
+  int batches = 0;
   /// Backend::cpu (host pointers, OpenMP) or Backend::cuda (device pointers); not reference.
   /// (Last, with transport, so that designated initializers written before GPU ranks existed
   /// keep their order.)
@@ -229,6 +233,9 @@ class TRIAX_API Solver {
   std::int64_t first_global_row() const;
   /// Systems on this rank (the length of info).
   std::int64_t system_count() const;
+  /// The batches a solve runs (Options::batches, or what automatic chose; 1 where the line is
+  /// one rank that hands its systems to triax::Solver).
+  std::int64_t batch_count() const;
   /// The last Jacobi solve's outcome (default-constructed for the other methods).
   JacobiReport last_jacobi() const;
   /// Adds the phases of every later solve to *times (not reset here); nullptr turns it off.

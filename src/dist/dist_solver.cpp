@@ -23,6 +23,7 @@
 #include "core/plan_guards.hpp"
 #include "dist/gpu/gpu_path.hpp"
 #endif
+#include "dist/cache/cache_batches.hpp"
 #include "dist/cpu_lanes/lane_passes.hpp"
 #include "dist/local_passes.hpp"
 #include "dist/method_choice.hpp"
@@ -228,13 +229,15 @@ void check_own_arguments(const Decomposition& dec, MPI_Comm comm, const OperandL
                                 " (its local extent(" + std::to_string(axis) +
                                 ") = 0); every rank must own at least one row of its systems"));
   }
-  if (options.batches < 1) {
-    throw invalid_argument(
-        said("options.batches = " + std::to_string(options.batches) + " must be >= 1"));
+  if (options.batches < 0) {
+    throw invalid_argument(said("options.batches = " + std::to_string(options.batches) +
+                                " must be >= 1, or 0 (automatic)"));
   }
-  // The systems of a batch travel in one message, whose count MPI takes as an int.
+  // The systems of a batch travel in one message, whose count MPI takes as an int (automatic
+  // keeps its batches below that itself).
   const std::int64_t systems = layouts.d.size() / layouts.d.extent(axis);
-  const std::int64_t largest_batch = (systems + options.batches - 1) / options.batches;
+  const int asked_batches = options.batches == 0 ? INT_MAX : options.batches;
+  const std::int64_t largest_batch = (systems + asked_batches - 1) / asked_batches;
   if (largest_batch > INT_MAX / 8) {
     throw invalid_argument(said(std::to_string(largest_batch) + " systems in one batch (" +
                                 std::to_string(systems) +
@@ -372,6 +375,7 @@ class Solver<T>::Impl {
     if (gpu_ && whole && options.transport != Transport::automatic) {
       transport_kind_ = options.transport;
     }
+    if (!whole) resolve_batches();
     detail::agree(all.get(), detail::verdict_of([&] {
                     if (whole) {
                       whole_.emplace(options.backend, layouts, axis,
@@ -416,6 +420,25 @@ class Solver<T>::Impl {
     (void)all;
     (void)whole;
 #endif
+  }
+
+  // Options::batches, or with 0 the cache's choice (dist/cache/cache_batches.hpp) on CPU ranks
+  // and 1 on GPU ranks. Every batch is a collective step of the line: its ranks take the
+  // largest count any of them chose (their pieces' lengths and caches may differ).
+  void resolve_batches() {
+    if (options_.batches > 0) {
+      batches_ = options_.batches;
+      return;
+    }
+    std::int64_t chosen = 1;
+    if (!gpu_) {
+      chosen = detail::cache_batch_count(problem_.count, problem_.n, sizeof(T), threads_,
+                                         options_.overlap, detail::core_cache_bytes(),
+                                         INT_MAX / 8);
+    }
+    TRIAX_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &chosen, 1, MPI_INT64_T, MPI_MAX,
+                                  transport_->communicator()));
+    batches_ = chosen;
   }
 
   void allocate(int ranks) {
@@ -468,7 +491,7 @@ class Solver<T>::Impl {
   // Batch b of the systems: [batch_start(b), batch_start(b + 1)). Where there are fewer systems
   // than options.batches, each batch holds one system.
   std::int64_t batch_count() const {
-    return std::max<std::int64_t>(1, std::min<std::int64_t>(options_.batches, problem_.count));
+    return std::max<std::int64_t>(1, std::min<std::int64_t>(batches_, problem_.count));
   }
   std::int64_t batch_start(std::int64_t b) const {
     // The first batch is the largest: ceil(count / batches) systems.
@@ -784,6 +807,7 @@ class Solver<T>::Impl {
   detail::PiecePlace place_{};
   std::int64_t first_row_ = 0;
   std::int64_t global_n_ = 0;
+  std::int64_t batches_ = 1;  // resolve_batches: options.batches, or the automatic choice
   detail::dist_lanes::LanePasses<T> lanes_;  // the CPU ranks' local passes (allocate picks)
   std::vector<T> piece_work_;
   std::vector<detail::ReducedPair<T>> rows_;
@@ -873,6 +897,11 @@ std::int64_t Solver<T>::first_global_row() const {
 template <class T>
 std::int64_t Solver<T>::system_count() const {
   return detail::live(impl_, who).problem_.count;
+}
+template <class T>
+std::int64_t Solver<T>::batch_count() const {
+  const Impl& impl = detail::live(impl_, who);
+  return impl.whole_ ? 1 : impl.batch_count();
 }
 template <class T>
 JacobiReport Solver<T>::last_jacobi() const {
