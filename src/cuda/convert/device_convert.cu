@@ -16,9 +16,8 @@
 //   dimension 0 is contiguous on both sides, and pair tiles (transpose_pairs) for transposes
 //   contiguous along B in the source and along A in the destination (TRIAX_CUDA_CONVERT_V2=0:
 //   neither).
-// - streamed (conv27, streamed_convert.cu): runs of at most 32 bytes and the square pair tiles
-//   on resident blocks that load the next tile while storing the current one
-//   (TRIAX_CUDA_CONVERT_V3=0: the kernels here).
+// - streamed (conv27, streamed_convert.cu): runs of at most 32 bytes on resident blocks that
+//   load the next tile while storing the current one (TRIAX_CUDA_CONVERT_V3=0: the kernels here).
 // Every tile kernel walks its tiles through tile_loop.cuh (for_each_tile, tile_grid).
 //
 // Why these tiles (the 32 x 32 tiles of one 4-element read per thread reached 50% of the copy in
@@ -428,14 +427,10 @@ void device_convert(const Layout& from, const T* src, const Layout& to, T* dst, 
         return run_plan(d, reinterpret_cast<const double*>(src), reinterpret_cast<double*>(dst), s);
       }
       if (d.pairs) {
-        // Square pair tiles over more than one tile a side (Flat <-> Full-Interleaved):
-        // streamed (streamed_convert.cu); structure of arrays <-> array of blocks (narrow
-        // tiles, or at M = 8 the 64 entries on one side: 93-98%) stays.
-        if (streamed_convert_enabled() && d.pair_ta == 64 && d.pair_tb == 64 && d.size_a > 64 &&
-            d.size_b > 64) {
-          return launch_streamed_pairs(d, reinterpret_cast<const float*>(src),
-                                       reinterpret_cast<float*>(dst), s);
-        }
+        // A streamed form of these tiles (resident blocks loading the next tile while storing
+        // this one) measured slower on the H100 for Flat <-> Full-Interleaved float 512 x 25600
+        // (66.5-67.0% of the copy against 73.3-73.6% here, same call; notes/2026-11-27-conv27.md)
+        // and was removed.
         cuda::launch_kernel(transpose_pairs, tile_grid(d, d.pair_ta, d.pair_tb), row_threads, 0, s,
                             d, reinterpret_cast<const float*>(src), reinterpret_cast<float*>(dst));
         return;

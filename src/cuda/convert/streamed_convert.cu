@@ -1,20 +1,20 @@
-// The streamed tile kernels (conv27, 2026-11-27): the runs tiles and the pair tiles of
-// core/convert_tiles.hpp, each block walking a list of tiles and loading tile i + 1 into
-// registers before it stores tile i from shared memory.
+// The streamed tile kernel (conv27, 2026-11-27): the runs tiles of core/convert_tiles.hpp, each
+// block walking a list of tiles and loading tile i + 1 into registers before it stores tile i
+// from shared memory.
 //
-// Why (the H100 rows of bench/results/block/gpu-h100-convert-v3.txt): the tile kernels of
-// device_convert.cu take one tile a block; a thread issues its 8 loads, waits for them, moves
-// them to shared memory, and at the barrier every load of the block has landed, so through the
-// store half of each tile (the shared-memory reads, the stores, the second barrier) and while a
-// finished block is replaced the SM has none of that block's loads in flight. Those pauses cost
-// most where the tiles are shortest in time: the runs of 16 and 32 bytes (float and double
-// M = 2, array of blocks <-> interleaved: 81-85% of the copy where the longer runs of M = 4, 8
-// reach 88-91%) and the 4096-float pair tiles of Flat <-> Full-Interleaved at 512 x 25600
-// (71-77%), a 52 MB conversion whose 3200 tiles are only 6 a resident block. Here a block stays
-// resident (one per slot the occupancy allows, or fewer where the tiles are fewer), so the loads
-// of the next tile overlap the stores of this one and no block is launched after the first
-// wave. The tiles, their shared-memory slots and the element order inside a tile are those of
-// transpose_runs and transpose_pairs (the host replays in tests/core/convert_tiles_test.cpp).
+// Why: the tile kernels of device_convert.cu take one tile a block; a thread issues its 8 loads,
+// waits for them, moves them to shared memory, and at the barrier every load of the block has
+// landed, so through the store half of each tile (the shared-memory reads, the stores, the
+// second barrier) and while a finished block is replaced the SM has none of that block's loads in
+// flight. Those pauses cost most where the tiles are shortest in time: the runs of 16 and 32
+// bytes (float and double M = 2, array of blocks <-> interleaved). Here a block stays resident
+// (one per slot the occupancy allows, or fewer where the tiles are fewer), so the loads of the
+// next tile overlap the stores of this one and no block is launched after the first wave. H100
+// (bench/results/block/gpu-h100-convert-v4.txt): M = 2 array of blocks <-> interleaved 81.6-86.2%
+// of the copy -> 94.0-96.3%. The same idea on the float pair tiles of Flat <-> Full-Interleaved
+// was slower (66.5-67.0% against 73.3-73.6%) and is not kept. The tiles, their shared-memory
+// slots and the element order inside a tile are those of transpose_runs (the host replays in
+// tests/core/convert_tiles_test.cpp).
 #include "cuda/convert/streamed_convert.hpp"
 
 #include <algorithm>
@@ -106,77 +106,6 @@ __global__ void __launch_bounds__(threads, 4)
   }
 }
 
-// Pair tiles (transpose_pairs): each thread loads up to 4 corners of 2 x 2 floats as two 8-byte
-// loads, stages them as pairs of A rows, and stores 8 pairs along A.
-__global__ void __launch_bounds__(threads, 4)
-    streamed_pairs(ConvertTiles d, const float* __restrict__ src, float* __restrict__ dst) {
-  constexpr int corners = convert_pair_tile / 4 / threads, pairs = 2 * corners;
-  __shared__ __align__(16) float buffer[convert_pair_buffer];
-  const int tid = threadIdx.x;
-  const int ta = d.pair_ta, tb = d.pair_tb, pitch = d.pair_pitch;
-  const TileCounts n(d, ta, tb);
-  const std::int64_t tiles = n.total(d);
-  const std::int64_t sa = d.src[d.a.dim[0]], db = d.dst[d.b.dim[0]];
-  float2 lo[corners], hi[corners];
-  const auto load = [&](const TileAt& c) {
-    // Both even: the extents are even and the tiles' are powers of two >= 2.
-    const int ha = c.na / 2, hb = c.nb / 2, count = ha * hb;
-    const DividePow21 by_hb(hb);
-    const float* s = src + (c.so + c.a0 * sa + c.b0);
-#pragma unroll
-    for (int r = 0; r < corners; ++r) {
-      const int u = tid + r * threads, i = by_hb(u), j = u - i * hb;
-      if (u < count) {
-        const float* p = s + (2 * i) * sa + 2 * j;
-        lo[r] = *reinterpret_cast<const float2*>(p);
-        hi[r] = *reinterpret_cast<const float2*>(p + sa);
-      }
-    }
-  };
-  std::int64_t t = blockIdx.x;
-  if (t >= tiles) return;
-  TileAt cur = locate_tile(d, ta, tb, n, t);
-  load(cur);
-  for (;;) {
-    const int ha = cur.na / 2, hb = cur.nb / 2, count = ha * hb;
-    {
-      const DividePow21 by_hb(hb);
-#pragma unroll
-      for (int r = 0; r < corners; ++r) {
-        const int u = tid + r * threads, i = by_hb(u), j = u - i * hb;
-        if (u < count) {
-          float2* q = reinterpret_cast<float2*>(buffer + i * pitch + 4 * j);
-          q[0] = make_float2(lo[r].x, hi[r].x);
-          q[1] = make_float2(lo[r].y, hi[r].y);
-        }
-      }
-    }
-    __syncthreads();
-    const std::int64_t next = t + gridDim.x;
-    TileAt after;
-    if (next < tiles) {
-      after = locate_tile(d, ta, tb, n, next);
-      load(after);
-    }
-    {
-      const DividePow21 by_ha(ha);
-      float* o = dst + (cur.dof + cur.a0 + cur.b0 * db);
-#pragma unroll
-      for (int r = 0; r < pairs; ++r) {
-        const int k = tid + r * threads, pb = by_ha(k), i = k - pb * ha;
-        if (k < 2 * count) {
-          *reinterpret_cast<float2*>(o + 2 * i + pb * db) =
-              *reinterpret_cast<const float2*>(buffer + i * pitch + 2 * pb);
-        }
-      }
-    }
-    if (next >= tiles) return;  // uniform across the block
-    __syncthreads();            // the next tile's staging overwrites the buffer
-    cur = after;
-    t = next;
-  }
-}
-
 // Blocks of `kernel` (256 threads, static shared memory) resident at once on the current device:
 // the grid of a streamed kernel. Cached per kernel and device (an occupancy query per call would
 // sit in every conversion's launch path).
@@ -244,10 +173,6 @@ void launch_streamed_runs(const ConvertTiles& d, const T* src, T* dst, cudaStrea
   const std::int64_t tiles = TileCounts(d, d.run_ta, d.run_tb).total(d);
   if (d.run_offsets32) return launch_streamed(streamed_runs<T, int>, tiles, d, src, dst, s);
   launch_streamed(streamed_runs<T, std::int64_t>, tiles, d, src, dst, s);
-}
-
-void launch_streamed_pairs(const ConvertTiles& d, const float* src, float* dst, cudaStream_t s) {
-  launch_streamed(streamed_pairs, TileCounts(d, d.pair_ta, d.pair_tb).total(d), d, src, dst, s);
 }
 
 template void launch_streamed_runs(const ConvertTiles&, const float*, float*, cudaStream_t);

@@ -1,6 +1,6 @@
 #pragma once
-// The streamed tile kernels (conv27, 2026-11-27; streamed_convert.cu says why): the runs and
-// pair tiles of core/convert_tiles.hpp walked by resident blocks that load the next tile while
+// The streamed tile kernels (conv27, 2026-11-27; streamed_convert.cu says why): the runs of
+// core/convert_tiles.hpp walked by resident blocks that load the next tile while
 // they store the current one. device_convert picks them for the plans they were made for and
 // keeps the others on their kernels; TRIAX_CUDA_CONVERT_V3=0 keeps every plan off them.
 #include <cuda_runtime.h>
@@ -15,8 +15,5 @@ bool streamed_convert_enabled();
 /// The runs plan d (d.runs) on the streamed runs kernel, elements of T (a float pair as double).
 template <class T>
 void launch_streamed_runs(const ConvertTiles& d, const T* src, T* dst, cudaStream_t s);
-
-/// The pair tiles plan d (d.pairs) on the streamed pair kernel.
-void launch_streamed_pairs(const ConvertTiles& d, const float* src, float* dst, cudaStream_t s);
 
 }  // namespace triax::detail
