@@ -1,0 +1,52 @@
+// Launch shape of the chunk table kernel: 8 warps a block where their stages fit the default
+// 48 KiB of shared memory (every M of float, M <= 16 of double), fewer for 32-row double chunks;
+// each warp holds 32 / W systems.
+#include "cuda/factored/chunk_table_launch.hpp"
+
+#include <algorithm>
+
+#include "cuda/factored/chunk_table_kernel.cuh"
+#include "cuda/launch/launch_kernel.hpp"
+
+namespace triax::detail::cuda {
+namespace {
+
+template <class T, int M, bool Accumulate>
+void launch_shape(const Problem& p, const ChunkView<T>& v, const T* d, T* x, cudaStream_t stream) {
+  constexpr std::size_t budget = 48 * 1024;
+  const std::size_t per_warp = std::size_t(chunk_stage_size<T>(M)) * sizeof(T);
+  const int warps = static_cast<int>(std::min<std::size_t>(chunk_table_threads / 32, budget / per_warp));
+  const std::int64_t per_block = std::int64_t(warps) * (32 / v.W);
+  const dim3 grid(static_cast<unsigned>((p.count + per_block - 1) / per_block));
+  launch_kernel(chunk_table_kernel<T, M, Accumulate>, grid, dim3(32 * warps), warps * per_warp,
+                stream, p, v, d, x);
+}
+
+template <class T, bool Accumulate>
+void launch_rows(const Problem& p, const ChunkView<T>& v, const T* d, T* x, cudaStream_t stream) {
+  switch (v.M) {
+    case 8: return launch_shape<T, 8, Accumulate>(p, v, d, x, stream);
+    case 16: return launch_shape<T, 16, Accumulate>(p, v, d, x, stream);
+    default: return launch_shape<T, 32, Accumulate>(p, v, d, x, stream);
+  }
+}
+
+}  // namespace
+
+template <class T>
+void launch_chunk_table(const Problem& p, const ChunkView<T>& v, const T* d, T* x, bool accumulate,
+                        cudaStream_t stream) {
+  if (p.count <= 0 || p.n <= 0) return;
+  if (accumulate) {
+    launch_rows<T, true>(p, v, d, x, stream);
+  } else {
+    launch_rows<T, false>(p, v, d, x, stream);
+  }
+}
+
+template void launch_chunk_table(const Problem&, const ChunkView<float>&, const float*, float*,
+                                 bool, cudaStream_t);
+template void launch_chunk_table(const Problem&, const ChunkView<double>&, const double*, double*,
+                                 bool, cudaStream_t);
+
+}  // namespace triax::detail::cuda
