@@ -145,23 +145,22 @@ TEST(FactoredChunkTableRoute, Rules) {
 
   detail::TableRouteFacts f;
   f.n = 512;
-  f.dominant = f.contiguous = f.table_ok = true;
+  f.dominant = f.table_ok = true;
   EXPECT_TRUE(detail::table_applies(f, FactoredRoute::automatic));
   EXPECT_TRUE(detail::table_applies(f, FactoredRoute::table));
   EXPECT_FALSE(detail::table_applies(f, FactoredRoute::hybrid));
   EXPECT_FALSE(detail::table_applies(f, FactoredRoute::thomas));
-  f.contiguous = false;  // strided axes: the hybrid, unless asked for the table
-  EXPECT_FALSE(detail::table_applies(f, FactoredRoute::automatic));
-  EXPECT_TRUE(detail::table_applies(f, FactoredRoute::table));
-  f.contiguous = true;
   f.dominant = false;
   EXPECT_FALSE(detail::table_applies(f, FactoredRoute::table));
+  EXPECT_FALSE(detail::table_applies(f, FactoredRoute::automatic));
   f.dominant = true;
   f.table_ok = false;
   EXPECT_FALSE(detail::table_applies(f, FactoredRoute::table));
   f.table_ok = true;
   f.n = 1025;
-  EXPECT_FALSE(detail::table_applies(f, FactoredRoute::table));
+  EXPECT_FALSE(detail::table_applies(f, FactoredRoute::automatic));
+  f.n = 1024;
+  EXPECT_TRUE(detail::table_applies(f, FactoredRoute::automatic));
 }
 
 }  // namespace

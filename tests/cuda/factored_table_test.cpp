@@ -4,9 +4,10 @@
 // every axis of 2-D..4-D grids with ghost layers and offsets, in place / separate / increment,
 // outputs poisoned with NaN, padding untouched, backward error <= 64 eps; n = 1..70 every size,
 // then sampled up to 1024 (the kernel's longest) and past it (the plan falls back to the
-// hybrid). TRIAX_CUDA_FACTORED_ROUTE=table runs the kernel at every stride; the automatic plan
-// runs it along contiguous rows. Which kernel a plan holds is read from workspace_bytes() (the
-// table's size). SKIPPED without a device.
+// hybrid). Contiguous rows (axis 0) run the warp kernel, other strides the strided one; the
+// automatic plan and TRIAX_CUDA_FACTORED_ROUTE=table both take them, =hybrid keeps the general
+// hybrid. Which kernel a plan holds is read from workspace_bytes() (the table's size). SKIPPED
+// without a device.
 #include <gtest/gtest.h>
 
 #include "core/factored/chunk_table.hpp"
@@ -62,7 +63,7 @@ TYPED_TEST(FactoredTableCuda, MatchesReferenceEveryStride) {
 }
 
 TYPED_TEST(FactoredTableCuda, AutomaticMatchesReference) {
-  // The automatic plan: the table along axis 0 (contiguous rows), the hybrid on the others.
+  // The automatic plan (no switch): the table kernels on every axis.
   using T = TypeParam;
   const ScopedEnv env("TRIAX_CUDA_FACTORED_ROUTE", nullptr);
   const std::vector<std::int64_t> sizes = quick_tests()
@@ -124,7 +125,7 @@ TYPED_TEST(FactoredTableCuda, RouteTakesTheTable) {
     EXPECT_EQ(plan_bytes(fast(512), 0), table_bytes(fast(512)));
     EXPECT_EQ(plan_bytes(pade<T>(300), 0), table_bytes(pade<T>(300)));
     EXPECT_EQ(plan_bytes(varying<T>(200, 3), 0), table_bytes(varying<T>(200, 3)));
-    EXPECT_NE(plan_bytes(fast(512), 1), table_bytes(fast(512)));  // strided: the hybrid
+    EXPECT_EQ(plan_bytes(fast(512), 1), table_bytes(fast(512)));  // strided kernel
     EXPECT_NE(plan_bytes(fast(512), 0, true), table_bytes(fast(512)));  // checked: Thomas
     auto weak = fast(300);
     weak.c[100] = T(0.9);  // an interior row that is not dominant: Thomas factors
@@ -142,7 +143,7 @@ TYPED_TEST(FactoredTableCuda, RouteTakesTheTable) {
 }
 
 TYPED_TEST(FactoredTableCuda, GeneralHybridStillMatchesReference) {
-  // The table now takes the automatic route along axis 0: keep the hybrid route tested there.
+  // The table now takes the automatic route: keep the general hybrid route tested.
   using T = TypeParam;
   const ScopedEnv env("TRIAX_CUDA_FACTORED_ROUTE", "hybrid");
   for (std::int64_t n : {64, 257, 512}) {

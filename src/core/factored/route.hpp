@@ -22,9 +22,9 @@ namespace triax::detail {
 
 /// TRIAX_CUDA_FACTORED_ROUTE: `thomas` keeps the factored kernels, `hybrid` takes the hybrid
 /// wherever it is allowed (any n, any matrix), unset or `auto` applies the rule below. `table`
-/// (branch factcoef) routes as `hybrid` does, and inside the cuda_hybrid plan runs the chunk
-/// table kernel (chunk_table.hpp) wherever it applies, at any row stride; under `auto` the plan
-/// runs it along contiguous rows only; under `hybrid` never (table_applies below).
+/// (branch factcoef) routes as `hybrid` does; inside the cuda_hybrid plan, `table` and `auto` run
+/// the chunk table kernels (chunk_table.hpp) wherever table_applies() below holds, `hybrid`
+/// never.
 enum class FactoredRoute { automatic, thomas, hybrid, table };
 
 inline FactoredRoute parse_factored_route(const char* value) {
@@ -89,23 +89,22 @@ inline bool route_to_hybrid(const HybridRouteFacts& f, FactoredRoute route) {
 }
 
 /// What decides, inside a cuda_hybrid plan that the hybrid may run, whether the chunk table
-/// kernel runs instead.
+/// kernels run instead.
 struct TableRouteFacts {
   std::int64_t n = 0;
-  bool dominant = false;    // interior_dominant(): the reduced system's PCR needs no pivoting
-  bool contiguous = false;  // d and x have row stride 1 (axis 0), where the kernel is fast
-  bool table_ok = false;    // chunk_matrix() met no zero or non-finite value
+  bool dominant = false;  // interior_dominant(): the reduced system's PCR needs no pivoting
+  bool table_ok = false;  // chunk_matrix() met no zero or non-finite value
 };
 
-/// Whether the plan runs the chunk table kernel. Its kernel holds a system in one warp group
-/// (n <= chunk_table_max_n = 1024) and reads d and x row by row: correct at any stride, fast
-/// where neighbouring rows are adjacent, so `auto` keeps strided axes on the hybrid (its
-/// system-fastest mapping) and `table` takes every stride (to test and compare).
+/// Whether the plan runs the chunk table kernels (a warp kernel where rows are contiguous, a
+/// strided one elsewhere; chunk_table_launch.cu): systems of n <= chunk_table_max_n = 1024 rows
+/// (32 chunks of at most 32 rows), matrices with dominant interior rows whose table was built.
+/// `table` and `auto` alike; `hybrid` keeps the general hybrid (to compare).
 inline bool table_applies(const TableRouteFacts& f, FactoredRoute route) {
   if (f.n < 1 || f.n > 1024 || !f.dominant || !f.table_ok) return false;
   switch (route) {
-    case FactoredRoute::table: return true;
-    case FactoredRoute::automatic: return f.contiguous;
+    case FactoredRoute::table:
+    case FactoredRoute::automatic: return true;
     case FactoredRoute::thomas:
     case FactoredRoute::hybrid: return false;
   }

@@ -1,6 +1,7 @@
-// Launch shape of the chunk table kernel: 8 warps a block where their stages fit the default
-// 48 KiB of shared memory (every M of float, M <= 16 of double), fewer for 32-row double chunks;
-// each warp holds 32 / W systems.
+// Launch shapes of the chunk table kernels. Rows contiguous (d and x at row stride 1, axis 0):
+// the warp kernel, 8 warps a block where their stages fit the default 48 KiB of shared memory
+// (every M of float, M <= 16 of double), fewer for 32-row double chunks; each warp holds 32 / W
+// systems. Any other stride: the strided kernel, S x P threads a block (chunk_strided_systems).
 #include "cuda/factored/chunk_table_launch.hpp"
 
 #include <algorithm>
@@ -22,12 +23,30 @@ void launch_shape(const Problem& p, const ChunkView<T>& v, const T* d, T* x, cud
                 stream, p, v, d, x);
 }
 
+template <class T, int M, bool Accumulate>
+void launch_strided(const Problem& p, const ChunkView<T>& v, const T* d, T* x, cudaStream_t stream) {
+  const int S = chunk_strided_systems(v.P);
+  const std::size_t smem = 3 * std::size_t(v.P) * S * sizeof(T);
+  const dim3 grid(static_cast<unsigned>((p.count + S - 1) / S));
+  launch_kernel(chunk_table_strided_kernel<T, M, Accumulate>, grid, dim3(S * v.P), smem, stream, p,
+                v, d, x);
+}
+
+template <class T, int M, bool Accumulate>
+void launch_either(const Problem& p, const ChunkView<T>& v, const T* d, T* x, cudaStream_t stream) {
+  if (p.map[op_d].row_stride == 1 && p.map[op_x].row_stride == 1) {
+    launch_shape<T, M, Accumulate>(p, v, d, x, stream);
+  } else {
+    launch_strided<T, M, Accumulate>(p, v, d, x, stream);
+  }
+}
+
 template <class T, bool Accumulate>
 void launch_rows(const Problem& p, const ChunkView<T>& v, const T* d, T* x, cudaStream_t stream) {
   switch (v.M) {
-    case 8: return launch_shape<T, 8, Accumulate>(p, v, d, x, stream);
-    case 16: return launch_shape<T, 16, Accumulate>(p, v, d, x, stream);
-    default: return launch_shape<T, 32, Accumulate>(p, v, d, x, stream);
+    case 8: return launch_either<T, 8, Accumulate>(p, v, d, x, stream);
+    case 16: return launch_either<T, 16, Accumulate>(p, v, d, x, stream);
+    default: return launch_either<T, 32, Accumulate>(p, v, d, x, stream);
   }
 }
 
@@ -44,6 +63,21 @@ void launch_chunk_table(const Problem& p, const ChunkView<T>& v, const T* d, T* 
   }
 }
 
+template <class T>
+void load_chunk_table_kernels(const Problem& p, const ChunkView<T>& v, cudaStream_t stream) {
+  // Both kernels: an in-place solve may see other strides than the plan's separate layouts.
+  KernelRehearsal rehearsal;
+  for (const std::int64_t stride : {1, 2}) {
+    Problem q = p;
+    q.map[op_d].row_stride = q.map[op_x].row_stride = stride;
+    for (const bool accumulate : {false, true}) {
+      launch_chunk_table<T>(q, v, nullptr, nullptr, accumulate, stream);
+    }
+  }
+}
+
+template void load_chunk_table_kernels(const Problem&, const ChunkView<float>&, cudaStream_t);
+template void load_chunk_table_kernels(const Problem&, const ChunkView<double>&, cudaStream_t);
 template void launch_chunk_table(const Problem&, const ChunkView<float>&, const float*, float*,
                                  bool, cudaStream_t);
 template void launch_chunk_table(const Problem&, const ChunkView<double>&, const double*, double*,

@@ -14,4 +14,9 @@ template <class T>
 void launch_chunk_table(const Problem& p, const ChunkView<T>& v, const T* d, T* x, bool accumulate,
                         cudaStream_t stream);
 
+/// Loads the kernels this table's solves launch (both accumulate modes) without running them,
+/// so that the caller's first solve does not (launch_kernel.hpp, KernelRehearsal).
+template <class T>
+void load_chunk_table_kernels(const Problem& p, const ChunkView<T>& v, cudaStream_t stream);
+
 }  // namespace triax::detail::cuda

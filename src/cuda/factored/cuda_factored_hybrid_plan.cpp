@@ -23,7 +23,6 @@
 #include "cuda/cuda_check.hpp"
 #include "cuda/device_workspace.hpp"
 #include "cuda/factored/chunk_table_launch.hpp"
-#include "cuda/launch/launch_kernel.hpp"
 
 namespace triax::detail {
 namespace {
@@ -108,10 +107,9 @@ class CudaFactoredHybridPlan final : public FactoredBackendPlan<T> {
     if (route == FactoredRoute::hybrid || route == FactoredRoute::thomas) return false;
     TableRouteFacts facts;
     facts.n = p.n;
-    facts.contiguous = p.map[op_d].row_stride == 1 && p.map[op_x].row_stride == 1;
     if (p.n > chunk_table_max_n) return false;
     facts.dominant = interior_dominant(m.a.data(), m.b.data(), m.c.data(), p.n);
-    if (!facts.dominant || (route == FactoredRoute::automatic && !facts.contiguous)) return false;
+    if (!facts.dominant) return false;
     const ChunkTable<T> table = chunk_matrix(m.a.data(), m.b.data(), m.c.data(), p.n);
     facts.table_ok = table.ok;
     if (!table_applies(facts, route)) return false;
@@ -121,10 +119,7 @@ class CudaFactoredHybridPlan final : public FactoredBackendPlan<T> {
     table_view_ = table.view_at(static_cast<const T*>(table_values_->get()));
     table_ = true;
     // Load the kernels now rather than in the caller's first solve (launch_kernel.hpp).
-    cuda::KernelRehearsal rehearsal;
-    for (const bool accumulate : {false, true}) {
-      cuda::launch_chunk_table<T>(p, table_view_, nullptr, nullptr, accumulate, stream_);
-    }
+    cuda::load_chunk_table_kernels<T>(p, table_view_, stream_);
     return true;
   }
 
