@@ -103,7 +103,8 @@ void print(const Row& r) {
                   name, r.dims, static_cast<long long>(r.n), r.axis, ms, r.gbps_of(ms),
                   100.0 * r.gbps_of(ms) / copy, 100.0 * r.gbps_of(ms) / bound, r.general_ms / ms);
     };
-    line(r.algorithm == "cuda_hybrid" ? "hybrid" : "thomas", r.factored_ms);
+    // The automatic plan: cuda_hybrid (the chunk table where it applies, else the hybrid) or thomas.
+    line(r.algorithm == "cuda_hybrid" ? "auto" : "thomas", r.factored_ms);
     line("thr_thomas", r.thread_thomas_ms);
     line("table", r.table_ms);
     line("hyb_route", r.hybrid_route_ms);

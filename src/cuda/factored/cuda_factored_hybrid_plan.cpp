@@ -44,7 +44,7 @@ class CudaFactoredHybridPlan final : public FactoredBackendPlan<T> {
       return;
     }
     const std::size_t n = m.b.size();
-    if (make_table(p, o, m)) return;
+    if (make_table(p, m)) return;
     diagonals_ = std::make_unique<cuda::DeviceWorkspace>(3 * pitch(n) * sizeof(T));
     T* base = static_cast<T*>(diagonals_->get());
     a_ = base;
@@ -101,8 +101,7 @@ class CudaFactoredHybridPlan final : public FactoredBackendPlan<T> {
   }
 
   // The chunk table kernel where route.hpp's table_applies() holds: the table on the device.
-  bool make_table(const Problem& p, const Options& o, const FactoredMatrix<T>& m) {
-    (void)o;
+  bool make_table(const Problem& p, const FactoredMatrix<T>& m) {
     const FactoredRoute route = factored_route_from_env();
     if (route == FactoredRoute::hybrid || route == FactoredRoute::thomas) return false;
     TableRouteFacts facts;
