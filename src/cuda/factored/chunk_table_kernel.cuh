@@ -9,8 +9,8 @@
 // Loads and stores go through a per-warp shared-memory stage: the group's lanes read the
 // system's rows as one run (lane i takes rows i, i + W, ...: one contiguous segment per
 // instruction along axis 0) and each lane then picks its chunk's M rows (padded index, no bank
-// conflicts for M = 8, 16). Any row stride is correct; only stride 1 coalesces, so the launch
-// (chunk_table_launch.cu) takes it there and chunk_table_strided_kernel below elsewhere.
+// conflicts for M = 8, 16). For d and x at row stride 1 only (the launch, chunk_table_launch.cu,
+// checks); chunk_table_strided_kernel below takes every other stride.
 //
 // The table (a few KiB: 5 M values per stored chunk table, 3 tables for near-Toeplitz matrices)
 // is read through the read-only cache; interior lanes of a compressed table read the same
@@ -66,13 +66,15 @@ __global__ void __launch_bounds__(chunk_table_threads)
     off_d = chunk_system_offset(p, op_d, s);
     off_x = chunk_system_offset(p, op_x, s);
   }
-  const std::int64_t rd = p.map[op_d].row_stride, rx = p.map[op_x].row_stride;
+  // Rows are contiguous (the launch checked d's and x's row strides are 1).
+  const T* d_row0 = d + off_d;
+  T* x_row0 = x + off_x;
 
   // ---- Load: rows i = j + W q of the system, then this chunk's rows from the stage.
 #pragma unroll
   for (int q = 0; q < M; ++q) {
     const int i = j + W * q;
-    if (valid && i < n) stage[chunk_stage_index<T>(gbase + i)] = d[off_d + i * rd];
+    if (valid && i < n) stage[chunk_stage_index<T>(gbase + i)] = d_row0[i];
   }
   __syncwarp();
   const int held = valid ? v.chunk_rows(j) : 0;
@@ -144,8 +146,8 @@ __global__ void __launch_bounds__(chunk_table_threads)
     const int i = j + W * q;
     if (valid && i < n) {
       T out = stage[chunk_stage_index<T>(gbase + i)];
-      if constexpr (Accumulate) out += x[off_x + i * rx];
-      x[off_x + i * rx] = out;
+      if constexpr (Accumulate) out += x_row0[i];
+      x_row0[i] = out;
     }
   }
 }
@@ -162,7 +164,7 @@ __host__ __device__ constexpr int chunk_strided_systems(int P) {
   return P >= chunk_strided_threads / 32 ? chunk_strided_threads / P : 32;
 }
 
-/// The same solve for rows that are not contiguous (axes >= 1), where neighbouring systems are
+/// The same solve for rows that are not contiguous (axes >= 1), fast where neighbouring systems are
 /// adjacent in memory: thread (system l, chunk j) of a block of S x P threads, the S threads of
 /// one chunk index consecutive, so that each row of a chunk is one contiguous run of S systems
 /// read straight into registers (no stage). The separators' values meet in shared memory: one
