@@ -198,10 +198,9 @@ void chunk_apply_host(const ChunkView<T>& v, const T* d, T* x) {
     const int s = 1 << l;
     std::vector<T> old = rhs;
     for (int j = 0; j < v.W; ++j) {
-      const T lo = j >= s ? old[j - s] : T(0);
-      const T hi = j + s < v.W ? old[j + s] : T(0);
-      rhs[j] = old[j] - v.red(ChunkView<T>::red_alpha(l), j) * lo -
-               v.red(ChunkView<T>::red_gamma(l), j) * hi;
+      const T lo = j >= s && j < P - 1 ? v.red(ChunkView<T>::red_alpha(l), j) * old[j - s] : T(0);
+      const T hi = j + s < P - 1 ? v.red(ChunkView<T>::red_gamma(l), j) * old[j + s] : T(0);
+      rhs[j] = old[j] - lo - hi;
     }
   }
   std::vector<T> sep(chunk_lanes, T(0));

@@ -116,10 +116,11 @@ __global__ void __launch_bounds__(chunk_table_threads)
     const int st = 1 << l;
     const T lo = __shfl_up_sync(full, rhs, st, W);
     const T hi = __shfl_down_sync(full, rhs, st, W);
-    // Lanes without a neighbour at this stride have multiplier 0; select rather than multiply so
-    // that a non-finite value of their own never leaks in.
-    const T a_l = j >= st ? v.red(ChunkView<T>::red_alpha(l), j) * lo : T(0);
-    const T c_l = j + st < W ? v.red(ChunkView<T>::red_gamma(l), j) * hi : T(0);
+    // Only separator lanes (j < P - 1) with a separator neighbour at this stride take a term:
+    // selected rather than multiplied by a zero multiplier, so that a non-finite value elsewhere
+    // never turns into NaN here.
+    const T a_l = j >= st && j < P - 1 ? v.red(ChunkView<T>::red_alpha(l), j) * lo : T(0);
+    const T c_l = j + st < P - 1 ? v.red(ChunkView<T>::red_gamma(l), j) * hi : T(0);
     rhs = rhs - a_l - c_l;
   }
   const T sep = owns_separator ? rhs * v.red(ChunkView<T>::red_rinv(), j) : T(0);
@@ -237,8 +238,12 @@ __global__ void __launch_bounds__(chunk_strided_threads)
   for (int lev = 0; lev < v.levels; ++lev) {
     const int st = 1 << lev;
     if (in_block) {
-      const T a_l = j >= st ? v.red(ChunkView<T>::red_alpha(lev), j) * cur[me - st * S] : T(0);
-      const T c_l = j + st < P ? v.red(ChunkView<T>::red_gamma(lev), j) * cur[me + st * S] : T(0);
+      // As the warp kernel: separator neighbours only.
+      const T a_l = j >= st && j < P - 1
+                        ? v.red(ChunkView<T>::red_alpha(lev), j) * cur[me - st * S]
+                        : T(0);
+      const T c_l = j + st < P - 1 ? v.red(ChunkView<T>::red_gamma(lev), j) * cur[me + st * S]
+                                   : T(0);
       rhs = rhs - a_l - c_l;
       other[me] = rhs;
     }
