@@ -24,6 +24,9 @@ struct Row {
   // factored kernels the automatic cuda plan ran before it could route to cuda_hybrid.
   std::string algorithm;
   double thread_thomas_ms = 0;
+  // GPU (factcoef): the cuda_hybrid plan made under TRIAX_CUDA_FACTORED_ROUTE=table (the chunk
+  // table kernel at every stride) and =hybrid (the general hybrid), 0 = not measured.
+  double table_ms = 0, hybrid_route_ms = 0;
   double elements() const;
   double gbps() const;      // d read + x written by the factored solve
   double copy_gbps() const; // the in-run copy of the same array (read + write)

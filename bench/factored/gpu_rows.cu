@@ -8,6 +8,9 @@
 #include <cusparse.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -100,6 +103,27 @@ BoundGrid bound_grid(std::int64_t n, int dims, int axis) {
                    : BoundGrid{n, count, stride[axis], n, other[0], other[1]};
 }
 
+/// A cuda_hybrid plan made with TRIAX_CUDA_FACTORED_ROUTE = route (read when a plan is made),
+/// the variable restored after.
+template <class T>
+std::unique_ptr<FactoredSolver<T>> plan_under_route(const char* route, const std::vector<T>& a,
+                                                    const std::vector<T>& b, const std::vector<T>& c,
+                                                    std::int64_t n, const Layout& l, int axis,
+                                                    cudaStream_t stream) {
+  const char* old = std::getenv("TRIAX_CUDA_FACTORED_ROUTE");
+  const std::optional<std::string> saved = old ? std::optional<std::string>(old) : std::nullopt;
+  setenv("TRIAX_CUDA_FACTORED_ROUTE", route, 1);
+  auto plan = std::make_unique<FactoredSolver<T>>(Backend::cuda, a.data(), b.data(), c.data(), n, l,
+                                                  axis, Options{.stream = stream},
+                                                  FactoredAlgorithm::cuda_hybrid);
+  if (saved) {
+    setenv("TRIAX_CUDA_FACTORED_ROUTE", saved->c_str(), 1);
+  } else {
+    unsetenv("TRIAX_CUDA_FACTORED_ROUTE");
+  }
+  return plan;
+}
+
 template <class T>
 void rows_for(std::int64_t n, int dims, int reps, cudaStream_t stream, cusparseHandle_t sparse,
               std::vector<Row>& rows) {
@@ -134,6 +158,12 @@ void rows_for(std::int64_t n, int dims, int reps, cudaStream_t stream, cusparseH
       FactoredSolver<T> thread(Backend::cuda, a.data(), b.data(), c.data(), n, packed, axis,
                                {.stream = stream}, FactoredAlgorithm::cuda_thread_thomas);
       r.thread_thomas_ms = median_ms(stream, reps, [&] { thread.solve(d, x); });
+    }
+    {
+      auto table = plan_under_route<T>("table", a, b, c, n, packed, axis, stream);
+      r.table_ms = median_ms(stream, reps, [&] { table->solve(d, x); });
+      auto hybrid = plan_under_route<T>("hybrid", a, b, c, n, packed, axis, stream);
+      r.hybrid_route_ms = median_ms(stream, reps, [&] { hybrid->solve(d, x); });
     }
     if (n <= triax::detail::cr_shared_max_n<T>()) {
       FactoredSolver<T> cr(Backend::cuda, a.data(), b.data(), c.data(), n, packed, axis,

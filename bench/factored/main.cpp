@@ -103,8 +103,11 @@ void print(const Row& r) {
                   name, r.dims, static_cast<long long>(r.n), r.axis, ms, r.gbps_of(ms),
                   100.0 * r.gbps_of(ms) / copy, 100.0 * r.gbps_of(ms) / bound, r.general_ms / ms);
     };
-    line(r.algorithm == "cuda_hybrid" ? "hybrid" : "thomas", r.factored_ms);
+    // The automatic plan: cuda_hybrid (the chunk table where it applies, else the hybrid) or thomas.
+    line(r.algorithm == "cuda_hybrid" ? "auto" : "thomas", r.factored_ms);
     line("thr_thomas", r.thread_thomas_ms);
+    line("table", r.table_ms);
+    line("hyb_route", r.hybrid_route_ms);
     line("cr_shared", r.cr_shared_ms);
     line("cr_global", r.cr_global_ms);
     std::printf("     bounds: sweep %.1f%% tile %.1f%% of copy; CR stores %lld coefficient entries\n",
@@ -127,6 +130,7 @@ void write_json(const std::string& path, const std::vector<Row>& rows) {
         << ", \"cr_global_ms\": " << r.cr_global_ms << ", \"sweep_bound_ms\": " << r.sweep_bound_ms
         << ", \"tile_bound_ms\": " << r.tile_bound_ms << ", \"cr_stored\": " << r.cr_stored
         << ", \"algorithm\": \"" << r.algorithm << "\", \"thread_thomas_ms\": " << r.thread_thomas_ms
+        << ", \"table_ms\": " << r.table_ms << ", \"hybrid_route_ms\": " << r.hybrid_route_ms
         << ", \"gbps\": " << r.gbps() << ", \"copy_gbps\": " << r.copy_gbps() << "}"
         << (i + 1 < rows.size() ? ",\n" : "\n");
   }

@@ -80,7 +80,8 @@ namespace triax {
 /// that on cuda one matrix of n >= 64 rows, diagonally dominant in rows 1 .. n-2, unchecked, with a
 /// clean unscaled factorisation runs cuda_hybrid (TRIAX_CUDA_FACTORED_ROUTE=thomas keeps cuda_thread_thomas,
 /// =hybrid takes cuda_hybrid for any such plan; docs/algorithms.md, "Factored and near-Toeplitz
-/// solves").
+/// solves"). A cuda_hybrid plan of n <= 1024 rows with dominant interior rows solves with a
+/// precomputed chunk table (=table forces it at any n it holds, =hybrid keeps the general hybrid).
 enum class FactoredAlgorithm {
   automatic,
   cpu_thomas,            ///< the stored (compressed) Thomas factors, vectorised strips of systems

@@ -21,8 +21,11 @@
 namespace triax::detail {
 
 /// TRIAX_CUDA_FACTORED_ROUTE: `thomas` keeps the factored kernels, `hybrid` takes the hybrid
-/// wherever it is allowed (any n, any matrix), unset or `auto` applies the rule below.
-enum class FactoredRoute { automatic, thomas, hybrid };
+/// wherever it is allowed (any n, any matrix), unset or `auto` applies the rule below. `table`
+/// (branch factcoef) routes as `hybrid` does; inside the cuda_hybrid plan, `table` and `auto` run
+/// the chunk table kernels (chunk_table.hpp) wherever table_applies() below holds, `hybrid`
+/// never.
+enum class FactoredRoute { automatic, thomas, hybrid, table };
 
 inline FactoredRoute parse_factored_route(const char* value) {
   if (value == nullptr) return FactoredRoute::automatic;
@@ -30,8 +33,9 @@ inline FactoredRoute parse_factored_route(const char* value) {
   if (v.empty() || v == "auto") return FactoredRoute::automatic;
   if (v == "thomas") return FactoredRoute::thomas;
   if (v == "hybrid") return FactoredRoute::hybrid;
+  if (v == "table") return FactoredRoute::table;
   throw invalid_argument("triax::FactoredSolver: TRIAX_CUDA_FACTORED_ROUTE = \"" + std::string(v) +
-                         "\" is not one of auto, thomas, hybrid");
+                         "\" is not one of auto, thomas, hybrid, table");
 }
 
 inline FactoredRoute factored_route_from_env() {
@@ -77,8 +81,32 @@ inline bool route_to_hybrid(const HybridRouteFacts& f, FactoredRoute route) {
   if (!f.cuda || !f.automatic || f.groups != 1 || f.checked || f.breakdown || f.scaled) return false;
   switch (route) {
     case FactoredRoute::thomas: return false;
-    case FactoredRoute::hybrid: return true;
+    case FactoredRoute::hybrid:
+    case FactoredRoute::table: return true;
     case FactoredRoute::automatic: return f.n >= hybrid_min_rows && f.dominant;  // interior rows
+  }
+  return false;
+}
+
+/// What decides, inside a cuda_hybrid plan that the hybrid may run, whether the chunk table
+/// kernels run instead.
+struct TableRouteFacts {
+  std::int64_t n = 0;
+  bool dominant = false;  // interior_dominant(): the reduced system's PCR needs no pivoting
+  bool table_ok = false;  // chunk_matrix() met no zero or non-finite value
+};
+
+/// Whether the plan runs the chunk table kernels (a warp kernel where rows are contiguous, a
+/// strided one elsewhere; chunk_table_launch.cu): systems of n <= chunk_table_max_n = 1024 rows
+/// (32 chunks of at most 32 rows), matrices with dominant interior rows whose table was built.
+/// `table` and `auto` alike; `hybrid` keeps the general hybrid (to compare).
+inline bool table_applies(const TableRouteFacts& f, FactoredRoute route) {
+  if (f.n < 1 || f.n > 1024 || !f.dominant || !f.table_ok) return false;
+  switch (route) {
+    case FactoredRoute::table:
+    case FactoredRoute::automatic: return true;
+    case FactoredRoute::thomas:
+    case FactoredRoute::hybrid: return false;
   }
   return false;
 }

@@ -3,6 +3,11 @@
 // once and passed as broadcast operands (row stride 1, every batch stride 0). Each solve then
 // moves d and x; a, b, c are n values each that every block reads from the cache.
 //
+// Branch factcoef: where route.hpp's table_applies() says so, the plan runs the chunk table
+// kernel instead (core/factored/chunk_table.hpp: the hybrid's chunk elimination and reduced
+// system with every multiplier precomputed, so each row costs a load of d, five multiply-adds
+// and a store of x). TRIAX_CUDA_FACTORED_ROUTE=hybrid keeps the general plan.
+//
 // What the hybrid does not implement as factored.hpp specifies it runs the factored Thomas
 // kernels instead (same plan, same algorithm() name): checked mode (info is defined by the
 // stored factors' d'), a factorisation that broke down (NaN in every x, info = k + 1) and a
@@ -12,9 +17,12 @@
 #include <memory>
 
 #include "core/backend_plan.hpp"
+#include "core/factored/chunk_table.hpp"
 #include "core/factored/factored_plan.hpp"
+#include "core/factored/route.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/device_workspace.hpp"
+#include "cuda/factored/chunk_table_launch.hpp"
 
 namespace triax::detail {
 namespace {
@@ -30,13 +38,15 @@ class CudaFactoredHybridPlan final : public FactoredBackendPlan<T> {
  public:
   CudaFactoredHybridPlan(const Problem& p, const Options& o, const FactorTable<T>& table,
                          const FactoredMatrix<T>& m)
-      : diagonals_(hybrid_allowed(p, o, table) ? 3 * pitch(m.b.size()) * sizeof(T) : 0) {
+      : stream_(static_cast<cudaStream_t>(o.stream)) {
     if (!hybrid_allowed(p, o, table)) {
       thomas_ = make_cuda_factored_plan<T>(p, o, table);
       return;
     }
     const std::size_t n = m.b.size();
-    T* base = static_cast<T*>(diagonals_.get());
+    if (make_table(p, m)) return;
+    diagonals_ = std::make_unique<cuda::DeviceWorkspace>(3 * pitch(n) * sizeof(T));
+    T* base = static_cast<T*>(diagonals_->get());
     a_ = base;
     b_ = base + pitch(n);
     c_ = base + 2 * pitch(n);
@@ -54,19 +64,28 @@ class CudaFactoredHybridPlan final : public FactoredBackendPlan<T> {
       thomas_->solve(p, ops);
       return;
     }
+    if (table_) {
+      cuda::launch_chunk_table<T>(p, table_view_, ops.d, ops.x, ops.accumulate, stream_);
+      return;
+    }
     general_->solve(broadcast_coefficients(p),
                     {a_, b_, c_, ops.d, ops.x, ops.accumulate, ops.info});
   }
   void clear_info(int* info, std::int64_t count) override {
     if (thomas_) {
       thomas_->clear_info(info, count);
+    } else if (table_) {
+      // Unchecked only (hybrid_allowed): no info to clear.
+      (void)info;
+      (void)count;
     } else {
       general_->clear_info(info, count);
     }
   }
   std::size_t workspace_bytes() const override {
-    return thomas_ ? thomas_->workspace_bytes()
-                   : diagonals_.bytes() + general_->workspace_bytes();
+    if (thomas_) return thomas_->workspace_bytes();
+    if (table_) return table_values_->bytes();
+    return diagonals_->bytes() + general_->workspace_bytes();
   }
 
  private:
@@ -81,7 +100,33 @@ class CudaFactoredHybridPlan final : public FactoredBackendPlan<T> {
     return p.n > 0 && p.count > 0 && !o.checked && table.breakdown == 0 && !table.scaled;
   }
 
-  cuda::DeviceWorkspace diagonals_;  // a, b, c: n values each (a[0], c[n-1] are 0)
+  // The chunk table kernel where route.hpp's table_applies() holds: the table on the device.
+  bool make_table(const Problem& p, const FactoredMatrix<T>& m) {
+    const FactoredRoute route = factored_route_from_env();
+    if (route == FactoredRoute::hybrid || route == FactoredRoute::thomas) return false;
+    TableRouteFacts facts;
+    facts.n = p.n;
+    if (p.n > chunk_table_max_n) return false;
+    facts.dominant = interior_dominant(m.a.data(), m.b.data(), m.c.data(), p.n);
+    if (!facts.dominant) return false;
+    const ChunkTable<T> table = chunk_matrix(m.a.data(), m.b.data(), m.c.data(), p.n);
+    facts.table_ok = table.ok;
+    if (!table_applies(facts, route)) return false;
+    table_values_ = std::make_unique<cuda::DeviceWorkspace>(table.values.size() * sizeof(T));
+    TRIAX_CUDA_CHECK(cudaMemcpy(table_values_->get(), table.values.data(),
+                                table.values.size() * sizeof(T), cudaMemcpyHostToDevice));
+    table_view_ = table.view_at(static_cast<const T*>(table_values_->get()));
+    table_ = true;
+    // Load the kernels now rather than in the caller's first solve (launch_kernel.hpp).
+    cuda::load_chunk_table_kernels<T>(p, table_view_, stream_);
+    return true;
+  }
+
+  cudaStream_t stream_;
+  bool table_ = false;
+  std::unique_ptr<cuda::DeviceWorkspace> table_values_;
+  ChunkView<T> table_view_;
+  std::unique_ptr<cuda::DeviceWorkspace> diagonals_;  // a, b, c: n values each (a[0], c[n-1] are 0)
   const T* a_ = nullptr;
   const T* b_ = nullptr;
   const T* c_ = nullptr;

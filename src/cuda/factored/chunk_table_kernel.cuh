@@ -1,0 +1,280 @@
+#pragma once
+// The chunk table kernel (issue 32, branch factcoef): applies a precomputed ChunkView
+// (core/factored/chunk_table.hpp) to d. One group of W lanes (W = 8..32, a power of two) holds
+// one system; lane j owns chunk j (M rows in registers). Per row: d loaded, 5 multiply-adds with
+// table constants (forward, backward, the two separator couplings), x stored; the separators'
+// reduced system is PCR with precomputed multipliers over shuffles (at most 5 levels), so no
+// block barrier and no division anywhere.
+//
+// Loads and stores go through a per-warp shared-memory stage: the group's lanes read the
+// system's rows as one run (lane i takes rows i, i + W, ...: one contiguous segment per
+// instruction along axis 0) and each lane then picks its chunk's M rows (padded index, no bank
+// conflicts for M = 8, 16). For d and x at row stride 1 only (the launch, chunk_table_launch.cu,
+// checks); chunk_table_strided_kernel below takes every other stride.
+//
+// The table (a few KiB: 5 M values per stored chunk table, 3 tables for near-Toeplitz matrices)
+// is read through the read-only cache; interior lanes of a compressed table read the same
+// address (a broadcast).
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "core/factored/chunk_table.hpp"
+#include "core/problem.hpp"
+
+namespace triax::detail::cuda {
+
+inline constexpr int chunk_table_threads = 256;
+
+template <class T>
+__host__ __device__ constexpr int chunk_stage_index(int e) {
+  return e + e / (128 / static_cast<int>(sizeof(T)));
+}
+template <class T>
+__host__ __device__ constexpr int chunk_stage_size(int M) {
+  return chunk_stage_index<T>(32 * M) + 1;  // one warp's stage, in elements
+}
+
+/// Element offset of system s's row 0 in operand op (mixed radix over the batch dimensions).
+__device__ __forceinline__ std::int64_t chunk_system_offset(const Problem& p, int op,
+                                                            std::int64_t s) {
+  return p.system_offset(op, s);
+}
+
+template <class T>
+__device__ __forceinline__ T table_load(const T* at) {
+  return __ldg(at);
+}
+
+template <class T, int M, bool Accumulate>
+__global__ void __launch_bounds__(chunk_table_threads)
+    chunk_table_kernel(Problem p, ChunkView<T> v, const T* d, T* x) {
+  extern __shared__ __align__(16) unsigned char chunk_smem[];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int warps = blockDim.x >> 5;
+  const int W = v.W, P = v.P, n = v.n;
+  const int j = lane & (W - 1);  // chunk of this lane
+  const int group = lane / W;
+  const int per_warp = 32 / W;
+  const std::int64_t s = (std::int64_t(blockIdx.x) * warps + warp) * per_warp + group;
+  const bool valid = s < p.count;
+  T* stage = reinterpret_cast<T*>(chunk_smem) + warp * chunk_stage_size<T>(M);
+  const int gbase = group * W * M;  // = lane * M for j = 0
+
+  std::int64_t off_d = 0, off_x = 0;
+  if (valid) {
+    off_d = chunk_system_offset(p, op_d, s);
+    off_x = chunk_system_offset(p, op_x, s);
+  }
+  // Rows are contiguous (the launch checked d's and x's row strides are 1).
+  const T* d_row0 = d + off_d;
+  T* x_row0 = x + off_x;
+
+  // ---- Load: rows i = j + W q of the system, then this chunk's rows from the stage.
+#pragma unroll
+  for (int q = 0; q < M; ++q) {
+    const int i = j + W * q;
+    if (valid && i < n) stage[chunk_stage_index<T>(gbase + i)] = d_row0[i];
+  }
+  __syncwarp();
+  const int held = valid ? v.chunk_rows(j) : 0;
+  const int L = valid ? v.interior(j) : 0;
+  T u[M];
+#pragma unroll
+  for (int k = 0; k < M; ++k) {
+    u[k] = k < held ? stage[chunk_stage_index<T>(gbase + j * M + k)] : T(0);
+  }
+  __syncwarp();
+
+  // ---- Thomas on the chunk's interior with the stored multipliers.
+  const int t = v.table_of(j);
+  const int ts = v.tables;
+  const T* rows = v.rows + t;
+  // Field f, row k at rows[(f M + k) ts].
+#pragma unroll
+  for (int k = 1; k < M; ++k) {
+    if (k < L) u[k] -= table_load(rows + (chunk_m * M + k) * ts) * u[k - 1];
+  }
+  T next = 0;
+#pragma unroll
+  for (int k = M - 1; k >= 0; --k) {
+    if (k < L) {
+      u[k] = table_load(rows + (chunk_r * M + k) * ts) * u[k] -
+             table_load(rows + (chunk_e * M + k) * ts) * next;
+      next = u[k];
+    }
+  }
+
+  // ---- The separators: right-hand side, PCR, solution.
+  const unsigned full = 0xffffffffu;
+  const T next_first = __shfl_down_sync(full, u[0], 1, W);
+  const bool owns_separator = valid && j < P - 1;
+  T rhs = owns_separator ? u[M - 1] - v.red(ChunkView<T>::red_a(), j) * u[M - 2] -
+                               v.red(ChunkView<T>::red_c(), j) * next_first
+                         : T(0);
+  for (int l = 0; l < v.levels; ++l) {
+    const int st = 1 << l;
+    const T lo = __shfl_up_sync(full, rhs, st, W);
+    const T hi = __shfl_down_sync(full, rhs, st, W);
+    // Only separator lanes (j < P - 1) with a separator neighbour at this stride take a term:
+    // selected rather than multiplied by a zero multiplier, so that a non-finite value elsewhere
+    // never turns into NaN here.
+    const T a_l = j >= st && j < P - 1 ? v.red(ChunkView<T>::red_alpha(l), j) * lo : T(0);
+    const T c_l = j + st < P - 1 ? v.red(ChunkView<T>::red_gamma(l), j) * hi : T(0);
+    rhs = rhs - a_l - c_l;
+  }
+  const T sep = owns_separator ? rhs * v.red(ChunkView<T>::red_rinv(), j) : T(0);
+  T left = __shfl_up_sync(full, sep, 1, W);
+  if (j == 0) left = T(0);
+
+#pragma unroll
+  for (int k = 0; k < M; ++k) {
+    if (k < L) {
+      u[k] += table_load(rows + (chunk_g * M + k) * ts) * left +
+              table_load(rows + (chunk_h * M + k) * ts) * sep;
+    }
+  }
+  if (owns_separator) u[M - 1] = sep;
+
+  // ---- Store: through the stage, rows i = j + W q.
+#pragma unroll
+  for (int k = 0; k < M; ++k) {
+    if (k < held) stage[chunk_stage_index<T>(gbase + j * M + k)] = u[k];
+  }
+  __syncwarp();
+#pragma unroll
+  for (int q = 0; q < M; ++q) {
+    const int i = j + W * q;
+    if (valid && i < n) {
+      T out = stage[chunk_stage_index<T>(gbase + i)];
+      if constexpr (Accumulate) out += x_row0[i];
+      x_row0[i] = out;
+    }
+  }
+}
+
+}  // namespace triax::detail::cuda
+
+namespace triax::detail::cuda {
+
+/// Threads a block of the strided kernel holds at most (S systems x P chunks).
+inline constexpr int chunk_strided_threads = 512;
+
+/// Systems a block of the strided kernel holds for P chunks each.
+__host__ __device__ constexpr int chunk_strided_systems(int P) {
+  return P >= chunk_strided_threads / 32 ? chunk_strided_threads / P : 32;
+}
+
+/// The same solve for rows that are not contiguous (axes >= 1), fast where neighbouring systems are
+/// adjacent in memory: thread (system l, chunk j) of a block of S x P threads, the S threads of
+/// one chunk index consecutive, so that each row of a chunk is one contiguous run of S systems
+/// read straight into registers (no stage). The separators' values meet in shared memory: one
+/// barrier for the neighbours' first rows, one per PCR level (two buffers), one for the
+/// separators. Correct at any stride.
+template <class T, int M, bool Accumulate>
+__global__ void __launch_bounds__(chunk_strided_threads)
+    chunk_table_strided_kernel(Problem p, ChunkView<T> v, const T* d, T* x) {
+  extern __shared__ __align__(16) unsigned char chunk_smem[];
+  const int P = v.P, n = v.n;
+  const int S = chunk_strided_systems(P);
+  const int l = threadIdx.x % S, j = threadIdx.x / S;
+  const std::int64_t s = std::int64_t(blockIdx.x) * S + l;
+  const bool valid = s < p.count && j < P;
+  T* buf0 = reinterpret_cast<T*>(chunk_smem);  // [P][S] each
+  T* buf1 = buf0 + P * S;
+  T* seps = buf1 + P * S;
+  const int me = j * S + l;
+  (void)n;
+
+  std::int64_t off_d = 0, off_x = 0;
+  if (valid) {
+    off_d = chunk_system_offset(p, op_d, s);
+    off_x = chunk_system_offset(p, op_x, s);
+  }
+  const std::int64_t rd = p.map[op_d].row_stride, rx = p.map[op_x].row_stride;
+  const int held = valid ? v.chunk_rows(j) : 0;
+  const int L = valid ? v.interior(j) : 0;
+
+  T u[M];
+  {
+    const T* at = d + off_d + std::int64_t(j) * M * rd;
+#pragma unroll
+    for (int k = 0; k < M; ++k) {
+      u[k] = k < held ? at[k * rd] : T(0);
+    }
+  }
+
+  const int t = v.table_of(j);
+  const int ts = v.tables;
+  const T* rows = v.rows + t;
+#pragma unroll
+  for (int k = 1; k < M; ++k) {
+    if (k < L) u[k] -= table_load(rows + (chunk_m * M + k) * ts) * u[k - 1];
+  }
+  T next = 0;
+#pragma unroll
+  for (int k = M - 1; k >= 0; --k) {
+    if (k < L) {
+      u[k] = table_load(rows + (chunk_r * M + k) * ts) * u[k] -
+             table_load(rows + (chunk_e * M + k) * ts) * next;
+      next = u[k];
+    }
+  }
+
+  // The separators: each chunk's first value to its left neighbour, then PCR.
+  const bool in_block = j < P;
+  if (in_block) buf0[me] = u[0];
+  __syncthreads();
+  const bool owns_separator = valid && j < P - 1;
+  T rhs = T(0);
+  if (owns_separator) {
+    rhs = u[M - 1] - v.red(ChunkView<T>::red_a(), j) * u[M - 2] -
+          v.red(ChunkView<T>::red_c(), j) * buf0[me + S];
+  }
+  T* cur = buf1;
+  T* other = buf0;
+  if (in_block) cur[me] = rhs;
+  __syncthreads();
+  for (int lev = 0; lev < v.levels; ++lev) {
+    const int st = 1 << lev;
+    if (in_block) {
+      // As the warp kernel: separator neighbours only.
+      const T a_l = j >= st && j < P - 1
+                        ? v.red(ChunkView<T>::red_alpha(lev), j) * cur[me - st * S]
+                        : T(0);
+      const T c_l = j + st < P - 1 ? v.red(ChunkView<T>::red_gamma(lev), j) * cur[me + st * S]
+                                   : T(0);
+      rhs = rhs - a_l - c_l;
+      other[me] = rhs;
+    }
+    __syncthreads();
+    T* swap = cur;
+    cur = other;
+    other = swap;
+  }
+  const T sep = owns_separator ? rhs * v.red(ChunkView<T>::red_rinv(), j) : T(0);
+  if (in_block) seps[me] = sep;
+  __syncthreads();
+  const T left = j > 0 && in_block ? seps[me - S] : T(0);
+
+#pragma unroll
+  for (int k = 0; k < M; ++k) {
+    if (k < L) {
+      u[k] += table_load(rows + (chunk_g * M + k) * ts) * left +
+              table_load(rows + (chunk_h * M + k) * ts) * sep;
+    }
+  }
+  if (owns_separator) u[M - 1] = sep;
+
+  T* out = x + off_x + std::int64_t(j) * M * rx;
+#pragma unroll
+  for (int k = 0; k < M; ++k) {
+    if (k < held) {
+      T value = u[k];
+      if constexpr (Accumulate) value += out[k * rx];
+      out[k * rx] = value;
+    }
+  }
+}
+
+}  // namespace triax::detail::cuda
