@@ -87,6 +87,7 @@ struct Row {
   int axis = 0, threads = 0, pairs = 0;
   std::string algorithm_guarded, algorithm_unguarded;
   double guarded_ms = 0, unguarded_ms = 0, ratio = 0, ratio_lo = 0, ratio_hi = 0;
+  double bytes = 0;  // counted as triax-bench's in-place rows: a, b, c, d read, d written
   bool bitwise_equal = false;
   std::string verdict;
 };
@@ -184,6 +185,7 @@ void run_edge(std::int64_t edge, const std::vector<int>& threads, int pairs, boo
       r.pairs = pairs;
       r.algorithm_guarded = std::string(triax::to_string(plans[0].algorithm()));
       r.algorithm_unguarded = std::string(triax::to_string(plans[1].algorithm()));
+      r.bytes = 5.0 * static_cast<double>(total) * sizeof(T);
       r.guarded_ms = median(ms[0]);
       r.unguarded_ms = median(ms[1]);
       r.ratio = median(ratios);
@@ -192,10 +194,11 @@ void run_edge(std::int64_t edge, const std::vector<int>& threads, int pairs, boo
                                    [](T p, T q) { return std::memcmp(&p, &q, sizeof(T)) == 0; });
       r.verdict = r.ratio_hi <= 1.02 ? "within 2%" : r.ratio_lo > 1.02 ? "over 2%" : "unresolved";
       std::printf(
-          "%-6s %4lld^3 axis %d %2d thr  guarded %8.3f ms  unguarded %8.3f ms  "
+          "%-6s %4lld^3 axis %d %2d thr  guarded %8.3f ms %6.1f GB/s  unguarded %8.3f ms  "
           "ratio %.4f [%.4f, %.4f]  %-10s %s%s\n",
-          r.precision.c_str(), static_cast<long long>(edge), axis, t, r.guarded_ms, r.unguarded_ms,
-          r.ratio, r.ratio_lo, r.ratio_hi, r.verdict.c_str(), r.algorithm_guarded.c_str(),
+          r.precision.c_str(), static_cast<long long>(edge), axis, t, r.guarded_ms,
+          r.bytes / (r.guarded_ms * 1e6), r.unguarded_ms, r.ratio, r.ratio_lo, r.ratio_hi,
+          r.verdict.c_str(), r.algorithm_guarded.c_str(),
           r.bitwise_equal ? "" : "  RESULTS DIFFER");
       std::fflush(stdout);
       rows.push_back(r);
@@ -294,7 +297,10 @@ int main(int argc, char** argv) {
                            {"pairs", r.pairs},
                            {"algorithm", r.algorithm_guarded},
                            {"algorithm_unguarded", r.algorithm_unguarded},
+                           {"bytes", r.bytes},
                            {"guarded_median_ms", r.guarded_ms},
+                           {"guarded_gbps", r.bytes / (r.guarded_ms * 1e6)},
+                           {"unguarded_gbps", r.bytes / (r.unguarded_ms * 1e6)},
                            {"unguarded_median_ms", r.unguarded_ms},
                            {"ratio_median", r.ratio},
                            {"ratio_ci95", {r.ratio_lo, r.ratio_hi}},
