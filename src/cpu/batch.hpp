@@ -52,6 +52,10 @@ struct Batch {
   int* info_work;        // threads x 2 x max(width, tile lanes)
   int info_per_thread;
   PartitionWork<T> partition;  // cpu_thomas_partitioned
+  /// false only for timing (TRIAX_CPU_RANGE_GUARD=0 at plan creation): the strip and transpose
+  /// kernels then take 1/m without the pivot scale of thomas_lanes.hpp's forward_row, and systems
+  /// outside the normal range come back wrong. The partitioned kernels are always guarded.
+  bool range_guard = true;
 };
 
 template <class T>

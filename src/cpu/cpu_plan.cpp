@@ -110,6 +110,15 @@ bool strip_partition_enabled() {
   return v == nullptr || std::string_view(v) != "0";
 }
 
+// TRIAX_CPU_RANGE_GUARD=0: for measurement only (issue 34's 2% question, bench/ab_range); the
+// strip and transpose kernels then take the pivot reciprocal 1/m without the pivot scale
+// (thomas_lanes.hpp, forward_row), and results outside the normal range are wrong. Read once per
+// plan, which picks the kernel copy; the rows never test it.
+bool range_guard_enabled() {
+  const char* v = std::getenv("TRIAX_CPU_RANGE_GUARD");
+  return v == nullptr || std::string_view(v) != "0";
+}
+
 // Whether every operand's rows are contiguous (partitioned_thomas.hpp's variant: each chunk one run
 // of memory per operand; coefficients may also be one value for every row).
 bool rows_contiguous_all(const Problem& p) {
@@ -148,7 +157,9 @@ template <class T>
 class CpuPlan final : public BackendPlan<T> {
  public:
   CpuPlan(const Problem& p, const Options& o)
-      : threads_(host_threads(o.num_threads)), strip_variant_(strip_partition_enabled()) {
+      : threads_(host_threads(o.num_threads)),
+        strip_variant_(strip_partition_enabled()),
+        range_guard_(range_guard_enabled()) {
     constexpr int tile_lanes = cpu::TileShape<T>::lanes;
     // Every workspace size below is a product of n: refuse an n for which they would wrap (n
     // near 2^62 made them a few values) before forming any. Both kernels' per-thread scratch is
@@ -198,7 +209,7 @@ class CpuPlan final : public BackendPlan<T> {
 
   void solve(const Problem& p, const Operands<T>& ops) override {
     entry_({&p, ops, algorithm_, width_, threads_, work_.data(), per_thread_, info_.data(),
-            info_per_thread_, partition_});
+            info_per_thread_, partition_, range_guard_});
   }
 
   Algorithm algorithm() const override { return algorithm_; }
@@ -212,6 +223,7 @@ class CpuPlan final : public BackendPlan<T> {
  private:
   int threads_;
   bool strip_variant_;
+  bool range_guard_;
   Algorithm algorithm_;
   int width_ = 0;
   std::size_t per_thread_ = 0;

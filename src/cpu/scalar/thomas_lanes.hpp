@@ -79,10 +79,13 @@ struct LaneInfo {
 };
 
 /// One forward row over w lanes. HasA is false on row 0 (a[0] is never read); HasC is false on
-/// row n-1 (c[n-1] is never read). Row i's c', d' go to cp, dp; row i-1's are cp_prev, dp_prev.
-/// d and dp may be the same row (the strip kernel in place writes d' over d): each lane reads its
-/// d before it writes its d', so they are not `__restrict`.
-template <bool HasA, bool HasC, bool Checked, class T>
+/// row n-1 (c[n-1] is never read). RangeGuard false is a diagnostic copy for timing only
+/// (TRIAX_CPU_RANGE_GUARD=0, cpu_plan.cpp): the plain reciprocal r = 1/m of the code before the
+/// range work, without the pivot scale, so that one process can time both (bench/ab_range);
+/// systems outside the normal range then come back wrong. Row i's c', d' go to cp, dp; row i-1's
+/// are cp_prev, dp_prev. d and dp may be the same row (the strip kernel in place writes d' over d):
+/// each lane reads its d before it writes its d', so they are not `__restrict`.
+template <bool HasA, bool HasC, bool Checked, bool RangeGuard, class T>
 inline void forward_row(int w, std::int64_t i, const T* __restrict a, const T* __restrict b,
                         const T* __restrict c, const T* d, const T* __restrict cp_prev,
                         const T* dp_prev, T* __restrict cp, T* dp, LaneInfo info) {
@@ -102,10 +105,16 @@ inline void forward_row(int w, std::int64_t i, const T* __restrict a, const T* _
     // the floating-point range"). An infinite pivot would make c' = d' = 0 and cut the system
     // in two with finite x; binade_scale's s = -inf for it makes d' NaN, so the breakdown shows
     // in x, as checked mode would report it.
-    const T s = binade_scale(m);
-    const T r = T(1) / (m * s);
-    cp[j] = HasC ? (c[j] * s) * r : T(0);
-    dp[j] = (rhs * s) * r;
+    if constexpr (RangeGuard) {
+      const T s = binade_scale(m);
+      const T r = T(1) / (m * s);
+      cp[j] = HasC ? (c[j] * s) * r : T(0);
+      dp[j] = (rhs * s) * r;
+    } else {
+      const T r = T(1) / m;
+      cp[j] = HasC ? c[j] * r : T(0);
+      dp[j] = rhs * r;
+    }
     if constexpr (Checked) {
       const bool ok = m != T(0) && is_finite(m) && is_finite(dp[j]);
       info.forward[j] = (!ok && info.forward[j] == 0) ? static_cast<int>(i + 1) : info.forward[j];
@@ -115,7 +124,7 @@ inline void forward_row(int w, std::int64_t i, const T* __restrict a, const T* _
 
 /// Forward rows [i0, i1) of an n-row system; row r of each operand is at base + (r - i0) * step
 /// (lane-contiguous rows), c' rows at cp + r * cs and d' rows at dp + r * ds (row pitches).
-template <bool Checked, class T>
+template <bool Checked, bool RangeGuard, class T>
 inline void forward_rows(int w, std::int64_t n, std::int64_t i0, std::int64_t i1, const T* a,
                          const T* b, const T* c, const T* d, std::int64_t step, T* cp,
                          std::int64_t cs, T* dp, std::int64_t ds, LaneInfo info) {
@@ -126,18 +135,18 @@ inline void forward_rows(int w, std::int64_t n, std::int64_t i0, std::int64_t i1
     const bool last = i == n - 1;
     if (i == 0) {
       if (last) {
-        forward_row<false, false, Checked, T>(w, i, a, b + k, c, d + k, nullptr, nullptr, cpi, dpi,
-                                              info);
+        forward_row<false, false, Checked, RangeGuard, T>(w, i, a, b + k, c, d + k, nullptr,
+                                                          nullptr, cpi, dpi, info);
       } else {
-        forward_row<false, true, Checked, T>(w, i, a, b + k, c + k, d + k, nullptr, nullptr, cpi,
-                                             dpi, info);
+        forward_row<false, true, Checked, RangeGuard, T>(w, i, a, b + k, c + k, d + k, nullptr,
+                                                         nullptr, cpi, dpi, info);
       }
     } else if (last) {
-      forward_row<true, false, Checked>(w, i, a + k, b + k, c, d + k, cpi - cs, dpi - ds, cpi, dpi,
-                                        info);
+      forward_row<true, false, Checked, RangeGuard>(w, i, a + k, b + k, c, d + k, cpi - cs,
+                                                    dpi - ds, cpi, dpi, info);
     } else {
-      forward_row<true, true, Checked>(w, i, a + k, b + k, c + k, d + k, cpi - cs, dpi - ds, cpi,
-                                       dpi, info);
+      forward_row<true, true, Checked, RangeGuard>(w, i, a + k, b + k, c + k, d + k, cpi - cs,
+                                                   dpi - ds, cpi, dpi, info);
     }
   }
 }
@@ -176,8 +185,8 @@ struct SharedMatrix {
   }
 
   /// Rows 0..n-1 of the matrix whose row i is a[i * ra], b[i * rb], c[i * rc], into scratch.
-  SharedMatrix(T* scratch, std::int64_t n, const T* a, std::int64_t ra, const T* b,
-               std::int64_t rb, const T* c, std::int64_t rc)
+  SharedMatrix(T* scratch, std::int64_t n, const T* a, std::int64_t ra, const T* b, std::int64_t rb,
+               const T* c, std::int64_t rc)
       : r(scratch), cp(scratch + n), av(scratch + 2 * n), m(scratch + 3 * n) {
     T cp_prev = T(0);
     for (std::int64_t i = 0; i < n; ++i) {
