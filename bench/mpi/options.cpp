@@ -71,7 +71,7 @@ MpiConfig parse_mpi_command_line(int argc, char** argv, int rank) {
                  "Jacobi's fixed iteration count (default 10)");
   app.add_option("--batches", c.batches,
                  "triax::mpi::Options::batches: N, or 0 = automatic (cache-sized batches on CPU "
-                 "ranks; default 0); 1 = the whole block in one batch");
+                 "ranks); default 1, the whole block in one batch");
   std::string overlap = "on";
   app.add_option("--overlap", overlap,
                  "on or off: triax::mpi::Options::overlap (batches' messages overlapped with "

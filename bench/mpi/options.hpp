@@ -22,7 +22,7 @@ struct MpiConfig {
   int reference_threads = 0;  ///< the single-rank solve; 0 = threads x ranks
   bool reference = true;
   int jacobi_iterations = 10;  ///< Jacobi runs exactly this many (no convergence check)
-  int batches = 0;  ///< triax::mpi::Options::batches (0 = automatic)
+  int batches = 1;  ///< triax::mpi::Options::batches (0 = automatic)
   bool overlap = true;          ///< triax::mpi::Options::overlap
   std::string backend = "cpu";  ///< cpu or cuda (GPU ranks: one device per node-local rank)
   triax::mpi::Transport transport = triax::mpi::Transport::automatic;  ///< GPU ranks only

@@ -130,11 +130,13 @@ struct Options : triax::Options {
   /// The systems of a rank are solved in this many batches of consecutive systems (the first
   /// ones one system larger where they do not divide evenly), each batch with its own messages:
   /// more batches, smaller messages. >= 1; more batches than systems give one system each.
-  /// 0 (the default): automatic. CPU ranks then take batches whose workspace stays in each
-  /// core's L2 cache between the forward pass and the back substitution (the core's L2 size from
-  /// sysfs; TRIAX_DIST_CACHE_BYTES overrides it), GPU ranks one batch. Solver::batch_count()
-  /// says what was chosen. The results are the same bit for bit for every count.
-  int batches = 0;
+  /// 0: automatic. CPU ranks then take batches whose workspace stays in each core's L2 cache
+  /// between the forward pass and the back substitution (the core's L2 size from sysfs;
+  /// TRIAX_DIST_CACHE_BYTES overrides it), GPU ranks one batch. Not the default: on the H100
+  /// machine's 16-core host (256^3, P = 1..8) it was slower than one batch in most rows
+  /// (docs/notes/2026-11-27-distcache.md). Solver::batch_count() says what was chosen. The
+  /// results are the same bit for bit for every count.
+  int batches = 1;
   /// Backend::cpu (host pointers, OpenMP) or Backend::cuda (device pointers); not reference.
   /// (Last, with transport, so that designated initializers written before GPU ranks existed
   /// keep their order.)

@@ -139,7 +139,12 @@ TEST(FactoredChunkTableRoute, Rules) {
   detail::HybridRouteFacts h;
   h.cuda = h.automatic = true;
   h.n = 8;
-  EXPECT_TRUE(detail::route_to_hybrid(h, FactoredRoute::table));  // any n, as `hybrid`
+  EXPECT_TRUE(detail::route_to_hybrid(h, FactoredRoute::table));  // as `hybrid` up to 1024 rows
+  h.n = 1025;  // past the table: the factored kernels (the hybrid's backward error, route.hpp)
+  EXPECT_FALSE(detail::route_to_hybrid(h, FactoredRoute::table));
+  EXPECT_FALSE(detail::route_to_hybrid(h, FactoredRoute::automatic));
+  EXPECT_TRUE(detail::route_to_hybrid(h, FactoredRoute::hybrid));
+  h.n = 8;
   h.checked = true;
   EXPECT_FALSE(detail::route_to_hybrid(h, FactoredRoute::table));
 
@@ -160,6 +165,20 @@ TEST(FactoredChunkTableRoute, Rules) {
   f.n = 1025;
   EXPECT_FALSE(detail::table_applies(f, FactoredRoute::automatic));
   f.n = 1024;
+  EXPECT_TRUE(detail::table_applies(f, FactoredRoute::automatic));
+  // Float: `auto` takes the table along strided axes past 256 rows only (where it measured faster
+  // than the general hybrid); `table` everywhere.
+  f.single = true;
+  f.contiguous = false;
+  EXPECT_TRUE(detail::table_applies(f, FactoredRoute::automatic));
+  f.n = 256;
+  EXPECT_FALSE(detail::table_applies(f, FactoredRoute::automatic));
+  EXPECT_TRUE(detail::table_applies(f, FactoredRoute::table));
+  f.n = 512;
+  f.contiguous = true;
+  EXPECT_FALSE(detail::table_applies(f, FactoredRoute::automatic));
+  EXPECT_TRUE(detail::table_applies(f, FactoredRoute::table));
+  f.single = false;
   EXPECT_TRUE(detail::table_applies(f, FactoredRoute::automatic));
 }
 

@@ -48,7 +48,8 @@ TEST(FactoredRoute, AutomaticTakesLongDominantSystems) {
   EXPECT_FALSE(route_to_hybrid(eligible(1), FactoredRoute::automatic));
   EXPECT_FALSE(route_to_hybrid(eligible(63), FactoredRoute::automatic));
   EXPECT_TRUE(route_to_hybrid(eligible(64), FactoredRoute::automatic));
-  EXPECT_TRUE(route_to_hybrid(eligible(4096), FactoredRoute::automatic));
+  EXPECT_TRUE(route_to_hybrid(eligible(1024), FactoredRoute::automatic));
+  EXPECT_FALSE(route_to_hybrid(eligible(1025), FactoredRoute::automatic));  // route.hpp: accuracy
   auto weak = eligible(512);
   weak.dominant = false;
   EXPECT_FALSE(route_to_hybrid(weak, FactoredRoute::automatic));

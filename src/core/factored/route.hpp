@@ -16,13 +16,14 @@
 #include <string>
 #include <string_view>
 
+#include "core/factored/chunk_table.hpp"
 #include "triax/errors.hpp"
 
 namespace triax::detail {
 
 /// TRIAX_CUDA_FACTORED_ROUTE: `thomas` keeps the factored kernels, `hybrid` takes the hybrid
 /// wherever it is allowed (any n, any matrix), unset or `auto` applies the rule below. `table`
-/// (branch factcoef) routes as `hybrid` does; inside the cuda_hybrid plan, `table` and `auto` run
+/// (branch factcoef) routes as `hybrid` does up to hybrid_max_rows; inside the cuda_hybrid plan, `table` and `auto` run
 /// the chunk table kernels (chunk_table.hpp) wherever table_applies() below holds, `hybrid`
 /// never.
 enum class FactoredRoute { automatic, thomas, hybrid, table };
@@ -45,6 +46,15 @@ inline FactoredRoute factored_route_from_env() {
 /// Systems shorter than this keep the factored kernels under the automatic rule: up to 32 rows
 /// the register kernels already move d and x only, and 33..63 rows fit the staged kernel's tile.
 inline constexpr std::int64_t hybrid_min_rows = 64;
+
+/// The longest systems the chunk table kernels hold (32 chunks of at most 32 rows).
+inline constexpr std::int64_t table_max_rows = chunk_table_max_n;
+
+/// Longer systems keep the factored kernels under `auto` and `table`: there the general hybrid
+/// (the only alternative) gave a componentwise backward error of 121 eps on the slowly converging
+/// matrix of the tests (double, n = 1025, along axis 2 of a 3-D grid; H100, 2026-11-27), past
+/// the 64 eps that the factored solve is tested to, which the stored factors' Thomas kernels meet.
+inline constexpr std::int64_t hybrid_max_rows = table_max_rows;
 
 /// Whether every interior row (1 .. n-2) has |b| >= |a| + |c|. The hybrid's reduced system is
 /// solved by PCR without pivoting, whose error is bounded for such matrices; for others the
@@ -81,9 +91,10 @@ inline bool route_to_hybrid(const HybridRouteFacts& f, FactoredRoute route) {
   if (!f.cuda || !f.automatic || f.groups != 1 || f.checked || f.breakdown || f.scaled) return false;
   switch (route) {
     case FactoredRoute::thomas: return false;
-    case FactoredRoute::hybrid:
-    case FactoredRoute::table: return true;
-    case FactoredRoute::automatic: return f.n >= hybrid_min_rows && f.dominant;  // interior rows
+    case FactoredRoute::hybrid: return true;
+    case FactoredRoute::table: return f.n <= hybrid_max_rows;
+    case FactoredRoute::automatic:  // interior rows dominant
+      return f.n >= hybrid_min_rows && f.n <= hybrid_max_rows && f.dominant;
   }
   return false;
 }
@@ -94,17 +105,23 @@ struct TableRouteFacts {
   std::int64_t n = 0;
   bool dominant = false;  // interior_dominant(): the reduced system's PCR needs no pivoting
   bool table_ok = false;  // chunk_matrix() met no zero or non-finite value
+  bool single = false;    // float (else double)
+  bool contiguous = false;  // d and x at row stride 1 (the warp kernel), else the strided one
 };
 
 /// Whether the plan runs the chunk table kernels (a warp kernel where rows are contiguous, a
-/// strided one elsewhere; chunk_table_launch.cu): systems of n <= chunk_table_max_n = 1024 rows
+/// strided one elsewhere; chunk_table_launch.cu): systems of n <= table_max_rows = 1024 rows
 /// (32 chunks of at most 32 rows), matrices with dominant interior rows whose table was built.
-/// `table` and `auto` alike; `hybrid` keeps the general hybrid (to compare).
+/// `table` wherever that holds; `auto` where the table measured faster than the general hybrid
+/// on the same plan (H100, n^3 cubes, 2026-11-27, bench/results/factored/gpu-h100-table.txt):
+/// double on every axis (1.17-1.64x the general solve against 0.99-1.02x), float only along
+/// strided axes past 256 rows (n = 512: 2.35-2.42x against 1.00x; at n = 128 and 256, and along
+/// x, the hybrid was 1.1-1.8x faster). `hybrid` keeps the general hybrid (to compare).
 inline bool table_applies(const TableRouteFacts& f, FactoredRoute route) {
-  if (f.n < 1 || f.n > 1024 || !f.dominant || !f.table_ok) return false;
+  if (f.n < 1 || f.n > table_max_rows || !f.dominant || !f.table_ok) return false;
   switch (route) {
-    case FactoredRoute::table:
-    case FactoredRoute::automatic: return true;
+    case FactoredRoute::table: return true;
+    case FactoredRoute::automatic: return !f.single || (!f.contiguous && f.n > 256);
     case FactoredRoute::thomas:
     case FactoredRoute::hybrid: return false;
   }

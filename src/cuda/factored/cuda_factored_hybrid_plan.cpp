@@ -106,7 +106,9 @@ class CudaFactoredHybridPlan final : public FactoredBackendPlan<T> {
     if (route == FactoredRoute::hybrid || route == FactoredRoute::thomas) return false;
     TableRouteFacts facts;
     facts.n = p.n;
-    if (p.n > chunk_table_max_n) return false;
+    facts.single = sizeof(T) == sizeof(float);
+    facts.contiguous = p.map[op_d].row_stride == 1 && p.map[op_x].row_stride == 1;
+    if (p.n > table_max_rows) return false;
     facts.dominant = interior_dominant(m.a.data(), m.b.data(), m.c.data(), p.n);
     if (!facts.dominant) return false;
     const ChunkTable<T> table = chunk_matrix(m.a.data(), m.b.data(), m.c.data(), p.n);
