@@ -20,6 +20,7 @@
 #include <string>
 
 #include "support/device_runner.hpp"
+#include "support/scoped_env.hpp"
 #include "support/var_batches.hpp"
 
 namespace triax::test {
@@ -34,35 +35,6 @@ bool quick() {
   if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device"
 
 constexpr Mode modes[] = {Mode::in_place, Mode::separate, Mode::increment};
-
-/// Sets an environment variable for the life of the object (plans read the switches when made).
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    const char* old = std::getenv(name);
-    had_ = old != nullptr;
-    if (had_) old_ = old;
-    if (value != nullptr) {
-      setenv(name, value, 1);
-    } else {
-      unsetenv(name);
-    }
-  }
-  ~ScopedEnv() {
-    if (had_) {
-      setenv(name_, old_.c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  const char* name_;
-  bool had_ = false;
-  std::string old_;
-};
 
 /// Copies the batch to the device `shift` elements past a cudaMalloc'ed (256-byte aligned) base
 /// in every operand, solves (checked when info is non-null), copies back.
