@@ -77,11 +77,12 @@ namespace triax {
 
 /// The algorithm of a factored plan (the plan's options.algorithm must stay automatic, as for
 /// triax::BlockSolver). `automatic` runs Thomas' factors (cpu_thomas, cuda_thread_thomas), except
-/// that on cuda one matrix of n >= 64 rows, diagonally dominant in rows 1 .. n-2, unchecked, with a
-/// clean unscaled factorisation runs cuda_hybrid (TRIAX_CUDA_FACTORED_ROUTE=thomas keeps cuda_thread_thomas,
-/// =hybrid takes cuda_hybrid for any such plan; docs/algorithms.md, "Factored and near-Toeplitz
-/// solves"). A cuda_hybrid plan of n <= 1024 rows with dominant interior rows solves with a
-/// precomputed chunk table (=table forces it at any n it holds, =hybrid keeps the general hybrid).
+/// that on cuda one matrix of 64 <= n <= 1024 rows, diagonally dominant in rows 1 .. n-2,
+/// unchecked, with a clean unscaled factorisation runs cuda_hybrid (TRIAX_CUDA_FACTORED_ROUTE=thomas
+/// keeps cuda_thread_thomas, =hybrid takes cuda_hybrid for any such plan at any n;
+/// docs/algorithms.md, "Factored and near-Toeplitz solves"). Such a plan solves with a precomputed
+/// chunk table in double, and in float along strided axes past 256 rows (where it measured
+/// faster), else through the general hybrid (=table forces the table wherever it holds).
 enum class FactoredAlgorithm {
   automatic,
   cpu_thomas,            ///< the stored (compressed) Thomas factors, vectorised strips of systems
