@@ -137,6 +137,7 @@ TEST(DistCacheBatches, RanksWithDifferentCachesAgree) {
   options.num_threads = 1;
   options.method = mpi::Method::pcr;
   options.checked = true;
+  options.batches = 0;  // automatic (opt-in; the default is one batch)
   const std::int64_t batches = chosen_batches(p, {true, false}, options);
   EXPECT_EQ(batches, 7);  // ceil(400 / 64)
   const GridSolve<double> automatic = solve_on_grid(p, {true, false}, Mode::in_place, 0, options);
