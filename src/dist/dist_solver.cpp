@@ -468,6 +468,7 @@ class Solver<T>::Impl {
     }
 #endif
     lanes_ = detail::dist_lanes::lane_passes<T>();
+    strips_ = detail::dist_lanes::strips_from_environment();
     piece_work_.resize(3 * count * static_cast<std::size_t>(problem_.n));
     rows_.resize(count);
     ends_.resize(2 * count);
@@ -510,7 +511,8 @@ class Solver<T>::Impl {
             ends_.data(),
             checked ? first_bad_row_.data() : nullptr,
             first_row_,
-            threads_};
+            threads_,
+            strips_};
   }
 
   void run(const T* a, const T* b, const T* c, const T* d, T* x, detail::SolveMode mode,
@@ -809,6 +811,7 @@ class Solver<T>::Impl {
   std::int64_t global_n_ = 0;
   std::int64_t batches_ = 1;  // resolve_batches: options.batches, or the automatic choice
   detail::dist_lanes::LanePasses<T> lanes_;  // the CPU ranks' local passes (allocate picks)
+  bool strips_ = true;  // their order along y and z (allocate reads TRIAX_DIST_STRIPS)
   std::vector<T> piece_work_;
   std::vector<detail::ReducedPair<T>> rows_;
   std::vector<T> ends_;

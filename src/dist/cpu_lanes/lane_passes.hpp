@@ -1,18 +1,20 @@
 #pragma once
 // CPU ranks' local passes over W systems at a time (issue 28): the arithmetic of reduce_piece and
 // finish_piece (local_passes.hpp) in SIMD lanes, W = the vector width of the compiled copy
-// (baseline, avx2, avx512; picked once per plan by cpu::kernel_isa()). One system per scalar
-// sweep was a chain of dependent divisions; W independent chains fill the divider and the loads
-// are whole vectors (neighbouring systems' rows, or register-transposed tiles where each
-// system's rows are contiguous).
+// (baseline, avx2, avx512; picked once per plan by cpu::kernel_isa()). Along y and z (systems
+// adjacent in memory) they walk strips of up to a line of systems row by row (strips.inc). One
+// system per scalar sweep was a chain of dependent divisions; W independent chains fill the divider
+// and the loads are whole vectors (neighbouring systems' rows, or register-transposed tiles where
+// each system's rows are contiguous).
 //
 // The workspace holds 3 n values per system, the systems of a batch in order: a full group of W
 // systems starting at s owns [3 n s, 3 n (s + W)) with as, cs, ds each as n rows of W lanes (the
 // back substitution reads whole vectors); a system of a batch's tail (count not a multiple of W)
 // owns [3 n s, 3 n (s + 1)) and runs the scalar passes. (A group is U W systems, U = 4 or 2
 // vectors, then groups of W; row 0 of a group's as, unused by the sweep, holds the last row of
-// as it wrote: lanes.inc.) Groups never straddle batches, so the
-// overlapped batches of Options::overlap never share workspace.
+// as it wrote: lanes.inc.) A strip of L systems from s (strips.inc) owns [3 n s, 3 n (s + L)) the
+// same way, rows of L lanes. Groups and strips never straddle batches, so the overlapped batches
+// of Options::overlap never share workspace.
 
 #include <cstdint>
 
@@ -34,7 +36,12 @@ struct LaneJob {
                             ///< local row, or int64 max; else null
   std::int64_t first_row;   ///< this rank's first global row
   int threads;
+  bool strips = false;  ///< systems adjacent: walk whole rows of strips (strips.inc), else groups
 };
+
+/// Whether the plan's passes walk in strips: unless TRIAX_DIST_STRIPS is "0" (the groups' order,
+/// for comparisons; read when a plan is made).
+bool strips_from_environment();
 
 /// One pass over the systems [first, first + size) of a batch.
 template <class T>

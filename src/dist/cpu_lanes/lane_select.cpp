@@ -1,4 +1,7 @@
 // The CPU ranks' local passes: the compiled copy of the lanes that cpu::kernel_isa() picks.
+#include <cstdlib>
+#include <cstring>
+
 #include "cpu/isa.hpp"
 #include "dist/cpu_lanes/lane_passes.hpp"
 
@@ -15,6 +18,11 @@ LanePasses<T> lane_passes() {
       return {&baseline::reduce<T>, &baseline::finish<T>, baseline::width<T>()};
   }
 }
+bool strips_from_environment() {
+  const char* v = std::getenv("TRIAX_DIST_STRIPS");
+  return !(v && std::strcmp(v, "0") == 0);
+}
+
 template LanePasses<float> lane_passes<float>();
 template LanePasses<double> lane_passes<double>();
 
