@@ -29,6 +29,7 @@ using bench::host_array;
 
 int reps = 10;
 bool quick = false;
+std::string families = "all";  // --family: scalar, block or all rows
 double copy_gbps = 0;
 std::string json_rows, json_path;
 int passed = 0, failed = 0;
@@ -153,18 +154,22 @@ int main(int argc, char** argv) {
       ms = parse_list(argv[++k]);
     } else if (a == "--quick") {
       quick = true;
+    } else if (a == "--family" && k + 1 < argc) {
+      families = argv[++k];
     } else {
       std::fprintf(stderr,
                    "usage: triax-bench-convert-cpu [--json PATH] [--reps N] [--block-m 2,4,5,8] "
-                   "[--quick]\n");
+                   "[--quick] [--family scalar|block|all]\n");
       return 2;
     }
   }
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   measure_copy();
-  scalar_rows<float>();
-  scalar_rows<double>();
-  for (const int m : ms) {
+  if (families != "block") {
+    scalar_rows<float>();
+    scalar_rows<double>();
+  }
+  for (const int m : families == "scalar" ? std::vector<int>{} : ms) {
     if (m < 1 || m > 8) {
       std::fprintf(stderr, "--block-m: %d is not in 1..8\n", m);
       return 2;

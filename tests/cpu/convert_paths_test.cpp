@@ -153,5 +153,50 @@ TYPED_TEST(ConvertPaths, FewLongRunsSplitAndWholeTileRuns) {
   }
 }
 
+// Round 3 paths (TRIAX_CONVERT_ROUND unset or 3; ctest under TRIAX_CONVERT_ROUND=2 runs round
+// 2 on the same cases). Source rows pages apart take L2 tiles read a line of rows at a time:
+// structure of arrays -> array of blocks at every M (rows 4-64 grids apart, ghost layers, a
+// ragged last tile and group), Flat x4 <-> Unified-Vector and Full-Interleaved -> Flat with
+// odd extents. Array of blocks <-> interleaved streams 16- and 32-byte runs above 8 MiB: every
+// axis, aligned and one element off.
+TYPED_TEST(ConvertPaths, Round3FarRowsAndStreamedShortRuns) {
+  using T = TypeParam;
+  for (int m = 2; m <= 8; ++m) {
+    const std::string at = "m " + std::to_string(m);
+    const auto soa = BlockLayouts::structure_of_arrays(m, {67, 33, 9}, {70, 35, 10}, {1, 1, 0});
+    const auto aob = BlockLayouts::array_of_blocks(m, {67, 33, 9});
+    expect_naive_copy<T>(soa.a, aob.a, at + " soa with ghosts -> aob");
+    expect_naive_copy<T>(aob.a, soa.a, at + " aob -> soa with ghosts");
+    expect_naive_copy<T>(soa.d, aob.d, at + " vector soa with ghosts -> aob");
+  }
+  for (const auto& [n, count] : {std::pair<std::int64_t, std::int64_t>{37, 4099}, {515, 1031}}) {
+    const std::string at = std::to_string(n) + " x " + std::to_string(count);
+    const Layout flat4 = Layout::strided({4, n, count}, {n * count, 1, n});
+    const Layout unified4 = Layout::strided({4, n, count}, {1, 4 * count, 4}, 2);
+    expect_naive_copy<T>(flat4, unified4, "flat4 -> unified " + at);
+    expect_naive_copy<T>(unified4, flat4, "unified -> flat4 " + at);
+    expect_naive_copy<T>(layouts::interleaved(n, count), layouts::flat(n, count),
+                         "interleaved -> flat " + at);
+  }
+  for (const int m : {2, 3}) {
+    const std::int64_t points = (std::int64_t(9) << 20) / (m * m * std::int64_t(sizeof(T)));
+    const std::vector<std::int64_t> grid = {67, 131, points / (67 * 131) + 1};
+    const auto aob = BlockLayouts::array_of_blocks(m, grid);
+    for (int axis = 0; axis < 3; ++axis) {
+      const std::string at = "m " + std::to_string(m) + " interleaved" + std::to_string(axis);
+      const Layout il = BlockLayouts::interleaved(m, grid, axis).a;
+      expect_naive_copy<T>(aob.a, il, "aob -> " + at);
+      expect_naive_copy<T>(il, aob.a, at + " -> aob");
+      std::vector<std::int64_t> e, st;
+      for (int k = 0; k < il.rank(); ++k) {
+        e.push_back(il.extent(k));
+        st.push_back(il.stride(k));
+      }
+      const Layout off = Layout::strided(e, st, il.offset() + 1);
+      expect_naive_copy<T>(aob.a, off, "aob -> " + at + ", offset 1");
+    }
+  }
+}
+
 }  // namespace
 }  // namespace triax::test

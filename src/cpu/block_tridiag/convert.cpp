@@ -20,16 +20,34 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <numeric>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/convert_checks.hpp"
 #include "triax/block.hpp"
 
+// Round 3 of the tile shapes (issues 27 and 31, docs/notes/2026-11-27-cpuconv3.md): long source
+// runs in L2-sized tiles where a tile's source rows lie pages apart, and streamed runs of 16 and
+// 32 bytes. -DTRIAX_CONVERT_ROUND3=0 builds round 2 only; otherwise TRIAX_CONVERT_ROUND=2 in the
+// environment (read once) selects round 2 at run time, so that one build measures both.
+#ifndef TRIAX_CONVERT_ROUND3
+#define TRIAX_CONVERT_ROUND3 1
+#endif
+
 namespace triax {
 namespace {
+
+bool round3() {
+  static const bool on = [] {
+    const char* v = std::getenv("TRIAX_CONVERT_ROUND");
+    return TRIAX_CONVERT_ROUND3 != 0 && !(v != nullptr && std::strcmp(v, "2") == 0);
+  }();
+  return on;
+}
 
 struct Dim {
   std::int64_t extent, src_stride, dst_stride;
@@ -37,6 +55,12 @@ struct Dim {
 
 // Bytes of one thread's tile: well inside any x86 L1 (32-48 KiB) beside the lines in flight.
 constexpr std::int64_t tile_bytes = 16 * 1024;
+// Round 3 (copy_tiles): the tile where its source rows lie pages apart (in L2, beside the
+// lines in flight: 2 MiB a core on the host), and the source run each row gives it at least.
+constexpr std::int64_t l2_tile_bytes = 128 * 1024;
+constexpr std::int64_t long_run_bytes = 2048;
+constexpr std::int64_t page_bytes = 4096;
+constexpr std::int64_t many_rows = 32;  // source rows a round-2 tile reads: twice an L2 set's ways
 // Elements of one work item when there is no tile (so that long copies split across threads).
 constexpr std::int64_t run_chunk = 1 << 14;
 // Bytes of a cache line.
@@ -84,6 +108,18 @@ bool place_tile_partner(std::vector<Dim>& dims) {
   return true;
 }
 
+#if defined(__SSE2__)
+// 16 bytes from v to out (16-byte aligned) by a streaming store.
+template <class T>
+inline void stream16(const T* v, T* out) {
+  if constexpr (sizeof(T) == 8) {
+    _mm_stream_pd(reinterpret_cast<double*>(out), _mm_loadu_pd(reinterpret_cast<const double*>(v)));
+  } else {
+    _mm_stream_ps(reinterpret_cast<float*>(out), _mm_loadu_ps(reinterpret_cast<const float*>(v)));
+  }
+}
+#endif
+
 // out[0, count) = v[0, count), both contiguous; streaming stores where `stream` and SSE2 allow.
 template <class T>
 void store_run(const T* __restrict v, std::int64_t count, T* __restrict out, bool stream) {
@@ -95,20 +131,29 @@ void store_run(const T* __restrict v, std::int64_t count, T* __restrict out, boo
       out[k] = v[k];
       ++k;
     }
-    for (; k + lanes <= count; k += lanes) {
-      if constexpr (sizeof(T) == 8) {
-        _mm_stream_pd(reinterpret_cast<double*>(out + k),
-                      _mm_loadu_pd(reinterpret_cast<const double*>(v + k)));
-      } else {
-        _mm_stream_ps(reinterpret_cast<float*>(out + k),
-                      _mm_loadu_ps(reinterpret_cast<const float*>(v + k)));
-      }
-    }
+    for (; k + lanes <= count; k += lanes) stream16(v + k, out + k);
   }
 #else
   (void)stream;
 #endif
   for (; k < count; ++k) out[k] = v[k];  // short runs: a call to memcpy would cost more
+}
+
+// out[0, N) = v[0, N) for a run of compile-time length (16 or 32 bytes: the blocks of array of
+// blocks at M = 2): one or two vector moves where a memcpy of a run-time length is a call and a
+// loop. `stream` needs out 16-byte aligned (the caller checks).
+template <class T, std::int64_t N>
+inline void store_fixed(const T* __restrict v, T* __restrict out, bool stream) {
+#if defined(__SSE2__)
+  constexpr std::int64_t lanes = 16 / sizeof(T);
+  if (stream) {
+    for (std::int64_t k = 0; k < N; k += lanes) stream16(v + k, out + k);
+    return;
+  }
+#else
+  (void)stream;
+#endif
+  std::memcpy(out, v, N * sizeof(T));
 }
 
 // d[j * ld + i] = s[i * ls + j] for a square of `lanes` rows and columns (one SSE register
@@ -209,6 +254,26 @@ void copy_rows(const std::vector<Dim>& dims, std::int64_t run, const T* src, T* 
   }
 }
 
+// A tile of runs contiguous on both sides (array of blocks <-> interleaved), no buffer: source
+// run (i, j) at s + i ss0 + j ss1 to d + i ds0 + j ds1, j outer so that a destination row
+// (dims[0] abutting there) goes out in order. N > 0: the run length, known at compile time.
+template <std::int64_t N, class T>
+void direct_tile(const T* s, std::int64_t ss0, std::int64_t ss1, T* d, std::int64_t ds0,
+                 std::int64_t ds1, std::int64_t ni, std::int64_t nj, std::int64_t run,
+                 bool stream) {
+  for (std::int64_t j = 0; j < nj; ++j) {
+    const T* sj = s + j * ss1;
+    T* dj = d + j * ds1;
+    for (std::int64_t i = 0; i < ni; ++i) {
+      if constexpr (N > 0) {
+        store_fixed<T, N>(sj + i * ss0, dj + i * ds0, stream);
+      } else {
+        store_run(sj + i * ss0, run, dj + i * ds0, stream);
+      }
+    }
+  }
+}
+
 // The unit the tiles move: `count` elements, `src` and `dst` apart on the two sides. A run
 // contiguous on both sides (a whole block of the array-of-blocks layouts: 16-512 bytes), or a
 // short dimension contiguous on one side only (the 4 operands of a Unified-Vector buffer), which
@@ -227,8 +292,8 @@ void copy_tiles(const std::vector<Dim>& dims, Position p, const T* src, T* dst, 
   const std::int64_t run = p.count, element = std::int64_t(sizeof(T));
   // A group contiguous on the source side only is held as `run` destination rows per j (so that
   // each goes out as one run); every other position whole, in the destination's order.
-  const bool split = p.dst != 1;
-  const std::int64_t capacity = std::max<std::int64_t>(1, tile_bytes / (run * element));
+  const bool split = p.dst != 1, r3 = round3();
+  std::int64_t capacity = std::max<std::int64_t>(1, tile_bytes / (run * element));
   // The source side a few lines long, the destination side the rest of the tile (longer: its
   // runs are the ones streamed).
   constexpr std::int64_t src_run_bytes = 256;
@@ -243,6 +308,27 @@ void copy_tiles(const std::vector<Dim>& dims, Position p, const T* src, T* dst, 
   n1 = std::min(n1, d1.extent);
   std::int64_t n0 = std::max<std::int64_t>(1, std::min(d0.extent, capacity / n1));
   if (direct) n0 = std::min(d0.extent, std::max<std::int64_t>(32, 1024 / n1));
+  // Round 3, a tile whose source rows lie pages apart (structure of arrays -> array of blocks:
+  // M^2 grids 1 MiB apart at 64^3; Flat x4 -> Unified-Vector: 4 arrays): 256-byte pieces of 64
+  // such rows, every tile, left the hardware prefetchers behind (64 streams at one page offset
+  // share a cache set) at 71-75% of the copy; Unified-Vector -> Flat x4 read 256 bytes of rows
+  // 400 KB apart (66-84%). The tile grows to L2 size so that each source row gives a long run
+  // (its whole length where that is at most a page), and the rows are read a line's worth of
+  // them at a time (`group` below): few streams live at once, each read far.
+  // Only where a tile reads many such rows: 4-25 of them (M = 2 and 5) kept up in round 2 and
+  // went slower in L2 tiles on the VM (M = 2: 1.25-1.5x the time).
+  const std::int64_t src_rows = n0 * (run > 1 && !split ? run : 1);
+  const bool far = r3 && !direct && (!split || d1.src_stride == run) && src_rows >= many_rows &&
+                   std::max(d0.src_stride, run > 1 ? p.src : 0) * element >= page_bytes;
+  if (far) {
+    capacity = std::max<std::int64_t>(1, l2_tile_bytes / (run * element));
+    n1 = d1.extent * src_piece <= page_bytes ? d1.extent : 1;
+    while (n1 * src_piece < long_run_bytes && n1 * 2 <= capacity) n1 *= 2;
+    n1 = std::min({n1, d1.extent, capacity});
+    n0 = std::max<std::int64_t>(1, std::min(d0.extent, capacity / n1));
+    n1 = std::min(d1.extent, std::max(n1, capacity / n0));  // few rows: longer runs still
+  }
+  const std::int64_t group = far ? std::max<std::int64_t>(1, line_bytes / element) : n0;
   // Tiles that begin on a line of a line-aligned destination row write whole lines: a line
   // shared by two tiles' streamed runs (or streamed by one and stored by the next) costs a read
   // at the memory, 4x slower for array of blocks -> structure of arrays at M = 5 (n0 = 163).
@@ -272,6 +358,9 @@ void copy_tiles(const std::vector<Dim>& dims, Position p, const T* src, T* dst, 
   // Runs streamed one by one must each fill whole lines, or they would share lines with plain
   // stores or with runs that other tiles write.
   const bool stream_runs = stream_rows && dst_piece % line_bytes == 0;
+  // Round 3 streams the direct runs whenever a tile's destination row is long enough: written in
+  // order (direct_tile), its runs fill whole lines whatever their length.
+  const bool stream_direct = r3 ? stream_rows && dst_piece % 16 == 0 : stream_runs;
   constexpr std::int64_t strip = line_bytes / std::int64_t(sizeof(T));
 #pragma omp parallel
   {
@@ -295,27 +384,30 @@ void copy_tiles(const std::vector<Dim>& dims, Position p, const T* src, T* dst, 
         constexpr std::int64_t q = transpose_lanes<T>();
         const std::int64_t nc = nj * run, cs = run == 1 ? d1.src_stride : 1;
         const bool squares = cs == 1;
-        for (std::int64_t jb = 0; jb < nc; jb += strip) {
-          const std::int64_t nb = std::min(strip, nc - jb);
-          std::int64_t i = 0;
-          if (squares) {
-            for (; i + q <= ni; i += q) {
-              const T* rows = s + i * d0.src_stride + jb;
-              std::int64_t jj = 0;
-              for (; jj + q <= nb; jj += q) {
-                transpose_square(rows + jj, d0.src_stride, t + (jb + jj) * ni + i, ni);
-              }
-              for (; jj < nb; ++jj) {
-                for (std::int64_t ii = 0; ii < q; ++ii) {
-                  t[(jb + jj) * ni + i + ii] = rows[ii * d0.src_stride + jj];
+        for (std::int64_t ig = 0; ig < ni; ig += group) {
+          const std::int64_t ie = std::min(ni, ig + group);
+          for (std::int64_t jb = 0; jb < nc; jb += strip) {
+            const std::int64_t nb = std::min(strip, nc - jb);
+            std::int64_t i = ig;
+            if (squares) {
+              for (; i + q <= ie; i += q) {
+                const T* rows = s + i * d0.src_stride + jb;
+                std::int64_t jj = 0;
+                for (; jj + q <= nb; jj += q) {
+                  transpose_square(rows + jj, d0.src_stride, t + (jb + jj) * ni + i, ni);
+                }
+                for (; jj < nb; ++jj) {
+                  for (std::int64_t ii = 0; ii < q; ++ii) {
+                    t[(jb + jj) * ni + i + ii] = rows[ii * d0.src_stride + jj];
+                  }
                 }
               }
             }
-          }
-          for (; i < ni; ++i) {
-            const T* row = s + i * d0.src_stride + jb * cs;
-            T* col = t + jb * ni + i;
-            for (std::int64_t jj = 0; jj < nb; ++jj) col[jj * ni] = row[jj * cs];
+            for (; i < ie; ++i) {
+              const T* row = s + i * d0.src_stride + jb * cs;
+              T* col = t + jb * ni + i;
+              for (std::int64_t jj = 0; jj < nb; ++jj) col[jj * ni] = row[jj * cs];
+            }
           }
         }
       } else if (split) {
@@ -325,6 +417,28 @@ void copy_tiles(const std::vector<Dim>& dims, Position p, const T* src, T* dst, 
             for (std::int64_t e = 0; e < run; ++e) t[(j * run + e) * ni + i] = row[j * d1.src_stride + e];
           }
         }
+      } else if (direct && r3) {
+        // Round 3: destination row j (the runs of dims[0], abutting there) is written in order,
+        // so that streamed 16- and 32-byte runs fill whole lines one after another: round 2
+        // stored them plainly, each line read from memory first (float M = 2: 51-73% of the copy).
+        // Streamed only where every run starts on 16 bytes (no plain store shares a line).
+        const bool aligned =
+            ((reinterpret_cast<std::uintptr_t>(d) | std::uintptr_t(d1.dst_stride * element)) &
+             15) == 0;
+        const bool st = stream_direct && aligned;
+        const std::int64_t bytes = run * element;
+        const auto go = [&](auto n) {
+          direct_tile<decltype(n)::value>(s, d0.src_stride, d1.src_stride, d, d0.dst_stride,
+                                          d1.dst_stride, ni, nj, run, st);
+        };
+        if (bytes == 16) {
+          go(std::integral_constant<std::int64_t, 16 / std::int64_t(sizeof(T))>{});
+        } else if (bytes == 32) {
+          go(std::integral_constant<std::int64_t, 32 / std::int64_t(sizeof(T))>{});
+        } else {
+          go(std::integral_constant<std::int64_t, 0>{});
+        }
+        continue;
       } else if (direct) {
         // Runs contiguous on both sides need no tile: straight from the source rows to the
         // destination rows, which advance run after run (whole lines when streamed).
