@@ -152,7 +152,8 @@ TEST_P(FaultCatalogue, EveryFaultIsSolvedOrShows) {
   for_precision([&](auto zero) { expect_faults_solved_or_shown<decltype(zero)>(GetParam()); });
 }
 
-INSTANTIATE_TEST_SUITE_P(, FaultCatalogue, ::testing::ValuesIn(sweep_cases(lengths())),
+INSTANTIATE_TEST_SUITE_P(, FaultCatalogue,
+                         ::testing::ValuesIn(sweep_cases(lengths(), SweepOrder::shortest_first)),
                          sweep_case_name);
 
 template <class T>

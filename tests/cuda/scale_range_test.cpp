@@ -112,7 +112,8 @@ TEST_P(ScaleRange, ScaledSystemsSolveAsTheUnscaledOne) {
   for_precision([&](auto zero) { expect_scaled_systems_solve<decltype(zero)>(GetParam()); });
 }
 
-INSTANTIATE_TEST_SUITE_P(, ScaleRange, ::testing::ValuesIn(sweep_cases(lengths())),
+INSTANTIATE_TEST_SUITE_P(, ScaleRange,
+                         ::testing::ValuesIn(sweep_cases(lengths(), SweepOrder::longest_first)),
                          sweep_case_name);
 
 template <class T>

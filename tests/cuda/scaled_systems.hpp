@@ -192,22 +192,28 @@ inline const std::vector<Variant>& cuda_variants() {
 
 /// One test of the range and fault suites: a precision and a length. A test per pair (not one
 /// per precision, which took 200-270 s under scripts/gpu-check's 8 shards) lets the shards share
-/// the sweep out; gtest deals tests to shards in turn, so the cases are listed longest first.
+/// the sweep out. gtest deals the tests to the shards in turn, so one suite lists its cases
+/// longest first and the next shortest first: ScaleRange's 24 cases fill whole rounds of 2, 3, 4,
+/// 6 or 8 shards, and FaultCatalogue's longest then meet ScaleRange's shortest.
 struct SweepCase {
   bool is_double;
   std::int64_t n;
   int index;  // of n in the lengths given: the tests' seeds follow it
 };
 
-/// Both precisions of every length, longest first.
-inline std::vector<SweepCase> sweep_cases(const std::vector<std::int64_t>& lengths) {
+enum class SweepOrder { longest_first, shortest_first };
+
+/// Both precisions of every length, in the order asked for.
+inline std::vector<SweepCase> sweep_cases(const std::vector<std::int64_t>& lengths,
+                                          SweepOrder order) {
   std::vector<SweepCase> cases;
   for (int k = 0; k < static_cast<int>(lengths.size()); ++k) {
     cases.push_back({false, lengths[k], k});
     cases.push_back({true, lengths[k], k});
   }
-  std::stable_sort(cases.begin(), cases.end(),
-                   [](const SweepCase& p, const SweepCase& q) { return p.n > q.n; });
+  std::stable_sort(cases.begin(), cases.end(), [order](const SweepCase& p, const SweepCase& q) {
+    return order == SweepOrder::longest_first ? p.n > q.n : p.n < q.n;
+  });
   return cases;
 }
 
