@@ -23,12 +23,6 @@ class BlockRegisterPath : public ::testing::Test {};
 using ValueTypes = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(BlockRegisterPath, ValueTypes);
 
-template <class T>
-void solve_mode(BlockSolver<T>& solver, BlockBatch<T>& batch, Mode mode, int* info = nullptr) {
-  solve_block_mode(solver, batch.a.data(), batch.b.data(), batch.c.data(), batch.d.data(),
-                   batch.x.data(), mode, info);
-}
-
 TYPED_TEST(BlockRegisterPath, EveryStorageAxisAndModeWithAPartialLaneGroup) {
   using T = TypeParam;
   std::uint64_t k = 100;
@@ -47,7 +41,7 @@ TYPED_TEST(BlockRegisterPath, EveryStorageAxisAndModeWithAPartialLaneGroup) {
             BlockCase<T> solve_case(g, kind, mode, test_seed(k++));
             BlockBatch<T> batch = solve_case.before;
             BlockSolver<T> solver(Backend::cpu, m, g.layouts, axis);
-            solve_mode(solver, batch, mode);
+            run_block_mode(solver, batch, mode);
             if (!solve_case.check(batch)) return;
           }
         }
@@ -68,7 +62,7 @@ TYPED_TEST(BlockRegisterPath, SeparateOutputPoisonedWithNanIsFullyWritten) {
       for_each_offset(g.layouts.x,
                       [&](std::int64_t o) { batch.x[o] = std::numeric_limits<T>::quiet_NaN(); });
       BlockSolver<T> solver(Backend::cpu, m, g.layouts, 0);
-      solve_mode(solver, batch, Mode::separate);
+      run_block_mode(solver, batch, Mode::separate);
       if (!solve_case.check(batch)) return;
     }
   }
@@ -87,11 +81,11 @@ TYPED_TEST(BlockRegisterPath, CheckedModeReportsEachSpoiltSystemAtItsRow) {
           BlockBatch<T> batch = faulty.batch;
           BlockSolver<T> solver(Backend::cpu, m, g.layouts, axis, {.checked = true});
           std::vector<int> info(solver.system_count(), -1);
-          solve_mode(solver, batch, mode, info.data());
+          run_block_mode(solver, batch, mode, info.data());
           faulty.expect_info(info);
           BlockBatch<T> unchecked = faulty.batch;
           BlockSolver<T> plain(Backend::cpu, m, g.layouts, axis);
-          solve_mode(plain, unchecked, mode);
+          run_block_mode(plain, unchecked, mode);
           faulty.expect_breakdowns_visible(unchecked, mode);
         }
       }

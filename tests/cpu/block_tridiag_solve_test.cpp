@@ -16,12 +16,6 @@
 namespace triax::test {
 namespace {
 
-template <class T>
-void run(BlockSolver<T>& solver, BlockBatch<T>& batch, Mode mode, int* info = nullptr) {
-  solve_block_mode(solver, batch.a.data(), batch.b.data(), batch.c.data(), batch.d.data(),
-                   batch.x.data(), mode, info);
-}
-
 /// One solve on each host backend against the oracle (computed once for all of them), checked
 /// by BlockCase::check. Returns whether some system was not row diagonally dominant.
 template <class T>
@@ -34,7 +28,7 @@ bool expect_solves(const BlockGeometry& g, BlockKind kind, Mode mode, std::uint6
     SCOPED_TRACE(triax::to_string(backend));
     BlockBatch<T> batch = solve_case.before;
     BlockSolver<T> solver(backend, g.m, g.layouts, g.axis);
-    run(solver, batch, mode);
+    run_block_mode(solver, batch, mode);
     if (!solve_case.check(batch)) break;
   }
   return solve_case.some_not_dominant;
@@ -162,11 +156,11 @@ TYPED_TEST(BlockChecked, SingularPivotBlocksAndNonFiniteDataAreReportedAtTheirRo
           BlockBatch<T> batch = faulty.batch;
           BlockSolver<T> solver(backend, m, g.layouts, axis, {.checked = true});
           std::vector<int> info(solver.system_count(), -1);
-          run(solver, batch, mode, info.data());
+          run_block_mode(solver, batch, mode, info.data());
           faulty.expect_info(info);
           BlockBatch<T> unchecked = faulty.batch;
           BlockSolver<T> plain(backend, m, g.layouts, axis);
-          run(plain, unchecked, mode);
+          run_block_mode(plain, unchecked, mode);
           faulty.expect_breakdowns_visible(unchecked, mode);
         }
       }

@@ -19,7 +19,6 @@ TYPED_TEST_SUITE(CpuVsReference, ValueTypes);
 constexpr Algorithm cpu_algorithms[] = {Algorithm::automatic, Algorithm::cpu_thomas,
                                         Algorithm::cpu_thomas_transpose,
                                         Algorithm::cpu_thomas_partitioned};
-constexpr Mode modes[] = {Mode::in_place, Mode::separate, Mode::increment};
 
 template <class T>
 Runner<T> cpu_solver(Algorithm algorithm) {
@@ -34,7 +33,7 @@ TYPED_TEST(CpuVsReference, EveryAxisOfOneToFourDimensions) {
   for (const auto& shape : shapes) {
     for (int axis = 0; axis < static_cast<int>(shape.size()); ++axis) {
       for (Algorithm alg : cpu_algorithms) {
-        for (Mode mode : modes) {
+        for (Mode mode : all_modes) {
           expect_matches_reference<T>(OperandLayouts(Layout::packed(shape)), axis, mode,
                                       test_seed(++k), cpu_solver<T>(alg));
         }
@@ -52,7 +51,7 @@ TYPED_TEST(CpuVsReference, BoundarySizesAlongEachAxis) {
       for (Algorithm alg : cpu_algorithms) {
         SCOPED_TRACE("n " + std::to_string(n) + ", " + std::string(to_string(alg)));
         ++k;
-        expect_matches_reference<T>(OperandLayouts(layout), axis, modes[k % 3], test_seed(k),
+        expect_matches_reference<T>(OperandLayouts(layout), axis, all_modes[k % 3], test_seed(k),
                                     cpu_solver<T>(alg));
       }
     }
@@ -64,7 +63,7 @@ TYPED_TEST(CpuVsReference, LongSystems) {
   // One system of 100000 rows, and a few of them side by side.
   int k = 0;
   for (Algorithm alg : cpu_algorithms) {
-    expect_matches_reference<T>(OperandLayouts(Layout::packed({100000})), 0, modes[k % 3],
+    expect_matches_reference<T>(OperandLayouts(Layout::packed({100000})), 0, all_modes[k % 3],
                                 test_seed(++k), cpu_solver<T>(alg));
   }
   expect_matches_reference<T>(OperandLayouts(Layout::packed({3, 100000})), 1, Mode::separate,
@@ -81,7 +80,7 @@ TYPED_TEST(CpuVsReference, PaddedOffsetAndPermutedLayouts) {
   int k = 0;
   for (int axis = 0; axis < 3; ++axis) {
     for (Algorithm alg : cpu_algorithms) {
-      for (Mode mode : modes) {
+      for (Mode mode : all_modes) {
         for (const OperandLayouts& layouts :
              {OperandLayouts(pa, pd, perm, pd, px), OperandLayouts(perm), OperandLayouts(odd),
               OperandLayouts(odd, perm, pa, odd, pd), OperandLayouts(perm, odd, pd, px, odd)}) {
@@ -99,7 +98,7 @@ TYPED_TEST(CpuVsReference, BroadcastCoefficients) {
   int k = 0;
   for (int axis = 0; axis < 3; ++axis) {
     for (Algorithm alg : cpu_algorithms) {
-      for (Mode mode : modes) {
+      for (Mode mode : all_modes) {
         expect_matches_reference<T>(one_matrix_for_every_system(shape, axis), axis, mode,
                                     test_seed(++k), cpu_solver<T>(alg));
       }
@@ -120,7 +119,7 @@ TYPED_TEST(CpuVsReference, CoefficientsConstantAlongTheSystem) {
     const auto each_system = one_value_per_system(shape, axis);
     const auto dense = Layout::packed(shape);
     for (Algorithm alg : cpu_algorithms) {
-      for (Mode mode : modes) {
+      for (Mode mode : all_modes) {
         expect_matches_reference<T>(
             OperandLayouts(everywhere, everywhere, everywhere, dense, dense), axis, mode,
             test_seed(++k), cpu_solver<T>(alg));
@@ -145,7 +144,7 @@ TYPED_TEST(CpuVsReference, WholeGroupsAlongAxisZero) {
     along[0] = 1;
     const auto coef = Layout::strided(shape, along);
     const auto dense = Layout::packed(shape);
-    for (Mode mode : modes) {
+    for (Mode mode : all_modes) {
       SCOPED_TRACE("n " + std::to_string(n));
       const auto transpose = cpu_solver<T>(Algorithm::cpu_thomas_transpose);
       expect_matches_reference<T>(OperandLayouts(dense), 0, mode, test_seed(++k), transpose);
@@ -170,7 +169,7 @@ TYPED_TEST(CpuVsReference, PartlyBroadcastCoefficients) {
       const auto dense = Layout::padded({21, 8, 6}, {23, 8, 7}, {1, 0, 1});
       for (Algorithm alg : cpu_algorithms) {
         expect_matches_reference<T>(OperandLayouts(coef, dense, coef, dense, dense), axis,
-                                    modes[k % 3], test_seed(++k), cpu_solver<T>(alg));
+                                    all_modes[k % 3], test_seed(++k), cpu_solver<T>(alg));
       }
     }
   }
@@ -186,7 +185,7 @@ TYPED_TEST(CpuVsReference, SeveralStripsPerLine) {
   for (const auto& [layout, axis] :
        {std::pair{Layout::packed({300, 1000}), 1}, std::pair{Layout::packed({150, 2, 1000}), 2},
         std::pair{padded, 1}}) {
-    for (Mode mode : modes) {
+    for (Mode mode : all_modes) {
       expect_matches_reference<T>(OperandLayouts(layout), axis, mode, test_seed(++k),
                                   cpu_solver<T>(Algorithm::cpu_thomas));
     }
@@ -227,7 +226,7 @@ TYPED_TEST(CpuVsReference, PlanIsReusable) {
       run_mode(plan, batch, mode);
     };
     for (int k = 0; k < 6; ++k) {
-      expect_matches_reference<T>(OperandLayouts(layout), axis, modes[k % 3],
+      expect_matches_reference<T>(OperandLayouts(layout), axis, all_modes[k % 3],
                                   test_seed(axis * 10 + k), reuse);
     }
   }

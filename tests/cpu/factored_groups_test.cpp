@@ -32,7 +32,7 @@ GroupedRunner<T> host_runner(Backend backend) {
 TYPED_TEST(FactoredGroups, CpuMatchesGeneralSolver) {
   using T = TypeParam;
   for (std::int64_t n : {1, 2, 7, 40}) {
-    for (const auto& gc : grouped_cases<T>(n, quick_tests())) {
+    for (const auto& gc : grouped_cases<T>(n, quick_mode())) {
       for (auto algorithm : {FactoredAlgorithm::cpu_thomas, FactoredAlgorithm::cpu_cr}) {
         check_grouped_against_reference(gc, host_runner<T>(Backend::cpu), algorithm);
         if (this->HasFatalFailure()) return;

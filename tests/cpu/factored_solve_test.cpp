@@ -27,7 +27,7 @@ TYPED_TEST(FactoredCpu, MatchesReferenceShortSystems) {
 
 TYPED_TEST(FactoredCpu, MatchesReferenceAroundWarpSizes) {
   for (std::int64_t n : {31, 32, 33, 64}) {
-    check_factored_against_reference<TypeParam>(n, cpu_runner<TypeParam>(), quick_tests());
+    check_factored_against_reference<TypeParam>(n, cpu_runner<TypeParam>(), quick_mode());
   }
 }
 

@@ -12,38 +12,13 @@
 #include "cpu/batch.hpp"
 #include "cpu/isa.hpp"
 #include "support/compare.hpp"
+#include "support/scoped_env.hpp"
 #include "triax/errors.hpp"
 
 namespace triax::test {
 namespace {
 
 using detail::cpu::Isa;
-
-/// Sets TRIAX_CPU_ISA (or clears it, for null) for its lifetime and puts the old value back: the
-/// suite itself may run under a forced copy.
-class ForcedIsa {
- public:
-  explicit ForcedIsa(const char* value) {
-    if (const char* old = std::getenv("TRIAX_CPU_ISA")) saved_ = old;
-    if (value != nullptr) {
-      setenv("TRIAX_CPU_ISA", value, 1);
-    } else {
-      unsetenv("TRIAX_CPU_ISA");
-    }
-  }
-  ~ForcedIsa() {
-    if (saved_) {
-      setenv("TRIAX_CPU_ISA", saved_->c_str(), 1);
-    } else {
-      unsetenv("TRIAX_CPU_ISA");
-    }
-  }
-  ForcedIsa(const ForcedIsa&) = delete;
-  ForcedIsa& operator=(const ForcedIsa&) = delete;
-
- private:
-  std::optional<std::string> saved_;
-};
 
 struct Copy {
   const char* name;
@@ -58,20 +33,20 @@ std::vector<Copy> copies() {
 }
 
 TEST(CpuKernelIsa, DefaultIsTheWidestUsableCopy) {
-  ForcedIsa none(nullptr);
+  const ScopedEnv none("TRIAX_CPU_ISA", nullptr);
   const Isa expected = detail::cpu::avx512_kernels_usable() ? Isa::avx512
                        : detail::cpu::avx2_kernels_usable() ? Isa::avx2
                                                             : Isa::baseline;
   EXPECT_EQ(detail::cpu::kernel_isa(), expected);
   // An empty value is no choice either.
-  ForcedIsa empty("");
+  const ScopedEnv empty("TRIAX_CPU_ISA", "");
   EXPECT_EQ(detail::cpu::kernel_isa(), expected);
 }
 
 TEST(CpuKernelIsa, ForcedCopyIsTheOneNamedOrRefused) {
   for (const Copy& c : copies()) {
     SCOPED_TRACE(c.name);
-    ForcedIsa forced(c.name);
+    const ScopedEnv forced("TRIAX_CPU_ISA", c.name);
     if (c.usable) {
       EXPECT_EQ(detail::cpu::kernel_isa(), c.isa);
     } else {
@@ -81,7 +56,7 @@ TEST(CpuKernelIsa, ForcedCopyIsTheOneNamedOrRefused) {
 }
 
 TEST(CpuKernelIsa, UnknownNameIsRefusedBeforeAnySolve) {
-  ForcedIsa forced("sse9");
+  const ScopedEnv forced("TRIAX_CPU_ISA", "sse9");
   try {
     Solver<double> solver(Backend::cpu, OperandLayouts(Layout::packed({8, 4})), 0);
     ADD_FAILURE() << "a cpu solver was built with TRIAX_CPU_ISA=sse9";
@@ -104,11 +79,10 @@ TYPED_TEST(CpuKernelIsaCopies, EveryUsableCopyMatchesReference) {
   const Algorithm algorithms[] = {Algorithm::automatic, Algorithm::cpu_thomas,
                                   Algorithm::cpu_thomas_transpose,
                                   Algorithm::cpu_thomas_partitioned};
-  const Mode modes[] = {Mode::in_place, Mode::separate, Mode::increment};
   int k = 0;
   for (const Copy& c : copies()) {
     if (!c.usable) continue;
-    ForcedIsa forced(c.name);
+    const ScopedEnv forced("TRIAX_CPU_ISA", c.name);
     for (const auto& shape :
          std::vector<std::vector<std::int64_t>>{{67, 35, 3}, {33, 9, 17}, {257, 41, 2}}) {
       for (int axis = 0; axis < 3; ++axis) {
@@ -116,7 +90,7 @@ TYPED_TEST(CpuKernelIsaCopies, EveryUsableCopyMatchesReference) {
           SCOPED_TRACE(std::string(c.name) + ", axis " + std::to_string(axis) + ", " +
                        std::string(to_string(alg)));
           ++k;
-          expect_matches_reference<T>(OperandLayouts(Layout::packed(shape)), axis, modes[k % 3],
+          expect_matches_reference<T>(OperandLayouts(Layout::packed(shape)), axis, all_modes[k % 3],
                                       test_seed(k), host_runner<T>(Backend::cpu, alg));
         }
       }

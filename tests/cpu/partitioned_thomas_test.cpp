@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cpu/host_solvers.hpp"
+#include "support/scoped_env.hpp"
 
 namespace triax::test {
 namespace {
@@ -19,19 +20,6 @@ template <class T>
 class PartitionedThomas : public ::testing::Test {};
 using ValueTypes = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(PartitionedThomas, ValueTypes);
-
-/// Sets TRIAX_CPU_PARTITION_CHUNKS for the plans made in its lifetime.
-class ForcedChunks {
- public:
-  explicit ForcedChunks(std::int64_t k) {
-    ::setenv("TRIAX_CPU_PARTITION_CHUNKS", std::to_string(k).c_str(), 1);
-  }
-  ~ForcedChunks() { ::unsetenv("TRIAX_CPU_PARTITION_CHUNKS"); }
-  ForcedChunks(const ForcedChunks&) = delete;
-  ForcedChunks& operator=(const ForcedChunks&) = delete;
-};
-
-constexpr Mode modes[] = {Mode::in_place, Mode::separate, Mode::increment};
 
 TYPED_TEST(PartitionedThomas, EveryChunkCountMatchesReference) {
   using T = TypeParam;
@@ -42,10 +30,10 @@ TYPED_TEST(PartitionedThomas, EveryChunkCountMatchesReference) {
       if (chunks > 1 && chunks > n / 2 + 1) continue;  // the plan caps it at n / 2 anyway
       for (int axis = 0; axis < 2; ++axis) {
         SCOPED_TRACE("n " + std::to_string(n) + ", chunks " + std::to_string(chunks));
-        const ForcedChunks forced(chunks);
+        const ScopedEnv forced("TRIAX_CPU_PARTITION_CHUNKS", std::to_string(chunks));
         ++k;
-        expect_matches_reference<T>(OperandLayouts(systems_along(axis, n, 3)), axis, modes[k % 3],
-                                    test_seed(k), run);
+        expect_matches_reference<T>(OperandLayouts(systems_along(axis, n, 3)), axis,
+                                    all_modes[k % 3], test_seed(k), run);
       }
     }
   }
@@ -57,9 +45,9 @@ TYPED_TEST(PartitionedThomas, PaddedAndBroadcastOperands) {
   const auto pd = Layout::padded({301, 5}, {305, 7}, {2, 1});
   const auto px = Layout::padded({301, 5}, {303, 6}, {1, 0});
   const auto coef = Layout::strided({301, 5}, {1, 0});
-  const ForcedChunks forced(6);
+  const ScopedEnv forced("TRIAX_CPU_PARTITION_CHUNKS", std::to_string(6));
   int k = 100;
-  for (Mode mode : modes) {
+  for (Mode mode : all_modes) {
     expect_matches_reference<T>(OperandLayouts(pd, pd, pd, pd, px), 0, mode, test_seed(++k), run);
     expect_matches_reference<T>(OperandLayouts(coef, coef, coef, pd, px), 0, mode, test_seed(++k),
                                 run);
@@ -104,7 +92,7 @@ TYPED_TEST(PartitionedThomas, CheckedModeReportsWhereTheFaultIs) {
       {7, 400, Planted::nan_a, 401},  // a of a chunk's first row: the pivot there is NaN
       {8, 598, Planted::nan_c, 599},  // c of the last row before an interface: the upward sweep
   };
-  const ForcedChunks forced(5);
+  const ScopedEnv forced("TRIAX_CPU_PARTITION_CHUNKS", std::to_string(5));
   for (int axis = 0; axis < 2; ++axis) {
     const Layout layout = systems_along(axis, n, systems);
     Batch<T> batch{OperandLayouts(layout)};
@@ -122,7 +110,7 @@ TYPED_TEST(PartitionedThomas, CheckedModeReportsWhereTheFaultIs) {
       }
     }
     for (bool checked : {true, false}) {
-      for (Mode mode : modes) {
+      for (Mode mode : all_modes) {
         SCOPED_TRACE(std::string("axis ") + std::to_string(axis) + ", mode " + to_string(mode) +
                      (checked ? ", checked" : ""));
         Batch<T> work = batch;

@@ -18,35 +18,12 @@
 #include <string>
 #include <vector>
 
+#include "support/scoped_env.hpp"
+
 namespace triax::test {
 namespace {
 
 constexpr const char* guard_variable = "TRIAX_CPU_RANGE_GUARD";
-
-/// Sets (or, with nullopt, removes) the variable for one scope, and puts back what was there.
-class ScopedGuardVariable {
- public:
-  explicit ScopedGuardVariable(std::optional<std::string> value) {
-    if (const char* v = std::getenv(guard_variable)) saved_ = v;
-    if (value) {
-      setenv(guard_variable, value->c_str(), 1);
-    } else {
-      unsetenv(guard_variable);
-    }
-  }
-  ~ScopedGuardVariable() {
-    if (saved_) {
-      setenv(guard_variable, saved_->c_str(), 1);
-    } else {
-      unsetenv(guard_variable);
-    }
-  }
-  ScopedGuardVariable(const ScopedGuardVariable&) = delete;
-  ScopedGuardVariable& operator=(const ScopedGuardVariable&) = delete;
-
- private:
-  std::optional<std::string> saved_;
-};
 
 // A 3-D packed grid whose every axis holds enough systems for the transpose kernel's tile (32)
 // and whose first extent is not a multiple of the strip's cache line (partial strips).
@@ -81,7 +58,7 @@ std::vector<T> solve(const Arrays<T>& in, int axis, Algorithm algorithm,
                      std::optional<std::string> value) {
   std::optional<Solver<T>> solver;
   {
-    ScopedGuardVariable scoped(std::move(value));
+    const ScopedEnv scoped(guard_variable, value ? value->c_str() : nullptr);
     Options o;
     o.algorithm = algorithm;
     o.num_threads = 2;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cpu/host_solvers.hpp"
+#include "support/scoped_env.hpp"
 
 namespace triax::test {
 namespace {
@@ -20,22 +21,6 @@ template <class T>
 class StripPartitioned : public ::testing::Test {};
 using ValueTypes = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(StripPartitioned, ValueTypes);
-
-/// Sets an environment variable for the plans made in its lifetime.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) {
-    ::setenv(name, value.c_str(), 1);
-  }
-  ~ScopedEnv() { ::unsetenv(name_); }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  const char* name_;
-};
-
-constexpr Mode modes[] = {Mode::in_place, Mode::separate, Mode::increment};
 
 /// `systems` systems of n rows along `axis` (1 or 2) of a packed 3-D layout whose other
 /// dimensions are e0 (the lanes) and systems / e0.
@@ -57,8 +42,8 @@ TYPED_TEST(StripPartitioned, EveryChunkCountMatchesReference) {
                      std::to_string(chunks) + ", other " + std::to_string(other));
         const ScopedEnv forced("TRIAX_CPU_PARTITION_CHUNKS", std::to_string(chunks));
         ++k;
-        expect_matches_reference<T>(OperandLayouts(along(axis, e0, other, n)), axis, modes[k % 3],
-                                    test_seed(300 + k), run);
+        expect_matches_reference<T>(OperandLayouts(along(axis, e0, other, n)), axis,
+                                    all_modes[k % 3], test_seed(300 + k), run);
       }
     }
   }
@@ -75,7 +60,7 @@ TYPED_TEST(StripPartitioned, GhostLayersAndBroadcastCoefficients) {
   const auto row = Layout::strided({3, 301}, {1, 0});    // one row for every row
   const ScopedEnv forced("TRIAX_CPU_PARTITION_CHUNKS", "7");
   int k = 400;
-  for (Mode mode : modes) {
+  for (Mode mode : all_modes) {
     expect_matches_reference<T>(OperandLayouts(pd, pd, pd, pd, px), 1, mode, test_seed(++k), run);
     expect_matches_reference<T>(OperandLayouts(coef, coef, coef, pd, px), 1, mode, test_seed(++k),
                                 run);
@@ -145,7 +130,7 @@ TYPED_TEST(StripPartitioned, CheckedModeReportsTheFaultyRow) {
           case Planted::zero_b: batch.b[o] = T(0); break;
         }
       }
-      for (Mode mode : modes) {
+      for (Mode mode : all_modes) {
         SCOPED_TRACE("e0 " + std::to_string(e0) + ", axis " + std::to_string(axis) + ", mode " +
                      to_string(mode));
         Batch<T> work = batch;

@@ -19,18 +19,8 @@ VarRunner<T> per_solve_runner(Backend backend, const VarLayout& plan, int thread
     std::vector<std::int64_t> lengths(static_cast<std::size_t>(v.layout.count()));
     for (std::size_t s = 0; s < lengths.size(); ++s) lengths[s] = v.layout.length(s);
     VarSolver<T> solver(backend, plan, {.checked = info != nullptr, .num_threads = threads});
-    switch (mode) {
-      case Mode::in_place:
-        solver.solve_in_place(v.a.data(), v.b.data(), v.c.data(), v.d.data(), lengths, info);
-        break;
-      case Mode::separate:
-        solver.solve(v.a.data(), v.b.data(), v.c.data(), v.d.data(), v.x.data(), lengths, info);
-        break;
-      case Mode::increment:
-        solver.solve_increment(v.a.data(), v.b.data(), v.c.data(), v.d.data(), v.x.data(), lengths,
-                               info);
-        break;
-    }
+    solve_in_mode(solver, mode, std::tuple(v.a.data(), v.b.data(), v.c.data()), v.d.data(),
+                  v.x.data(), lengths, info);
   };
 }
 
@@ -38,8 +28,6 @@ template <class T>
 class VarBatchSolveLengths : public ::testing::Test {};
 using Types = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(VarBatchSolveLengths, Types);
-
-constexpr Mode modes[] = {Mode::in_place, Mode::separate, Mode::increment};
 
 TYPED_TEST(VarBatchSolveLengths, PaddedLayoutsEveryModeAndBackend) {
   using T = TypeParam;
@@ -56,7 +44,7 @@ TYPED_TEST(VarBatchSolveLengths, PaddedLayoutsEveryModeAndBackend) {
     for (const std::uint64_t seed : {1, 2}) {
       VarBatch<T> v(VarLayout::padded(l, 0, mixed_lengths(test_seed(seed), count, n)), l, 0);
       v.fill(test_seed(seed + 10));
-      for (const Mode m : modes) {
+      for (const Mode m : all_modes) {
         expect_var_matches_reference(v, m, per_solve_runner<T>(Backend::cpu, plan, 3));
         expect_var_matches_reference(v, m, per_solve_runner<T>(Backend::reference, plan));
       }

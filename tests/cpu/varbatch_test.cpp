@@ -16,8 +16,6 @@ class CpuVarBatch : public ::testing::Test {};
 using Types = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(CpuVarBatch, Types);
 
-constexpr Mode modes[] = {Mode::in_place, Mode::separate, Mode::increment};
-
 TYPED_TEST(CpuVarBatch, BackToBackMixedLengthsEveryMode) {
   using T = TypeParam;
   const auto lengths = mixed_lengths(test_seed(), 150, 700);
@@ -28,7 +26,8 @@ TYPED_TEST(CpuVarBatch, BackToBackMixedLengthsEveryMode) {
   }();
   for (const int threads : {1, 3}) {
     SCOPED_TRACE("threads " + std::to_string(threads));
-    for (const Mode m : modes) expect_var_matches_reference(v0, m, var_host_runner<T>(Backend::cpu, threads));
+    for (const Mode m : all_modes)
+      expect_var_matches_reference(v0, m, var_host_runner<T>(Backend::cpu, threads));
   }
 }
 
@@ -45,7 +44,8 @@ TYPED_TEST(CpuVarBatch, BackToBackGapsAndAnyOrder) {
   }
   VarBatch<T> v(VarLayout::back_to_back(lengths, offsets));
   v.fill(test_seed());
-  for (const Mode m : modes) expect_var_matches_reference(v, m, var_host_runner<T>(Backend::cpu, 2));
+  for (const Mode m : all_modes)
+    expect_var_matches_reference(v, m, var_host_runner<T>(Backend::cpu, 2));
 }
 
 TYPED_TEST(CpuVarBatch, HeavyTail) {
@@ -79,7 +79,8 @@ TYPED_TEST(CpuVarBatch, PaddedLayoutsEveryMode) {
     SCOPED_TRACE(name);
     VarBatch<T> v(VarLayout::padded(layouts, 0, lengths), layouts, 0);
     v.fill(test_seed(1));
-    for (const Mode m : modes) expect_var_matches_reference(v, m, var_host_runner<T>(Backend::cpu, 2));
+    for (const Mode m : all_modes)
+      expect_var_matches_reference(v, m, var_host_runner<T>(Backend::cpu, 2));
   }
 }
 
@@ -89,7 +90,8 @@ TYPED_TEST(CpuVarBatch, PaddedAlongAMiddleAxis) {
   const auto lengths = mixed_lengths(test_seed(), 30, 30);
   VarBatch<T> v(VarLayout::padded(l, 1, lengths), OperandLayouts(l), 1);
   v.fill(test_seed(1));
-  for (const Mode m : modes) expect_var_matches_reference(v, m, var_host_runner<T>(Backend::cpu, 2));
+  for (const Mode m : all_modes)
+    expect_var_matches_reference(v, m, var_host_runner<T>(Backend::cpu, 2));
 }
 
 TYPED_TEST(CpuVarBatch, CheckedModeReportsBreakdownPerSystem) {
@@ -108,7 +110,7 @@ TYPED_TEST(CpuVarBatch, CheckedModeReportsBreakdownPerSystem) {
     v.b[rb[2]] = 1;  // m_2 = 1 - 1 * 1 = 0
   }
   v.b[v.rows(1, 2)[0]] = 0;
-  for (const Mode m : modes) {
+  for (const Mode m : all_modes) {
     expect_var_matches_reference(v, m, var_host_runner<T>(Backend::cpu, 2), /*checked=*/true);
   }
   std::vector<int> info(lengths.size(), -1);

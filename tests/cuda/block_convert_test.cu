@@ -12,16 +12,12 @@
 
 #include "support/device_runner.hpp"
 #include "support/problems.hpp"
+#include "support/quick_mode.hpp"
 #include "triax/block.hpp"
 #include "triax/layouts.hpp"
 
 namespace triax::test {
 namespace {
-
-bool quick() {
-  const char* q = std::getenv("TRIAX_TEST_QUICK");
-  return q && *q && std::string(q) != "0";
-}
 
 // src_shift, dst_shift: the layouts start that many elements into the device buffers (an odd
 // shift leaves float pairs misaligned: the device then moves single floats).
@@ -70,39 +66,35 @@ void every_pair(int m, const std::vector<std::int64_t>& extents,
 }
 
 template <class T>
-class CudaBlockConvert : public ::testing::Test {};
+class CudaBlockConvert : public NeedsDevice<> {};
 using Types = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(CudaBlockConvert, Types);
 
 // Sizes that leave partial tiles and partial groups of short rows.
 TYPED_TEST(CudaBlockConvert, EveryPairEveryM2d) {
-  if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
   for (int m = 1; m <= 8; ++m) {
-    if (quick() && m != 1 && m != 3 && m != 8) continue;
+    if (quick_mode() && m != 1 && m != 3 && m != 8) continue;
     every_pair<TypeParam>(m, {37, 29});
     every_pair<TypeParam>(m, {1, 70});
   }
 }
 
 TYPED_TEST(CudaBlockConvert, EveryPairEveryAxis3dAnd4d) {
-  if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
   for (int m : {2, 5}) every_pair<TypeParam>(m, {9, 7, 11});
-  if (!quick()) every_pair<TypeParam>(4, {5, 3, 6, 4});
+  if (!quick_mode()) every_pair<TypeParam>(4, {5, 3, 6, 4});
 }
 
 // Ghost layers on both sides: the device writes no element outside the destination layout.
 TYPED_TEST(CudaBlockConvert, GhostLayersUntouched) {
-  if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
   for (int m : {1, 2, 4, 7}) {
-    if (quick() && (m == 1 || m == 4)) continue;
+    if (quick_mode() && (m == 1 || m == 4)) continue;
     every_pair<TypeParam>(m, {13, 10, 6}, {17, 12, 7}, {2, 1, 0});
   }
 }
 
 // A conversion big enough for many blocks of each kernel, on a 1-D grid (one system).
 TYPED_TEST(CudaBlockConvert, LongOneDimensional) {
-  if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
-  for (int m : {2, 8}) every_pair<TypeParam>(m, {quick() ? 3001 : 40001});
+  for (int m : {2, 8}) every_pair<TypeParam>(m, {quick_mode() ? 3001 : 40001});
 }
 
 // The streamed kernels (conv27, src/cuda/convert/streamed_convert.cu): array of blocks <->
@@ -114,13 +106,12 @@ TYPED_TEST(CudaBlockConvert, LongOneDimensional) {
 // M = 2, 3, 8 along axis 0 and a smaller grid, the sanitizer runs capping the streamed grid).
 // TRIAX_CUDA_CONVERT_V3=0 runs the same cases on the kernels before.
 TYPED_TEST(CudaBlockConvert, StreamedRunsEveryM) {
-  if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
   const std::vector<std::int64_t> e = {67, 45}, alloc = {70, 47}, begin = {1, 2};
   for (int m = 1; m <= 8; ++m) {
-    if (quick() && m != 2 && m != 3 && m != 8) continue;  // the sanitizer runs
+    if (quick_mode() && m != 2 && m != 3 && m != 8) continue;  // the sanitizer runs
     // Axis 1 (the slowest) makes interleaved the array of blocks itself: a plain copy, kept
     // out of the quick runs.
-    for (int axis = 0; axis < (quick() ? 1 : 2); ++axis) {
+    for (int axis = 0; axis < (quick_mode() ? 1 : 2); ++axis) {
       const BlockLayouts side[] = {BlockLayouts::array_of_blocks(m, e),
                                    BlockLayouts::interleaved(m, e, axis),
                                    BlockLayouts::array_of_blocks(m, e, alloc, begin),
@@ -142,7 +133,7 @@ TYPED_TEST(CudaBlockConvert, StreamedRunsEveryM) {
   }
   // Several tiles a resident block: M = 2 (runs of 16 and 32 bytes), float pairs and doubles.
   const std::vector<std::int64_t> big =
-      quick() ? std::vector<std::int64_t>{130, 70} : std::vector<std::int64_t>{1030, 700};
+      quick_mode() ? std::vector<std::int64_t>{130, 70} : std::vector<std::int64_t>{1030, 700};
   const BlockLayouts aob = BlockLayouts::array_of_blocks(2, big);
   const BlockLayouts il = BlockLayouts::interleaved(2, big, 0);
   expect_same_as_host<TypeParam>(aob.a, il.a, "M 2, big, aob -> il");

@@ -33,8 +33,8 @@ void solve_on_device(BlockAlgorithm algorithm, Mode mode, BlockBatch<T>& batch,
     BlockSolver<T> solver(Backend::cuda, g.m, g.layouts, g.axis,
                           {.checked = info != nullptr, .stream = stream}, algorithm);
     ASSERT_EQ(solver.algorithm(), algorithm);
-    solve_block_mode(solver, a.get(), b.get(), c.get(), d.get(), x.get(), mode,
-                     info != nullptr ? device_info.get() : nullptr);
+    solve_in_mode(solver, mode, std::tuple(a.get(), b.get(), c.get()), d.get(), x.get(),
+                  info != nullptr ? device_info.get() : nullptr);
     TRIAX_TEST_CUDA_OK(cudaStreamSynchronize(stream));
     TRIAX_TEST_CUDA_OK(cudaGetLastError());
   }
@@ -59,8 +59,7 @@ bool expect_solves(BlockAlgorithm algorithm, const BlockGeometry& g, BlockKind k
   BlockCase<T> solve_case(g, kind, mode, seed);
   BlockBatch<T> on_host = solve_case.before;
   BlockSolver<T> reference(Backend::reference, g.m, g.layouts, g.axis);
-  solve_block_mode(reference, on_host.a.data(), on_host.b.data(), on_host.c.data(),
-                   on_host.d.data(), on_host.x.data(), mode);
+  run_block_mode(reference, on_host, mode);
   if (!solve_case.check(on_host)) return false;
   BlockBatch<T> on_device = solve_case.before;
   solve_on_device(algorithm, mode, on_device);
@@ -91,14 +90,7 @@ std::vector<GpuBlockCase> every_algorithm_and_m() {
   return cases;
 }
 
-class BlockCudaSolve : public ::testing::TestWithParam<GpuBlockCase> {
- protected:
-  void SetUp() override {
-    if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
-  }
-};
-
-constexpr Mode modes[] = {Mode::in_place, Mode::separate, Mode::increment};
+class BlockCudaSolve : public NeedsDevice<::testing::TestWithParam<GpuBlockCase>> {};
 
 template <class T>
 void every_axis_layout_and_mode(const GpuBlockCase& param) {
@@ -111,7 +103,7 @@ void every_axis_layout_and_mode(const GpuBlockCase& param) {
         const BlockGeometry g = geometry(s, param.m, grid, axis, ghost);
         // One output mode per (grid, axis, layout), in turn: every mode meets every M, axis and
         // layout, at a third of the solves of the full product (each solve makes a plan).
-        const Mode mode = modes[k % 3];
+        const Mode mode = all_modes[k % 3];
         const BlockKind kind = (k / 3) % 2 ? BlockKind::factored : BlockKind::dominant;
         if (!expect_solves<T>(param.algorithm, g, kind, mode, test_seed(k++))) return;
       }
@@ -179,7 +171,7 @@ INSTANTIATE_TEST_SUITE_P(Algorithms, BlockCudaChecked, ::testing::ValuesIn(every
 // ---- the plan ----
 
 TEST(BlockCudaPlan, AutomaticIsTheCoopKernelAndEmptyBatchesClearInfoOnTheDevice) {
-  if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
+  TRIAX_NEED_DEVICE();
   const BlockLayouts l = BlockLayouts::interleaved(5, {16, 9}, 0);
   EXPECT_EQ(BlockSolver<double>(Backend::cuda, 5, l, 0).algorithm(),
             BlockAlgorithm::cuda_block_coop_thomas);

@@ -127,13 +127,12 @@ void check_chunks(bool weakly_dominant) {
 }
 
 template <class T>
-class ChunkReduce : public ::testing::Test {};
+class ChunkReduce : public NeedsDevice<> {};
 using ValueTypes = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(ChunkReduce, ValueTypes);
 
 TYPED_TEST(ChunkReduce, EquationsAndInteriorHoldForTheKnownSolution) {
   using T = TypeParam;
-  if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
   for (bool weak : {false, true}) {
     SCOPED_TRACE(weak ? "weakly dominant" : "dominant");
     // The register capacities the kernels use (8, 16), and a small one.

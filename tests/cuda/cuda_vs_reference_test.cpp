@@ -14,17 +14,14 @@
 #include "core/normalize.hpp"
 #include "cuda/scalar/block/hybrid.hpp"
 #include "support/device_runner.hpp"
+#include "support/quick_mode.hpp"
+#include "support/scoped_env.hpp"
 
 namespace triax::test {
 namespace {
 
 template <class T>
-class CudaVsReference : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
-  }
-};
+class CudaVsReference : public NeedsDevice<> {};
 using ValueTypes = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(CudaVsReference, ValueTypes);
 
@@ -34,12 +31,6 @@ constexpr Algorithm cuda_algorithms[] = {Algorithm::automatic,
                                          Algorithm::cuda_thread_thomas_shuffle_transpose,
                                          Algorithm::cuda_warp_thomas_pcr,
                                          Algorithm::cuda_block_thomas_pcr};
-
-/// TRIAX_TEST_QUICK=1 (compute-sanitizer runs): fewer sizes, no long systems.
-bool quick() {
-  const char* v = std::getenv("TRIAX_TEST_QUICK");
-  return v != nullptr && std::string(v) == "1";
-}
 
 // Runs the check for every algorithm whose plan accepts the layout (the transpose kernels take
 // contiguous rows only).
@@ -56,7 +47,6 @@ void for_each_accepting(const OperandLayouts& layouts, int axis,
     if (accepted) check(alg);
   }
 }
-constexpr Mode modes[] = {Mode::in_place, Mode::separate, Mode::increment};
 
 std::uint64_t seed_of(const std::string& name, int k) {
   return std::hash<std::string>{}(name) + 104729u * static_cast<std::uint64_t>(k);
@@ -68,7 +58,7 @@ TYPED_TEST(CudaVsReference, BoundarySizes) {
                                           256, 257, 383, 384, 385, 1023, 1024, 1025, 4096, 100000};
   const std::vector<std::int64_t> few = {1, 2, 3, 31, 33, 65, 257, 385, 1025};
   int k = 0;
-  for (std::int64_t n : quick() ? few : full) {
+  for (std::int64_t n : quick_mode() ? few : full) {
     // Fewer systems for long ones; 130 leaves a partial warp and a partial block.
     const std::int64_t systems = n > 10000 ? 35 : n > 1000 ? 40 : 130;
     for (int axis = 0; axis < 2; ++axis) {
@@ -90,7 +80,7 @@ TYPED_TEST(CudaVsReference, BoundarySizes) {
 TYPED_TEST(CudaVsReference, UnalignedRowsAlongAxis0) {
   using T = TypeParam;
   std::vector<std::int64_t> lengths = {1, 2, 3, 5, 7, 8, 9, 13, 14, 15, 29, 47, 97, 255, 1000};
-  if (!quick()) lengths.insert(lengths.end(), {1791, 1793, 3327, 3329});
+  if (!quick_mode()) lengths.insert(lengths.end(), {1791, 1793, 3327, 3329});
   int k = 0;
   for (std::int64_t n : lengths) {
     const auto ghost = Layout::padded({n, 37}, {n + 2, 39}, {1, 1});
@@ -100,7 +90,7 @@ TYPED_TEST(CudaVsReference, UnalignedRowsAlongAxis0) {
     for (const OperandLayouts* layouts : {&alike, &x_apart}) {
       for_each_accepting<T>(*layouts, 0, [&](Algorithm alg) {
         SCOPED_TRACE("n " + std::to_string(n) + ", " + std::string(to_string(alg)));
-        expect_matches_reference<T>(*layouts, 0, modes[k % 3], seed_of("unaligned", ++k),
+        expect_matches_reference<T>(*layouts, 0, all_modes[k % 3], seed_of("unaligned", ++k),
                                     cuda_runner<T>(alg));
       });
     }
@@ -111,7 +101,7 @@ TYPED_TEST(CudaVsReference, UnalignedRowsAlongAxis0) {
 // on each side of the thresholds, with a partial warp at the end.
 TYPED_TEST(CudaVsReference, ManySystems) {
   using T = TypeParam;
-  const std::int64_t n = quick() ? 5 : 33;
+  const std::int64_t n = quick_mode() ? 5 : 33;
   int k = 0;
   for (std::int64_t systems :
        {std::int64_t(16384 + 7), std::int64_t(32768 + 13), std::int64_t(65536 + 45)}) {
@@ -119,7 +109,7 @@ TYPED_TEST(CudaVsReference, ManySystems) {
       const auto layout = axis == 0 ? Layout::packed({n, systems}) : Layout::packed({systems, n});
       for_each_accepting<T>(OperandLayouts(layout), axis, [&](Algorithm alg) {
         SCOPED_TRACE(std::to_string(systems) + " systems, " + std::string(to_string(alg)));
-        expect_matches_reference<T>(OperandLayouts(layout), axis, modes[k % 3],
+        expect_matches_reference<T>(OperandLayouts(layout), axis, all_modes[k % 3],
                                     seed_of("many", ++k), cuda_runner<T>(alg));
       });
     }
@@ -132,7 +122,7 @@ TYPED_TEST(CudaVsReference, EveryAxisLayoutAndMode) {
   int k = 0;
   for (const auto& shape : shapes) {
     for (int axis = 0; axis < static_cast<int>(shape.size()); ++axis) {
-      for (Mode mode : modes) {
+      for (Mode mode : all_modes) {
         const OperandLayouts layouts(Layout::packed(shape));
         for_each_accepting<T>(layouts, axis, [&](Algorithm alg) {
           expect_matches_reference<T>(layouts, axis, mode, seed_of("axes", ++k),
@@ -148,7 +138,7 @@ TYPED_TEST(CudaVsReference, EveryAxisLayoutAndMode) {
     std::vector<std::int64_t> strides(3, 0);
     strides[axis] = 1;
     const auto coef = Layout::strided(extents, strides);
-    for (Mode mode : modes) {
+    for (Mode mode : all_modes) {
       const OperandLayouts mixed(padded, other, padded, other, padded);
       for_each_accepting<T>(mixed, axis, [&](Algorithm alg) {
         expect_matches_reference<T>(mixed, axis, mode, seed_of("padded", ++k), cuda_runner<T>(alg));
@@ -173,7 +163,7 @@ TYPED_TEST(CudaVsReference, CoefficientsConstantAlongTheSystem) {
       const auto everywhere = Layout::strided(shape, std::vector<std::int64_t>(3, 0));
       const auto each_system = one_value_per_system(shape, axis);
       const auto dense = Layout::packed(shape);
-      for (Mode mode : modes) {
+      for (Mode mode : all_modes) {
         const OperandLayouts one_matrix(everywhere, everywhere, everywhere, dense, dense);
         const OperandLayouts per_system_values(each_system, everywhere, each_system, dense, dense);
         for (const OperandLayouts* layouts : {&one_matrix, &per_system_values}) {
@@ -188,25 +178,6 @@ TYPED_TEST(CudaVsReference, CoefficientsConstantAlongTheSystem) {
   }
 }
 
-/// Sets an environment variable for the lifetime of the object, then restores it.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    const char* old = std::getenv(name);
-    had_ = old != nullptr;
-    if (had_) old_ = old;
-    setenv(name, value, 1);
-  }
-  ~ScopedEnv() { had_ ? setenv(name_, old_.c_str(), 1) : unsetenv(name_); }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  const char* name_;
-  bool had_ = false;
-  std::string old_;
-};
-
 // Systems long enough that several blocks share each: a thread-block cluster (Hopper; the
 // default along axes >= 1 past 32 chunks, reduced_solve.cuh) of register or staged blocks, or
 // the long path. Every mode, partial groups of systems, and checked mode, which takes one block
@@ -214,11 +185,11 @@ class ScopedEnv {
 TYPED_TEST(CudaVsReference, LongSystemsAcrossBlocks) {
   using T = TypeParam;
   const std::vector<std::int64_t> sizes =
-      quick() ? std::vector<std::int64_t>{700}
-              : std::vector<std::int64_t>{300, 700, 1024, 2048, 2100, 4096, 5000};
-  const std::vector<Mode> these_modes = quick()
-                                            ? std::vector<Mode>{Mode::increment}
-                                            : std::vector<Mode>(std::begin(modes), std::end(modes));
+      quick_mode() ? std::vector<std::int64_t>{700}
+                   : std::vector<std::int64_t>{300, 700, 1024, 2048, 2100, 4096, 5000};
+  const std::vector<Mode> these_modes =
+      quick_mode() ? std::vector<Mode>{Mode::increment}
+                   : std::vector<Mode>(std::begin(all_modes), std::end(all_modes));
   // Checked: the same answers, and info 0 for every system.
   const Runner<T> checked = [](const OperandLayouts& layouts, int axis, Mode mode,
                                Batch<T>& batch) {
@@ -243,12 +214,12 @@ TYPED_TEST(CudaVsReference, LongSystemsAcrossBlocks) {
       {"0", "default"}, {"1", "0"}, {"1", "1"}, {"default", "default"}};
   int k = 0;
   for (const auto& [cluster, staged] : settings) {
-    if (quick() && std::string(cluster) != "1") continue;
+    if (quick_mode() && std::string(cluster) != "1") continue;
     const ScopedEnv use_clusters("TRIAX_CUDA_HYBRID_CLUSTER", cluster);
     const ScopedEnv use_staged("TRIAX_CUDA_HYBRID_STAGED", staged);
     for (std::int64_t n : sizes) {
       std::vector<Layout> layouts = {Layout::packed({40, n})};
-      if (!quick()) layouts.push_back(Layout::packed({37, n, 3}));
+      if (!quick_mode()) layouts.push_back(Layout::packed({37, n, 3}));
       for (const Layout& layout : layouts) {
         SCOPED_TRACE("n " + std::to_string(n) + ", clusters " + cluster + ", staged " + staged);
         for (Mode mode : these_modes) {
@@ -272,8 +243,8 @@ TYPED_TEST(CudaVsReference, PipelinedAlongAxesAboveZero) {
   using T = TypeParam;
   const ScopedEnv on("TRIAX_CUDA_HYBRID_PIPELINED", "1");
   const std::vector<std::int64_t> sizes =
-      quick() ? std::vector<std::int64_t>{3, 100, 512}
-              : std::vector<std::int64_t>{1, 2, 3, 17, 64, 100, 255, 256, 257, 400, 511, 512};
+      quick_mode() ? std::vector<std::int64_t>{3, 100, 512}
+                   : std::vector<std::int64_t>{1, 2, 3, 17, 64, 100, 255, 256, 257, 400, 511, 512};
   const std::int64_t run128 = 128 / sizeof(T);
   int k = 0;
   for (std::int64_t n : sizes) {
@@ -297,8 +268,8 @@ TYPED_TEST(CudaVsReference, PipelinedAlongAxesAboveZero) {
                                                  detail::cuda::HybridFamily::block, cfg));
       // (Below 17 rows a double block of one chunk thread per system is under a warp: none.)
       if (c.streams && n >= 17) ASSERT_EQ(cfg.map, detail::cuda::Mapping::system_pipelined);
-      for (Mode mode : modes) {
-        if (quick() && mode != Mode::increment) continue;
+      for (Mode mode : all_modes) {
+        if (quick_mode() && mode != Mode::increment) continue;
         expect_matches_reference<T>(layouts, c.axis, mode, seed_of("pipelined", ++k),
                                     cuda_runner<T>(Algorithm::cuda_block_thomas_pcr));
       }
@@ -313,18 +284,18 @@ TYPED_TEST(CudaVsReference, PipelinedAlongAxesAboveZero) {
                                                detail::cuda::HybridFamily::block, cfg));
     ASSERT_EQ(cfg.map, detail::cuda::Mapping::system_pipelined);
     ASSERT_EQ(cfg.S * static_cast<int>(sizeof(T)), 64);
-    for (Mode mode : modes) {
+    for (Mode mode : all_modes) {
       expect_matches_reference<T>(layouts, 1, mode, seed_of("pipelined", ++k),
                                   cuda_runner<T>(Algorithm::cuda_block_thomas_pcr));
     }
   }
   // Many more groups than the device holds at once (at n = 64 several blocks fit an SM).
   for (std::int64_t n : {64, 256, 512}) {
-    if (quick() && n != 256) continue;
+    if (quick_mode() && n != 256) continue;
     SCOPED_TRACE("n " + std::to_string(n) + ", many groups");
     const std::int64_t groups = n == 64 ? 2000 : 300;
     expect_matches_reference<T>(OperandLayouts(Layout::packed({run128 * groups, n})), 1,
-                                modes[k % 3], seed_of("pipelined", ++k),
+                                all_modes[k % 3], seed_of("pipelined", ++k),
                                 cuda_runner<T>(Algorithm::cuda_block_thomas_pcr));
   }
 }
@@ -338,8 +309,8 @@ TYPED_TEST(CudaVsReference, PipelinedClustersAlongAxesAboveZero) {
   // i and i + 2 of a cluster reuse one set of records and one mbarrier (in its next phase).
   const ScopedEnv few("TRIAX_CUDA_HYBRID_PERSISTENT", "3");
   const std::vector<std::int64_t> sizes =
-      quick() ? std::vector<std::int64_t>{600, 1024}
-              : std::vector<std::int64_t>{513, 600, 1000, 1024, 1025, 1500, 2048, 4096};
+      quick_mode() ? std::vector<std::int64_t>{600, 1024}
+                   : std::vector<std::int64_t>{513, 600, 1000, 1024, 1025, 1500, 2048, 4096};
   const std::int64_t run64 = 64 / sizeof(T), run128 = 128 / sizeof(T);
   int k = 0;
   for (std::int64_t n : sizes) {
@@ -356,8 +327,8 @@ TYPED_TEST(CudaVsReference, PipelinedClustersAlongAxesAboveZero) {
                                                  detail::cuda::HybridFamily::block, cfg));
       // Clusters pipeline wherever a device has clusters, in both precisions.
       if (cfg.C > 1) ASSERT_EQ(cfg.map, detail::cuda::Mapping::system_pipelined);
-      for (Mode mode : modes) {
-        if (quick() && mode != Mode::increment) continue;
+      for (Mode mode : all_modes) {
+        if (quick_mode() && mode != Mode::increment) continue;
         expect_matches_reference<T>(layouts, axis, mode, seed_of("pipelined clusters", ++k),
                                     cuda_runner<T>(Algorithm::cuda_block_thomas_pcr));
       }
@@ -377,7 +348,7 @@ TYPED_TEST(CudaVsReference, PipelinedClustersAlongAxesAboveZero) {
       ASSERT_EQ(cfg.map, detail::cuda::Mapping::system_pipelined);
       ASSERT_EQ(cfg.S, 32);
       ASSERT_EQ(cfg.C, 4);
-      for (Mode mode : modes) {
+      for (Mode mode : all_modes) {
         expect_matches_reference<T>(layouts, 1, mode, seed_of("pipelined clusters", ++k),
                                     cuda_runner<T>(Algorithm::cuda_block_thomas_pcr));
       }
@@ -415,7 +386,7 @@ TYPED_TEST(CudaVsReference, ClustersWithEmptyBlocks) {
                                                detail::cuda::HybridFamily::block, cfg));
     ASSERT_EQ(cfg.C, c.C);
     ASSERT_EQ(cfg.map == detail::cuda::Mapping::system_staged, std::string(c.staged) == "1");
-    for (Mode mode : modes) {
+    for (Mode mode : all_modes) {
       expect_matches_reference<T>(layouts, 1, mode, seed_of("empty blocks", ++k),
                                   cuda_runner<T>(Algorithm::cuda_block_thomas_pcr));
     }
@@ -431,12 +402,12 @@ TYPED_TEST(CudaVsReference, ClustersWithEmptyBlocks) {
 TYPED_TEST(CudaVsReference, StagedCoefficientsAlongAxesAboveZero) {
   using T = TypeParam;
   const std::vector<std::int64_t> forced_sizes =
-      quick()
+      quick_mode()
           ? std::vector<std::int64_t>{3, 257, 700}
           : std::vector<std::int64_t>{1, 2, 3, 17, 64, 100, 255, 257, 511, 700, 1025, 2047, 4096};
   const std::vector<std::int64_t> rule_sizes =
-      quick() ? std::vector<std::int64_t>{300, 1500}
-              : std::vector<std::int64_t>{300, 512, 1025, 1500, 2048};
+      quick_mode() ? std::vector<std::int64_t>{300, 1500}
+                   : std::vector<std::int64_t>{300, 512, 1025, 1500, 2048};
   int k = 0;
   for (const char* rule : {"1", "default"}) {
     const ScopedEnv env("TRIAX_CUDA_HYBRID_STAGED", rule);
@@ -467,7 +438,7 @@ TYPED_TEST(CudaVsReference, StagedCoefficientsAlongAxesAboveZero) {
         for (Algorithm alg : {Algorithm::automatic, Algorithm::cuda_block_thomas_pcr}) {
           SCOPED_TRACE("n " + std::to_string(n) + ", axis " + std::to_string(axis) + ", " +
                        std::string(to_string(alg)));
-          expect_matches_reference<T>(*layouts, axis, modes[k % 3], seed_of("staged", ++k),
+          expect_matches_reference<T>(*layouts, axis, all_modes[k % 3], seed_of("staged", ++k),
                                       cuda_runner<T>(alg));
         }
       }
@@ -476,12 +447,12 @@ TYPED_TEST(CudaVsReference, StagedCoefficientsAlongAxesAboveZero) {
   // Many more groups of systems than the device holds at once, the last group partial (not in
   // the sanitizer runs).
   const std::vector<std::pair<std::int64_t, std::int64_t>> many =
-      quick() ? std::vector<std::pair<std::int64_t, std::int64_t>>{}
-              : std::vector<std::pair<std::int64_t, std::int64_t>>{
-                    {300, 9001}, {1500, 2203}, {1024, 2048}, {2048, 1024}};
+      quick_mode() ? std::vector<std::pair<std::int64_t, std::int64_t>>{}
+                   : std::vector<std::pair<std::int64_t, std::int64_t>>{
+                         {300, 9001}, {1500, 2203}, {1024, 2048}, {2048, 1024}};
   for (const auto& [n, systems] : many) {
     SCOPED_TRACE("n " + std::to_string(n) + ", " + std::to_string(systems) + " systems");
-    expect_matches_reference<T>(OperandLayouts(Layout::packed({systems, n})), 1, modes[k % 3],
+    expect_matches_reference<T>(OperandLayouts(Layout::packed({systems, n})), 1, all_modes[k % 3],
                                 seed_of("staged", ++k),
                                 cuda_runner<T>(Algorithm::cuda_block_thomas_pcr));
   }
@@ -533,7 +504,7 @@ TYPED_TEST(CudaVsReference, CheckedModeReportsBreakdown) {
       DeviceBuffer<T> a(batch.a), b(batch.b), c(batch.c), d(batch.d);
       int* dinfo = nullptr;
       TRIAX_TEST_CUDA_OK(cudaMalloc(&dinfo, systems * sizeof(int)));
-      for (Mode mode : modes) {
+      for (Mode mode : all_modes) {
         for_each_accepting<T>(
             OperandLayouts(layout), axis,
             [&](Algorithm alg) {
@@ -629,12 +600,12 @@ TYPED_TEST(CudaVsReference, WrongMemorySpaceIsRejected) {
 TYPED_TEST(CudaVsReference, LongSystemsAlongHigherAxes) {
   using T = TypeParam;
   std::vector<std::pair<Layout, int>> cases = {{Layout::packed({3, 2, 3, 4099}), 3}};
-  if (!quick()) cases.emplace_back(Layout::packed({5, 3, 10007}), 2);
+  if (!quick_mode()) cases.emplace_back(Layout::packed({5, 3, 10007}), 2);
   int k = 0;
   for (const auto& [layout, axis] : cases) {
     for_each_accepting<T>(OperandLayouts(layout), axis, [&](Algorithm alg) {
       SCOPED_TRACE(std::string(to_string(alg)));
-      expect_matches_reference<T>(OperandLayouts(layout), axis, modes[k % 3],
+      expect_matches_reference<T>(OperandLayouts(layout), axis, all_modes[k % 3],
                                   seed_of("long-axes", ++k), cuda_runner<T>(alg));
     });
   }

@@ -15,12 +15,7 @@ namespace triax::test {
 namespace {
 
 template <class T>
-class CudaCyclicAccuracy : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
-  }
-};
+class CudaCyclicAccuracy : public NeedsDevice<> {};
 using ValueTypes = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(CudaCyclicAccuracy, ValueTypes);
 

@@ -14,12 +14,7 @@ namespace triax::test {
 namespace {
 
 template <class T>
-class CudaCyclicChecked : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
-  }
-};
+class CudaCyclicChecked : public NeedsDevice<> {};
 using ValueTypes = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(CudaCyclicChecked, ValueTypes);
 

@@ -6,30 +6,20 @@
 // (cyclic_problems.hpp). TRIAX_TEST_QUICK=1 (compute-sanitizer) takes fewer lengths.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "support/cyclic_checks.hpp"
 #include "support/device_runner.hpp"
+#include "support/quick_mode.hpp"
 
 namespace triax::test {
 namespace {
 
 template <class T>
-class CudaCyclicVsReference : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
-  }
-};
+class CudaCyclicVsReference : public NeedsDevice<> {};
 using ValueTypes = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(CudaCyclicVsReference, ValueTypes);
-
-bool quick() {
-  const char* v = std::getenv("TRIAX_TEST_QUICK");
-  return v != nullptr && std::string(v) == "1";
-}
 
 /// The longest system of the family in T.
 template <class T>
@@ -40,7 +30,7 @@ constexpr std::int64_t limit = 16384 / sizeof(T);
 TYPED_TEST(CudaCyclicVsReference, EveryLengthUpTo300) {
   using T = TypeParam;
   std::vector<std::int64_t> lengths;
-  if (quick()) {
+  if (quick_mode()) {
     lengths = {1, 2, 3, 4, 5, 7, 31, 32, 33, 63, 65, 127, 128, 129, 255, 256, 257, 300};
   } else {
     for (std::int64_t n = 1; n <= 300; ++n) lengths.push_back(n);
@@ -52,7 +42,7 @@ TYPED_TEST(CudaCyclicVsReference, SampledLengthsUpToTheLimit) {
   using T = TypeParam;
   std::vector<std::int64_t> lengths = {383, 511, 512, 513, 1000, 1023, 1024, 1025, 2047, 2048};
   if (sizeof(T) == 4) lengths.insert(lengths.end(), {2049, 3001, 4095, 4096});
-  if (quick()) lengths = {513, 1025, limit<T>};
+  if (quick_mode()) lengths = {513, 1025, limit<T>};
   expect_lengths_match<T>(Backend::cuda, cuda_runner<T>, lengths, 5);
 }
 
@@ -75,7 +65,7 @@ TYPED_TEST(CudaCyclicVsReference, BroadcastCoefficients) {
 // Many blocks at once: thousands of short systems, one block each.
 TYPED_TEST(CudaCyclicVsReference, ManySystems) {
   using T = TypeParam;
-  const std::int64_t systems = quick() ? 300 : 5000;
+  const std::int64_t systems = quick_mode() ? 300 : 5000;
   expect_lengths_match<T>(Backend::cuda, cuda_runner<T>, {37}, systems);
 }
 

@@ -14,12 +14,7 @@ namespace triax::test {
 namespace {
 
 template <class T>
-class FactoredCrCuda : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
-  }
-};
+class FactoredCrCuda : public NeedsDevice<> {};
 using Precisions = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(FactoredCrCuda, Precisions);
 
@@ -43,26 +38,26 @@ FactoredRunner<T> cr_runner(FactoredAlgorithm algorithm) {
 
 TYPED_TEST(FactoredCrCuda, MatchesReferenceShortSystems) {
   const std::vector<std::int64_t> sizes =
-      quick_tests()
+      quick_mode()
           ? std::vector<std::int64_t>{1, 2, 3, 5, 8, 33}
           : std::vector<std::int64_t>{1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 31, 32, 33, 37, 63, 64, 65};
   for (FactoredAlgorithm a : cr_variants) {
     SCOPED_TRACE(std::string(to_string(a)));
     for (std::int64_t n : sizes)
-      check_factored_against_reference<TypeParam>(n, cr_runner<TypeParam>(a), quick_tests());
+      check_factored_against_reference<TypeParam>(n, cr_runner<TypeParam>(a), quick_mode());
   }
 }
 
 TYPED_TEST(FactoredCrCuda, MatchesReferenceLongSystems) {
   const std::vector<std::int64_t> sizes =
-      quick_tests() ? std::vector<std::int64_t>{127, 257}
-                    : std::vector<std::int64_t>{127, 128, 129, 251,  255,  256, 257,
-                                                511, 512, 513, 1021, 1024, 1025};
+      quick_mode() ? std::vector<std::int64_t>{127, 257}
+                   : std::vector<std::int64_t>{127, 128, 129, 251,  255,  256, 257,
+                                               511, 512, 513, 1021, 1024, 1025};
   for (FactoredAlgorithm a : cr_variants) {
     SCOPED_TRACE(std::string(to_string(a)));
     for (std::int64_t n : sizes)
       check_factored_against_reference<TypeParam>(n, cr_runner<TypeParam>(a), true);
-    if (!quick_tests()) {
+    if (!quick_mode()) {
       for (std::int64_t n : {4095, 4096, 4097}) {
         check_factored_against_reference<TypeParam>(n, cr_runner<TypeParam>(a), true);
       }
@@ -84,8 +79,8 @@ TYPED_TEST(FactoredCrCuda, MatchesCpuCrAndThomasOnManyRightHandSides) {
   // against the factored Thomas kernels.
   using T = TypeParam;
   const std::vector<std::vector<std::int64_t>> shapes =
-      quick_tests() ? std::vector<std::vector<std::int64_t>>{{40, 9, 7}}
-                    : std::vector<std::vector<std::int64_t>>{{128, 64, 33}, {300, 17, 40}};
+      quick_mode() ? std::vector<std::vector<std::int64_t>>{{40, 9, 7}}
+                   : std::vector<std::vector<std::int64_t>>{{128, 64, 33}, {300, 17, 40}};
   for (const auto& shape : shapes) {
     for (int axis = 0; axis < 3; ++axis) {
       const std::int64_t n = shape[axis];

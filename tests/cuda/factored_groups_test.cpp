@@ -18,12 +18,7 @@ namespace triax::test {
 namespace {
 
 template <class T>
-class FactoredGroupsCuda : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
-  }
-};
+class FactoredGroupsCuda : public NeedsDevice<> {};
 using Precisions = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(FactoredGroupsCuda, Precisions);
 
@@ -53,11 +48,10 @@ GroupedRunner<T> cuda_runner() {
 TYPED_TEST(FactoredGroupsCuda, MatchesGeneralSolver) {
   using T = TypeParam;
   // n = 1..32: the register kernel; 40 and 300: the staged and tiled ones.
-  const std::vector<std::int64_t> sizes = quick_tests()
-                                              ? std::vector<std::int64_t>{3, 40}
-                                              : std::vector<std::int64_t>{1, 2, 7, 40, 300};
+  const std::vector<std::int64_t> sizes =
+      quick_mode() ? std::vector<std::int64_t>{3, 40} : std::vector<std::int64_t>{1, 2, 7, 40, 300};
   for (std::int64_t n : sizes) {
-    for (const auto& gc : grouped_cases<T>(n, quick_tests())) {
+    for (const auto& gc : grouped_cases<T>(n, quick_mode())) {
       for (auto algorithm :
            {FactoredAlgorithm::cuda_thread_thomas, FactoredAlgorithm::cuda_block_cr_shared,
             FactoredAlgorithm::cuda_block_cr_global}) {

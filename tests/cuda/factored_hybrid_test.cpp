@@ -16,12 +16,7 @@ namespace triax::test {
 namespace {
 
 template <class T>
-class FactoredHybridCuda : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
-  }
-};
+class FactoredHybridCuda : public NeedsDevice<> {};
 using Precisions = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(FactoredHybridCuda, Precisions);
 
@@ -35,11 +30,12 @@ FactoredRunner<T> runner_of(FactoredAlgorithm algorithm) {
 
 TYPED_TEST(FactoredHybridCuda, MatchesReference) {
   using T = TypeParam;
-  const std::vector<std::int64_t> sizes = quick_tests()
-      ? std::vector<std::int64_t>{1, 3, 33, 257}
-      : std::vector<std::int64_t>{1, 2, 3, 8, 9, 32, 33, 64, 65, 257, 1000};
+  const std::vector<std::int64_t> sizes =
+      quick_mode() ? std::vector<std::int64_t>{1, 3, 33, 257}
+                   : std::vector<std::int64_t>{1, 2, 3, 8, 9, 32, 33, 64, 65, 257, 1000};
   for (std::int64_t n : sizes) {
-    check_factored_against_reference<T>(n, runner_of<T>(FactoredAlgorithm::cuda_hybrid), quick_tests());
+    check_factored_against_reference<T>(n, runner_of<T>(FactoredAlgorithm::cuda_hybrid),
+                                        quick_mode());
   }
   // Long systems: the hybrid's reduce / solve-reduced / finish passes.
   check_factored_against_reference<T>(4096, runner_of<T>(FactoredAlgorithm::cuda_hybrid), true);
@@ -49,12 +45,12 @@ TYPED_TEST(FactoredHybridCuda, ThreadThomasStillMatchesReference) {
   // Automatic no longer runs these kernels for long dominant systems: keep them tested.
   using T = TypeParam;
   const std::vector<std::int64_t> sizes =
-      quick_tests() ? std::vector<std::int64_t>{64} : std::vector<std::int64_t>{64, 257};
+      quick_mode() ? std::vector<std::int64_t>{64} : std::vector<std::int64_t>{64, 257};
   for (std::int64_t n : sizes) {
     check_factored_against_reference<T>(n, runner_of<T>(FactoredAlgorithm::cuda_thread_thomas),
-                                        quick_tests());
+                                        quick_mode());
   }
-  if (!quick_tests()) {
+  if (!quick_mode()) {
     check_factored_against_reference<T>(4096, runner_of<T>(FactoredAlgorithm::cuda_thread_thomas),
                                         true);
   }

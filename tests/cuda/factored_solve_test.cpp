@@ -12,12 +12,7 @@ namespace triax::test {
 namespace {
 
 template <class T>
-class FactoredCuda : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
-  }
-};
+class FactoredCuda : public NeedsDevice<> {};
 using Precisions = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(FactoredCuda, Precisions);
 
@@ -29,21 +24,22 @@ FactoredRunner<T> cuda_factored_runner() {
 
 TYPED_TEST(FactoredCuda, MatchesReferenceRegisterKernel) {
   // n <= 8 and n <= 32: d' in registers.
-  const std::vector<std::int64_t> sizes = quick_tests() ? std::vector<std::int64_t>{1, 3, 9, 32}
-                                                       : std::vector<std::int64_t>{1, 2, 3, 8, 9, 31, 32};
+  const std::vector<std::int64_t> sizes = quick_mode()
+                                              ? std::vector<std::int64_t>{1, 3, 9, 32}
+                                              : std::vector<std::int64_t>{1, 2, 3, 8, 9, 31, 32};
   for (std::int64_t n : sizes) {
-    check_factored_against_reference<TypeParam>(n, cuda_factored_runner<TypeParam>(), quick_tests());
+    check_factored_against_reference<TypeParam>(n, cuda_factored_runner<TypeParam>(), quick_mode());
   }
 }
 
 TYPED_TEST(FactoredCuda, MatchesReferenceGeneralKernel) {
-  const std::vector<std::int64_t> sizes = quick_tests() ? std::vector<std::int64_t>{33, 257}
-                                                       : std::vector<std::int64_t>{33, 64, 257};
+  const std::vector<std::int64_t> sizes =
+      quick_mode() ? std::vector<std::int64_t>{33, 257} : std::vector<std::int64_t>{33, 64, 257};
   for (std::int64_t n : sizes) {
-    check_factored_against_reference<TypeParam>(n, cuda_factored_runner<TypeParam>(), quick_tests());
+    check_factored_against_reference<TypeParam>(n, cuda_factored_runner<TypeParam>(), quick_mode());
   }
   // Long systems: past the staged kernel's shared memory (the tiled and one-thread kernels).
-  if (!quick_tests()) {
+  if (!quick_mode()) {
     check_factored_against_reference<TypeParam>(4096, cuda_factored_runner<TypeParam>(), true);
   }
 }

@@ -22,12 +22,7 @@ namespace triax::test {
 namespace {
 
 template <class T>
-class FactoredTableCuda : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
-  }
-};
+class FactoredTableCuda : public NeedsDevice<> {};
 using Precisions = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(FactoredTableCuda, Precisions);
 
@@ -41,7 +36,7 @@ FactoredRunner<T> runner_of(FactoredAlgorithm algorithm) {
 
 std::vector<std::int64_t> table_test_sizes() {
   std::vector<std::int64_t> sizes;
-  if (quick_tests()) return {1, 9, 64, 257, 512};
+  if (quick_mode()) return {1, 9, 64, 257, 512};
   for (std::int64_t n = 1; n <= 70; ++n) sizes.push_back(n);
   for (std::int64_t n = 77; n <= 300; n += 17) sizes.push_back(n);
   for (std::int64_t n : {127, 128, 129, 255, 256, 257, 300, 383, 384, 385, 511, 512, 513, 777, 1000,
@@ -61,7 +56,7 @@ TYPED_TEST(FactoredTableCuda, MatchesReferenceEveryStride) {
   // general hybrid's backward error on the slow matrix at n = 1025 was 121 eps, past the 64 here;
   // an explicit cuda_hybrid plan still runs the hybrid there, as the caller asked).
   check_factored_against_reference<T>(1025, runner_of<T>(FactoredAlgorithm::automatic), true);
-  if (!quick_tests()) {
+  if (!quick_mode()) {
     check_factored_against_reference<T>(4096, runner_of<T>(FactoredAlgorithm::automatic), true);
   }
 }
@@ -70,9 +65,9 @@ TYPED_TEST(FactoredTableCuda, AutomaticMatchesReference) {
   // The automatic plan (no switch): the table kernels or the general hybrid (route.hpp).
   using T = TypeParam;
   const ScopedEnv env("TRIAX_CUDA_FACTORED_ROUTE", nullptr);
-  const std::vector<std::int64_t> sizes = quick_tests()
-      ? std::vector<std::int64_t>{64, 300}
-      : std::vector<std::int64_t>{64, 65, 128, 200, 256, 300, 512, 700, 1024};
+  const std::vector<std::int64_t> sizes =
+      quick_mode() ? std::vector<std::int64_t>{64, 300}
+                   : std::vector<std::int64_t>{64, 65, 128, 200, 256, 300, 512, 700, 1024};
   for (std::int64_t n : sizes) {
     check_factored_against_reference<T>(n, runner_of<T>(FactoredAlgorithm::automatic), true);
   }

@@ -5,7 +5,8 @@
 // or its breakdown shows (checked: info != 0; unchecked: a non-finite x in that system); never
 // finite, wrong x with info = 0. Faults that leave no solution (a zero row, NaN or inf in a used
 // entry) must show. The other systems of the batch are solved as without the fault. Misaligned
-// and overlapping info are rejected before anything runs.
+// and overlapping info are rejected before anything runs. The catalogue is a test per precision
+// and length (scripts/gpu-check runs the suite in shards).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -18,16 +19,6 @@
 
 namespace triax::test {
 namespace {
-
-template <class T>
-class FaultCatalogue : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
-  }
-};
-using ValueTypes = ::testing::Types<float, double>;
-TYPED_TEST_SUITE(FaultCatalogue, ValueTypes);
 
 /// How a fault must show: `must_break` faults leave no solution; the others may be solved or
 /// reported, but never come back finite and wrong.
@@ -86,61 +77,67 @@ bool used(const std::string& fault, std::int64_t i, std::int64_t n) {
   return true;
 }
 
-TYPED_TEST(FaultCatalogue, EveryFaultIsSolvedOrShows) {
-  using T = TypeParam;
+/// The lengths, from one row to the long path.
+std::vector<std::int64_t> lengths() {
+  if (quick_mode()) return {1, 3, 65, 1025};
+  return {1, 2, 3, 33, 65, 257, 1025, 5000};
+}
+
+/// Every fault at the first, middle and last row of one system of 32 of c.n rows, along axes 0
+/// and 1, through every variant; the seeds are those of the suite when it was a test per
+/// precision (the same systems as then).
+template <class T>
+void expect_faults_solved_or_shown(const SweepCase& c) {
+  const std::int64_t n = c.n;
   const long double eps = std::numeric_limits<T>::epsilon();
   // Wrong answers in issue 34 had backward errors of 0.18 to 1; a solved system must be within
   // a small multiple of the rounding unit.
   const long double solved = 64 * eps;
-  std::vector<std::int64_t> lengths = {1, 2, 3, 33, 65, 257, 1025, 5000};
-  if (quick_mode()) lengths = {1, 3, 65, 1025};
   constexpr std::int64_t faulty = 3;  // of 32 systems
-  int seed = 0;
-  for (std::int64_t n : lengths) {
-    for (int axis = 0; axis < 2; ++axis) {
-      const GridSystems<T> clean = random_grid<T>(
-          axis == 0 ? std::vector<std::int64_t>{n, 32} : std::vector<std::int64_t>{32, n}, axis,
-          9100 + ++seed);
-      std::vector<std::int64_t> rows = {0, n / 2, n - 1};
-      rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
-      for (const Fault<T>& fault : faults<T>()) {
-        for (std::int64_t row : rows) {
-          if (!used(fault.name, row, n)) continue;
-          GridSystems<T> g = clean;
-          fault.apply(g, faulty, row);
-          for (const Variant& v : cuda_variants()) {
-            const ScopedEnv env(v.env, "1");
-            DeviceSolve<T> plain, checked;
-            bool accepted = true;
-            ASSERT_NO_FATAL_FAILURE(device_solve(g, v.algorithm, false, plain, &accepted));
-            if (!accepted) continue;
-            ASSERT_NO_FATAL_FAILURE(device_solve(g, v.algorithm, true, checked));
-            const std::string what = fault.name + " at row " + std::to_string(row) + ", n " +
-                                     std::to_string(n) + ", axis " + std::to_string(axis) +
-                                     ", " + v.name();
-            const auto be_plain = backward_errors(g, plain.x);
-            const auto be_checked = backward_errors(g, checked.x);
-            for (std::int64_t s = 0; s < g.count(); ++s) {
-              if (s != faulty) {  // untouched systems: solved, in both modes
-                ASSERT_LE(be_plain[s], solved) << what << ", clean system " << s;
-                ASSERT_LE(be_checked[s], solved) << what << ", clean system " << s << ", checked";
-                ASSERT_EQ(checked.info[s], 0) << what << ", clean system " << s;
-                continue;
-              }
-              // Unchecked: a non-finite x (be = inf) or a solution.
-              const bool shows = std::isinf(be_plain[s]);
-              EXPECT_TRUE(shows || be_plain[s] <= solved)
-                  << what << ": finite x with backward error " << static_cast<double>(be_plain[s]);
-              // Checked: info = 0 only over a solution.
-              const int info = checked.info[s];
-              EXPECT_TRUE(info != 0 || be_checked[s] <= solved)
-                  << what << ": info 0 with backward error " << static_cast<double>(be_checked[s]);
-              EXPECT_GE(info, 0) << what;
-              EXPECT_LE(info, n) << what;
-              if (fault.must_break) {
-                EXPECT_TRUE(shows) << what << ": unchecked x finite";
-                EXPECT_NE(info, 0) << what << ": not reported";
-              }
+  const int first_seed = 9101 + 2 * c.index;
+  for (int axis = 0; axis < 2; ++axis) {
+    const GridSystems<T> clean = random_grid<T>(
+        axis == 0 ? std::vector<std::int64_t>{n, 32} : std::vector<std::int64_t>{32, n}, axis,
+        first_seed + axis);
+    std::vector<std::int64_t> rows = {0, n / 2, n - 1};
+    rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+    for (const Fault<T>& fault : faults<T>()) {
+      for (std::int64_t row : rows) {
+        if (!used(fault.name, row, n)) continue;
+        GridSystems<T> g = clean;
+        fault.apply(g, faulty, row);
+        for (const Variant& v : cuda_variants()) {
+          const ScopedEnv env(v.env, "1");
+          DeviceSolve<T> plain, checked;
+          bool accepted = true;
+          ASSERT_NO_FATAL_FAILURE(device_solve(g, v.algorithm, false, plain, &accepted));
+          if (!accepted) continue;
+          ASSERT_NO_FATAL_FAILURE(device_solve(g, v.algorithm, true, checked));
+          const std::string what = fault.name + " at row " + std::to_string(row) + ", n " +
+                                   std::to_string(n) + ", axis " + std::to_string(axis) + ", " +
+                                   v.name();
+          const auto be_plain = backward_errors(g, plain.x);
+          const auto be_checked = backward_errors(g, checked.x);
+          for (std::int64_t s = 0; s < g.count(); ++s) {
+            if (s != faulty) {  // untouched systems: solved, in both modes
+              ASSERT_LE(be_plain[s], solved) << what << ", clean system " << s;
+              ASSERT_LE(be_checked[s], solved) << what << ", clean system " << s << ", checked";
+              ASSERT_EQ(checked.info[s], 0) << what << ", clean system " << s;
+              continue;
+            }
+            // Unchecked: a non-finite x (be = inf) or a solution.
+            const bool shows = std::isinf(be_plain[s]);
+            EXPECT_TRUE(shows || be_plain[s] <= solved)
+                << what << ": finite x with backward error " << static_cast<double>(be_plain[s]);
+            // Checked: info = 0 only over a solution.
+            const int info = checked.info[s];
+            EXPECT_TRUE(info != 0 || be_checked[s] <= solved)
+                << what << ": info 0 with backward error " << static_cast<double>(be_checked[s]);
+            EXPECT_GE(info, 0) << what;
+            EXPECT_LE(info, n) << what;
+            if (fault.must_break) {
+              EXPECT_TRUE(shows) << what << ": unchecked x finite";
+              EXPECT_NE(info, 0) << what << ": not reported";
             }
           }
         }
@@ -149,8 +146,23 @@ TYPED_TEST(FaultCatalogue, EveryFaultIsSolvedOrShows) {
   }
 }
 
+using FaultCatalogue = SweepTest;
+
+TEST_P(FaultCatalogue, EveryFaultIsSolvedOrShows) {
+  for_precision([&](auto zero) { expect_faults_solved_or_shown<decltype(zero)>(GetParam()); });
+}
+
+INSTANTIATE_TEST_SUITE_P(, FaultCatalogue,
+                         ::testing::ValuesIn(sweep_cases(lengths(), SweepOrder::shortest_first)),
+                         sweep_case_name);
+
+template <class T>
+class FaultCatalogueChecks : public NeedsDevice<> {};
+using ValueTypes = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(FaultCatalogueChecks, ValueTypes);
+
 // a[0] and c[n-1] are never read: NaN there changes nothing, bit for bit, and reports nothing.
-TYPED_TEST(FaultCatalogue, PoisonedEndsChangeNothing) {
+TYPED_TEST(FaultCatalogueChecks, PoisonedEndsChangeNothing) {
   using T = TypeParam;
   for (std::int64_t n : {1, 2, 3, 33, 65, 257, 1025, 5000}) {
     for (int axis = 0; axis < 2; ++axis) {
@@ -187,7 +199,7 @@ TYPED_TEST(FaultCatalogue, PoisonedEndsChangeNothing) {
 
 // The core layer's validation covers device pointers too: a misaligned info, and info over x or
 // d, are refused with triax::invalid_argument before anything is written.
-TYPED_TEST(FaultCatalogue, MisalignedAndOverlappingInfoAreRefused) {
+TYPED_TEST(FaultCatalogueChecks, MisalignedAndOverlappingInfoAreRefused) {
   using T = TypeParam;
   const GridSystems<T> g = random_grid<T>({32, 65}, 1, 55);
   std::vector<T> poison(g.a.size(), std::numeric_limits<T>::quiet_NaN());

@@ -12,6 +12,7 @@
 #include "core/normalize.hpp"
 #include "cuda/scalar/block/hybrid.hpp"
 #include "support/device_runner.hpp"
+#include "support/scoped_env.hpp"
 
 namespace triax::test {
 namespace {
@@ -28,18 +29,6 @@ HybridConfig choice(const OperandLayouts& layouts, int axis,
   return cfg;
 }
 
-/// Sets an environment variable for the lifetime of the object, then unsets it.
-class ScopedSwitch {
- public:
-  ScopedSwitch(const char* name, const char* value) : name_(name) { setenv(name, value, 1); }
-  ~ScopedSwitch() { unsetenv(name_); }
-  ScopedSwitch(const ScopedSwitch&) = delete;
-  ScopedSwitch& operator=(const ScopedSwitch&) = delete;
-
- private:
-  const char* name_;
-};
-
 /// What a configuration is expected to be: the arrangement, systems per block (0: not checked)
 /// and blocks per cluster.
 struct Expected {
@@ -54,7 +43,7 @@ void expect_config(const HybridConfig& cfg, const Expected& e, bool hopper_share
 }
 
 TEST(HybridChoice, StagedAndClusteredAlongAxesAboveZeroForLongSystems) {
-  if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
+  TRIAX_NEED_DEVICE();
   for (const char* v : {"TRIAX_CUDA_HYBRID_STAGED", "TRIAX_CUDA_HYBRID_CLUSTER",
                         "TRIAX_CUDA_HYBRID_PIPELINED", "TRIAX_CUDA_HYBRID"})
     ASSERT_EQ(std::getenv(v), nullptr) << v;
@@ -98,7 +87,7 @@ TEST(HybridChoice, StagedAndClusteredAlongAxesAboveZeroForLongSystems) {
     expect_config(choice<float>(OperandLayouts(Layout::packed({64, 3, c.n})), 2), c.f,
                   hopper_shared);
     {
-      const ScopedSwitch one_block("TRIAX_CUDA_HYBRID_CLUSTER", "0");
+      const ScopedEnv one_block("TRIAX_CUDA_HYBRID_CLUSTER", "0");
       expect_config(choice<float>(layouts, 1), c.f_one, hopper_shared);
       expect_config(choice<double>(layouts, 1), c.d_one, hopper_shared);
     }
@@ -109,7 +98,7 @@ TEST(HybridChoice, StagedAndClusteredAlongAxesAboveZeroForLongSystems) {
       const OperandLayouts odd(Layout::packed({37, c.n, 3}));
       expect_config(choice<float>(odd, 1), unpiped, hopper_shared);
       expect_config(choice<double>(odd, 1), {reg, 0, 1}, hopper_shared);
-      const ScopedSwitch off("TRIAX_CUDA_HYBRID_PIPELINED", "0");
+      const ScopedEnv off("TRIAX_CUDA_HYBRID_PIPELINED", "0");
       expect_config(choice<float>(layouts, 1), unpiped, hopper_shared);
       expect_config(choice<double>(layouts, 1), {reg, 0, 1}, hopper_shared);
     }
@@ -150,7 +139,7 @@ TEST(HybridChoice, StagedAndClusteredAlongAxesAboveZeroForLongSystems) {
   // TRIAX_CUDA_HYBRID_PIPELINED=1: double too, 128-byte rows where they fit (n = 256: 16
   // systems x 32 chunks), else 64 (n = 512: 8 x 64).
   {
-    const ScopedSwitch always("TRIAX_CUDA_HYBRID_PIPELINED", "1");
+    const ScopedEnv always("TRIAX_CUDA_HYBRID_PIPELINED", "1");
     expect_config(choice<double>(OperandLayouts(Layout::packed({64, 256})), 1), {pipe, 16, 1},
                   hopper_shared);
     expect_config(choice<double>(OperandLayouts(Layout::packed({64, 512})), 1), {pipe, 8, 1},
@@ -170,13 +159,13 @@ TEST(HybridChoice, StagedAndClusteredAlongAxesAboveZeroForLongSystems) {
   // exists (n = 256; double, also in clusters), with blocks of up to 1024 threads.
   const OperandLayouts n512(Layout::packed({64, 512}));
   {
-    const ScopedSwitch never("TRIAX_CUDA_HYBRID_STAGED", "0");
+    const ScopedEnv never("TRIAX_CUDA_HYBRID_STAGED", "0");
     EXPECT_EQ(choice<float>(n512, 1).map, reg);
     expect_config(choice<float>(OperandLayouts(Layout::packed({64, 1024})), 1), {reg, 8, 2},
                   hopper_shared);
   }
   {
-    const ScopedSwitch always("TRIAX_CUDA_HYBRID_STAGED", "1");
+    const ScopedEnv always("TRIAX_CUDA_HYBRID_STAGED", "1");
     EXPECT_EQ(choice<float>(OperandLayouts(Layout::packed({64, 256})), 1).map, staged);
     const HybridConfig forced = choice<double>(n512, 1);
     EXPECT_EQ(forced.map, staged);
@@ -187,7 +176,7 @@ TEST(HybridChoice, StagedAndClusteredAlongAxesAboveZeroForLongSystems) {
   // TRIAX_CUDA_HYBRID_CLUSTER=1: clusters wherever 2 to 8 blocks hold the chunks (double
   // n = 512: 64 chunks of 8 rows, two pipelined blocks of 16 systems).
   {
-    const ScopedSwitch always("TRIAX_CUDA_HYBRID_CLUSTER", "1");
+    const ScopedEnv always("TRIAX_CUDA_HYBRID_CLUSTER", "1");
     expect_config(choice<double>(n512, 1), {pipe, 16, 2}, hopper_shared);
     EXPECT_EQ(choice<float>(n512, 1).C, 1);  // 32 chunks: one block
   }

@@ -11,7 +11,7 @@ namespace {
 __global__ void store_value(int* out, int value) { *out = value; }
 
 TEST(KernelRehearsal, LoadsWithoutLaunchingThenLaunches) {
-  if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
+  TRIAX_NEED_DEVICE();
   using detail::cuda::KernelRehearsal;
   using detail::cuda::launch_kernel;
   int* flag = nullptr;

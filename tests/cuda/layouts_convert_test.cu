@@ -10,6 +10,7 @@
 #include <string>
 
 #include "support/device_runner.hpp"
+#include "support/quick_mode.hpp"
 #include "triax/block.hpp"
 #include "triax/layouts.hpp"
 
@@ -40,12 +41,11 @@ void expect_device_convert(const Layout& from, const Layout& to) {
 }
 
 template <class T>
-class CudaConvert : public ::testing::Test {};
+class CudaConvert : public NeedsDevice<> {};
 using Types = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(CudaConvert, Types);
 
 TYPED_TEST(CudaConvert, PaperLayoutsIntoEachOther) {
-  if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
   const std::int64_t n = 100, count = 1037;
   const OperandLayouts u = layouts::unified_vector(n, count);
   const Layout all[] = {layouts::flat(n, count), layouts::interleaved(n, count), u.a, u.d};
@@ -55,7 +55,6 @@ TYPED_TEST(CudaConvert, PaperLayoutsIntoEachOther) {
 }
 
 TYPED_TEST(CudaConvert, NdComponentsAnywhere) {
-  if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
   const std::int64_t e[] = {33, 20, 7};
   const int o1[] = {0, 1, 2}, o2[] = {2, 0, 1}, o3[] = {1, 2, 0};
   for (int where = 0; where <= 3; ++where) {
@@ -73,7 +72,6 @@ TYPED_TEST(CudaConvert, NdComponentsAnywhere) {
 // Unified-Vector buffer and back as one rank-3 conversion (tiles over groups of two dimensions),
 // at sizes that leave partial tiles on both sides, and a 3-D array transposed on its middle axis.
 TYPED_TEST(CudaConvert, FourOperandsAndGroupedTiles) {
-  if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
   for (const std::int64_t n : {1, 33, 100}) {
     for (const std::int64_t count : {1, 31, 1037}) {
       const Layout flat4 = Layout::strided({4, n, count}, {n * count, 1, n});
@@ -90,10 +88,8 @@ TYPED_TEST(CudaConvert, FourOperandsAndGroupedTiles) {
 // runs of 2..130 elements (130: past the plan's longest, the row kernels), partial tiles on both
 // sides, outer dimensions, and a strided run (a component dimension of stride 3).
 TYPED_TEST(CudaConvert, RunsTransposed) {
-  if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
   // TRIAX_TEST_QUICK (compute-sanitizer): fewer tiles along A, every path still reached.
-  const char* q = std::getenv("TRIAX_TEST_QUICK");
-  const std::int64_t x = q && *q && std::string(q) != "0" ? 70 : 300;
+  const std::int64_t x = quick_mode() ? 70 : 300;
   for (const std::int64_t w : {2, 3, 4, 9, 25, 49, 64, 100, 128, 130}) {
     SCOPED_TRACE(w);
     expect_device_convert<TypeParam>(layouts::ordered({w, x, 77}, {0, 1, 2}),
@@ -118,9 +114,7 @@ TYPED_TEST(CudaConvert, RunsTransposed) {
 // widens, the pointer is misaligned, so single elements), odd strides, and row copies. Double
 // takes the same shapes on single elements.
 TYPED_TEST(CudaConvert, PairsAlignedAndShifted) {
-  if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
-  const char* q = std::getenv("TRIAX_TEST_QUICK");  // compute-sanitizer: smaller arrays
-  const std::int64_t x = q && *q && std::string(q) != "0" ? 23 : 97, y = 41;
+  const std::int64_t x = quick_mode() ? 23 : 97, y = 41;  // compute-sanitizer: smaller arrays
   for (const std::int64_t w : {2, 4, 6, 16, 64, 130}) {
     SCOPED_TRACE(w);
     expect_device_convert<TypeParam>(layouts::ordered({w, x, y}, {0, 1, 2}),
@@ -141,9 +135,7 @@ TYPED_TEST(CudaConvert, PairsAlignedAndShifted) {
 // structure of arrays <-> array of blocks at even M on an even grid (narrow tiles of either
 // side, M = 6 and 8 on 64 x 64), ghost layers (even and odd offsets).
 TYPED_TEST(CudaConvert, PairTiles) {
-  if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
-  const char* q = std::getenv("TRIAX_TEST_QUICK");
-  const bool quick = q && *q && std::string(q) != "0";
+  const bool quick = quick_mode();
   const std::int64_t big = quick ? 1030 : 4098;
   for (const std::int64_t n : {2, 64, 100, 129}) {
     for (const std::int64_t b : {std::int64_t(2), std::int64_t(130), big}) {
@@ -172,12 +164,10 @@ TYPED_TEST(CudaConvert, PairTiles) {
 // the same shapes on its own tiles. (Written for conv27's streamed pair kernel, which was measured
 // slower and removed; the shapes stay as a test of the pair tiles.)
 TYPED_TEST(CudaConvert, ManyPairTiles) {
-  if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
   // Partial tiles along A (130, 2050) and B (1100, 110); over 528 tiles each. TRIAX_TEST_QUICK
   // (the sanitizers, which cap the streamed grid at a few blocks: TRIAX_CUDA_CONVERT_STREAM_BLOCKS)
   // takes a tenth along B.
-  const char* q = std::getenv("TRIAX_TEST_QUICK");
-  const std::int64_t tenth = q && *q && std::string(q) != "0" ? 10 : 1;
+  const std::int64_t tenth = quick_mode() ? 10 : 1;
   const std::int64_t sizes[][2] = {
       {512, 12800 / tenth}, {130, 40002 / tenth}, {2050, 1100 / tenth}};
   for (const auto& [n, b] : sizes) {
@@ -195,7 +185,7 @@ TYPED_TEST(CudaConvert, ManyPairTiles) {
 }
 
 TEST(CudaConvertChecks, HostPointersRejected) {
-  if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
+  TRIAX_NEED_DEVICE();
   std::vector<float> a(16), b(16);
   EXPECT_THROW(layouts::convert<float>(Backend::cuda, layouts::flat(4, 4), a.data(),
                                        layouts::interleaved(4, 4), b.data()),

@@ -23,16 +23,9 @@ namespace triax::test {
 namespace {
 
 template <class T>
-class CudaLongSystems : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
-  }
-};
+class CudaLongSystems : public NeedsDevice<> {};
 using ValueTypes = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(CudaLongSystems, ValueTypes);
-
-constexpr Mode all_modes[] = {Mode::in_place, Mode::separate, Mode::increment};
 
 /// Rows per chunk on the long path (hybrid.cu, long_path_chunk) and per tile of 32 chunks.
 template <class T>

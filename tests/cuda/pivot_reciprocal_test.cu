@@ -54,13 +54,12 @@ std::int64_t ulps_apart(T a, T b) {
 }
 
 template <class T>
-class PivotReciprocal : public ::testing::Test {};
+class PivotReciprocal : public NeedsDevice<> {};
 using ValueTypes = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(PivotReciprocal, ValueTypes);
 
 TYPED_TEST(PivotReciprocal, WithinOneUlpWhereTheResultIsNormal) {
   using T = TypeParam;
-  if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
   using L = std::numeric_limits<T>;
   // Inputs whose reciprocal is a normal number: |x| in [2^(min_exponent-1) .. 2^(max_exponent-2)].
   const int lo = L::min_exponent, hi = L::max_exponent - 2;
@@ -100,7 +99,6 @@ TYPED_TEST(PivotReciprocal, WithinOneUlpWhereTheResultIsNormal) {
 
 TYPED_TEST(PivotReciprocal, BreakdownsAreNotFinite) {
   using T = TypeParam;
-  if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
   using L = std::numeric_limits<T>;
   const std::vector<T> x = {T(0), -T(0), L::infinity(), -L::infinity(), L::quiet_NaN()};
   std::vector<T> r;

@@ -4,6 +4,7 @@
 // outputs, and each system's normwise backward error computed in long double.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -15,6 +16,8 @@
 #include <vector>
 
 #include "support/device_runner.hpp"
+#include "support/quick_mode.hpp"
+#include "support/scoped_env.hpp"
 #include "triax/triax.hpp"
 
 namespace triax::test {
@@ -163,22 +166,6 @@ std::vector<long double> backward_errors(const GridSystems<T>& g, const std::vec
   return be;
 }
 
-/// Sets an environment variable for its lifetime (the hybrid's kernel switches).
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (name_ != nullptr) setenv(name_, value, 1);
-  }
-  ~ScopedEnv() {
-    if (name_ != nullptr) unsetenv(name_);
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  const char* name_;
-};
-
 /// The solver variants the tests run: every CUDA algorithm, and the Thomas-PCR hybrid with each
 /// of its kernels switched on where it has a configuration (docs/algorithms.md), so that the
 /// staged, pipelined and clustered kernels run on shapes their rule would not give them.
@@ -203,10 +190,56 @@ inline const std::vector<Variant>& cuda_variants() {
   return v;
 }
 
-/// TRIAX_TEST_QUICK=1 (compute-sanitizer runs): fewer sizes and scales.
-inline bool quick_mode() {
-  const char* v = std::getenv("TRIAX_TEST_QUICK");
-  return v != nullptr && std::string(v) == "1";
+/// One test of the range and fault suites: a precision and a length. A test per pair (not one
+/// per precision, which took 200-270 s under scripts/gpu-check's 8 shards) lets the shards share
+/// the sweep out. gtest deals the tests to the shards in turn, so one suite lists its cases
+/// longest first and the next shortest first: ScaleRange's 24 cases fill whole rounds of 2, 3, 4,
+/// 6 or 8 shards, and FaultCatalogue's longest then meet ScaleRange's shortest.
+struct SweepCase {
+  bool is_double;
+  std::int64_t n;
+  int index;  // of n in the lengths given: the tests' seeds follow it
+};
+
+enum class SweepOrder { longest_first, shortest_first };
+
+/// Both precisions of every length, in the order asked for.
+inline std::vector<SweepCase> sweep_cases(const std::vector<std::int64_t>& lengths,
+                                          SweepOrder order) {
+  std::vector<SweepCase> cases;
+  for (int k = 0; k < static_cast<int>(lengths.size()); ++k) {
+    cases.push_back({false, lengths[k], k});
+    cases.push_back({true, lengths[k], k});
+  }
+  std::stable_sort(cases.begin(), cases.end(), [order](const SweepCase& p, const SweepCase& q) {
+    return order == SweepOrder::longest_first ? p.n > q.n : p.n < q.n;
+  });
+  return cases;
 }
+
+/// How gtest shows a case (its default dumps the bytes, padding included).
+inline void PrintTo(const SweepCase& c, std::ostream* os) {
+  *os << (c.is_double ? "double" : "float") << ", n = " << c.n;
+}
+
+/// "float_n5000": names that a --gtest_filter can pick out.
+inline std::string sweep_case_name(const ::testing::TestParamInfo<SweepCase>& info) {
+  return std::string(info.param.is_double ? "double" : "float") + "_n" +
+         std::to_string(info.param.n);
+}
+
+/// The fixture of a sweep: skips without a device; for_precision(body) calls body(T{}) with the
+/// case's value type T.
+class SweepTest : public NeedsDevice<::testing::TestWithParam<SweepCase>> {
+ protected:
+  template <class Body>
+  void for_precision(Body&& body) {
+    if (GetParam().is_double) {
+      body(double{});
+    } else {
+      body(float{});
+    }
+  }
+};
 
 }  // namespace triax::test

@@ -6,22 +6,17 @@
 // mode.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <string>
 
 #include "support/device_runner.hpp"
+#include "support/quick_mode.hpp"
 #include "support/shape_draws.hpp"
 
 namespace triax::test {
 namespace {
 
 template <class T>
-class CudaShapeClasses : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
-  }
-};
+class CudaShapeClasses : public NeedsDevice<> {};
 using ValueTypes = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(CudaShapeClasses, ValueTypes);
 
@@ -36,10 +31,8 @@ TYPED_TEST(CudaShapeClasses, MatchReference) {
   using T = TypeParam;
   const std::uint64_t seed = shape_seed();
   SCOPED_TRACE("TRIAX_TEST_SEED=" + std::to_string(seed));
-  const char* q = std::getenv("TRIAX_TEST_QUICK");
-  const bool quick = q != nullptr && std::string(q) == "1";
   const bench::ShapeCounts counts =
-      quick ? bench::ShapeCounts{3, 3, 2, 1, 5} : bench::ShapeCounts{16, 12, 10, 4, 10};
+      quick_mode() ? bench::ShapeCounts{3, 3, 2, 1, 5} : bench::ShapeCounts{16, 12, 10, 4, 10};
   const bench::Precision want = sizeof(T) == 4 ? bench::Precision::f32 : bench::Precision::f64;
   int k = 0;
   for (const ShapeDraw& d : bench::draw_shapes(seed, small_shape_budget(), counts)) {

@@ -20,55 +20,28 @@
 #include <string>
 
 #include "support/device_runner.hpp"
+#include "support/quick_mode.hpp"
 #include "support/scoped_env.hpp"
 #include "support/var_batches.hpp"
 
 namespace triax::test {
 namespace {
 
-bool quick() {
-  const char* q = std::getenv("TRIAX_TEST_QUICK");
-  return q != nullptr && q[0] == '1';
-}
-
-#define TRIAX_NEED_DEVICE() \
-  if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device"
-
-constexpr Mode modes[] = {Mode::in_place, Mode::separate, Mode::increment};
-
 /// Copies the batch to the device `shift` elements past a cudaMalloc'ed (256-byte aligned) base
 /// in every operand, solves (checked when info is non-null), copies back.
 template <class T>
 VarRunner<T> b2b_runner(int shift) {
   return [=](VarBatch<T>& v, Mode mode, int* info) {
-    const auto shifted = [&](const std::vector<T>& h) {
-      std::vector<T> s(static_cast<std::size_t>(shift), T(0));
-      s.insert(s.end(), h.begin(), h.end());
-      return s;
-    };
-    DeviceBuffer<T> a(shifted(v.a)), b(shifted(v.b)), c(shifted(v.c)), d(shifted(v.d)),
-        x(shifted(v.x));
+    const DeviceOperands<T> o(v.a, v.b, v.c, v.d, v.x, shift);
     std::vector<int> info_host(static_cast<std::size_t>(v.layout.count()) + 1, -7);
     DeviceBuffer<int> di(info_host);
-    ASSERT_TRUE(a.get() && b.get() && c.get() && d.get() && x.get() && di.get());
-    T *pa = a.get() + shift, *pb = b.get() + shift, *pc = c.get() + shift, *pd = d.get() + shift,
-      *px = x.get() + shift;
+    ASSERT_TRUE(o.allocated() && di.get());
     VarSolver<T> s(Backend::cuda, v.layout, {.checked = info != nullptr});
-    int* dinfo = info != nullptr ? di.get() : nullptr;
-    switch (mode) {
-      case Mode::in_place: s.solve_in_place(pa, pb, pc, pd, dinfo); break;
-      case Mode::separate: s.solve(pa, pb, pc, pd, px, dinfo); break;
-      case Mode::increment: s.solve_increment(pa, pb, pc, pd, px, dinfo); break;
-    }
+    solve_in_mode(s, mode, std::tuple(o.a(), o.b(), o.c()), o.d(), o.x(),
+                  info != nullptr ? di.get() : nullptr);
     TRIAX_TEST_CUDA_OK(cudaDeviceSynchronize());
     TRIAX_TEST_CUDA_OK(cudaGetLastError());
-    const auto back = [&](const DeviceBuffer<T>& buf, std::vector<T>& h) {
-      std::vector<T> all(h.size() + static_cast<std::size_t>(shift));
-      buf.download(all);
-      std::copy(all.begin() + shift, all.end(), h.begin());
-    };
-    back(d, v.d);
-    back(x, v.x);
+    o.download(v.d, v.x);
     if (info != nullptr) {
       di.download(info_host);
       std::copy(info_host.begin(), info_host.end(), info);
@@ -101,7 +74,7 @@ void add_edges(std::vector<std::int64_t>& l) {
 template <class T>
 void expect_every_mode(const VarBatch<T>& v) {
   int shift = 0;
-  for (const Mode m : modes) {
+  for (const Mode m : all_modes) {
     SCOPED_TRACE("shift " + std::to_string(shift));
     expect_var_matches_reference(v, m, b2b_runner<T>(shift));
     shift = (shift + 1) % 4;
@@ -111,16 +84,15 @@ void expect_every_mode(const VarBatch<T>& v) {
 }
 
 template <class T>
-class CudaVarB2B : public ::testing::Test {};
+class CudaVarB2B : public NeedsDevice<> {};
 using Types = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(CudaVarB2B, Types);
 
 TYPED_TEST(CudaVarB2B, UniformLengthsEveryModeMisaligned) {
-  TRIAX_NEED_DEVICE();
   using T = TypeParam;
   std::mt19937_64 g(test_seed(21));
   std::uniform_int_distribution<std::int64_t> u(256, 512);
-  std::vector<std::int64_t> lengths(quick() ? 96 : 3000);
+  std::vector<std::int64_t> lengths(quick_mode() ? 96 : 3000);
   for (auto& l : lengths) l = u(g);
   add_edges(lengths);
   VarBatch<T> v(VarLayout::back_to_back(lengths, gapped_offsets(lengths)));
@@ -138,11 +110,11 @@ TYPED_TEST(CudaVarB2B, UniformLengthsEveryModeMisaligned) {
 }
 
 TYPED_TEST(CudaVarB2B, HeavyTailEveryModeMisaligned) {
-  TRIAX_NEED_DEVICE();
   using T = TypeParam;
   std::mt19937_64 g(test_seed(23));
-  std::uniform_real_distribution<double> logu(std::log(8.0), std::log(quick() ? 8192.0 : 65536.0));
-  std::vector<std::int64_t> lengths(quick() ? 60 : 400);
+  std::uniform_real_distribution<double> logu(std::log(8.0),
+                                              std::log(quick_mode() ? 8192.0 : 65536.0));
+  std::vector<std::int64_t> lengths(quick_mode() ? 60 : 400);
   for (auto& l : lengths) l = std::llround(std::exp(logu(g)));
   add_edges(lengths);
   // The tiles' edges (B2BTiles: 9 tiles of 227 rows at 2049, 256 rows at 2304, 2305 the first
@@ -150,7 +122,7 @@ TYPED_TEST(CudaVarB2B, HeavyTailEveryModeMisaligned) {
   lengths[40] = 2049;
   lengths[41] = 2304;
   lengths[42] = 2305;
-  if (!quick()) lengths[43] = 131073;
+  if (!quick_mode()) lengths[43] = 131073;
   VarBatch<T> v(VarLayout::back_to_back(lengths, gapped_offsets(lengths)));
   v.fill(test_seed(24));
   // A long system scaled by 2^60: the same solution (the tiles' scaling must hold).
@@ -179,7 +151,6 @@ TYPED_TEST(CudaVarB2B, HeavyTailEveryModeMisaligned) {
 // Each class's edges, 64 P rows and one more (the next class), and the rows where a system first
 // fills all P chunk threads (2P), with every class launched apart and with them merged.
 TYPED_TEST(CudaVarB2B, EveryClassEdge) {
-  TRIAX_NEED_DEVICE();
   using T = TypeParam;
   std::vector<std::int64_t> lengths = {0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17};
   for (const std::int64_t P : {8, 16, 32, 64, 128, 256}) {
@@ -189,7 +160,7 @@ TYPED_TEST(CudaVarB2B, EveryClassEdge) {
   }
   std::mt19937_64 g(test_seed(25));
   std::uniform_int_distribution<std::int64_t> u(1, 2100);
-  while (lengths.size() < (quick() ? 64u : 600u)) lengths.push_back(u(g));
+  while (lengths.size() < (quick_mode() ? 64u : 600u)) lengths.push_back(u(g));
   std::shuffle(lengths.begin(), lengths.end(), g);
   VarBatch<T> v(VarLayout::back_to_back(lengths, gapped_offsets(lengths)));
   v.fill(test_seed(26));
@@ -203,11 +174,10 @@ TYPED_TEST(CudaVarB2B, EveryClassEdge) {
 // Checked mode keeps the per-thread kernel (row-by-row info): a singular system in the middle of
 // a back-to-back batch reports its row, its neighbours 0.
 TYPED_TEST(CudaVarB2B, CheckedModeSingularSystemInTheMiddle) {
-  TRIAX_NEED_DEVICE();
   using T = TypeParam;
   std::mt19937_64 g(test_seed(27));
   std::uniform_int_distribution<std::int64_t> u(256, 512);
-  std::vector<std::int64_t> lengths(quick() ? 40 : 400);
+  std::vector<std::int64_t> lengths(quick_mode() ? 40 : 400);
   for (auto& l : lengths) l = u(g);
   add_edges(lengths);
   const std::size_t mid = lengths.size() / 2 + 1;
@@ -217,7 +187,7 @@ TYPED_TEST(CudaVarB2B, CheckedModeSingularSystemInTheMiddle) {
   const auto rb = v.rows(1, static_cast<std::int64_t>(mid));
   ASSERT_FALSE(rb.empty());
   v.b[rb[0]] = 0;
-  for (const Mode m : modes) {
+  for (const Mode m : all_modes) {
     expect_var_matches_reference(v, m, b2b_runner<T>(m == Mode::separate ? 2 : 0),
                                  /*checked=*/true);
   }

@@ -15,21 +15,12 @@
 #include <random>
 
 #include "support/device_runner.hpp"
+#include "support/quick_mode.hpp"
 #include "support/var_batches.hpp"
 #include "triax/layouts.hpp"
 
 namespace triax::test {
 namespace {
-
-bool quick() {
-  const char* q = std::getenv("TRIAX_TEST_QUICK");
-  return q != nullptr && q[0] == '1';
-}
-
-#define TRIAX_NEED_DEVICE() \
-  if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device"
-
-constexpr Mode modes[] = {Mode::in_place, Mode::separate, Mode::increment};
 
 /// Solves on the device from pointers `shift` elements past a cudaMalloc'ed (256-byte aligned)
 /// base, with the plan's own lengths or (when `per_solve`) the batch's passed per solve from host
@@ -39,46 +30,25 @@ template <class T>
 VarRunner<T> pipelined_runner(const VarLayout& plan, int shift, bool per_solve,
                               bool lengths_on_device, std::int64_t raise_first_to = -1) {
   return [=](VarBatch<T>& v, Mode mode, int*) {
-    const auto shifted = [&](const std::vector<T>& h) {
-      std::vector<T> s(static_cast<std::size_t>(shift), T(0));
-      s.insert(s.end(), h.begin(), h.end());
-      return s;
-    };
-    DeviceBuffer<T> a(shifted(v.a)), b(shifted(v.b)), c(shifted(v.c)), d(shifted(v.d)),
-        x(shifted(v.x));
+    const DeviceOperands<T> o(v.a, v.b, v.c, v.d, v.x, shift);
     std::vector<std::int64_t> lengths(static_cast<std::size_t>(v.layout.count()));
     for (std::size_t s = 0; s < lengths.size(); ++s) lengths[s] = v.layout.length(s);
     if (raise_first_to >= 0) lengths[0] = raise_first_to;
     DeviceBuffer<std::int64_t> dl(lengths);
-    ASSERT_TRUE(a.get() && b.get() && c.get() && d.get() && x.get() && dl.get());
-    T *pa = a.get() + shift, *pb = b.get() + shift, *pc = c.get() + shift, *pd = d.get() + shift,
-      *px = x.get() + shift;
+    ASSERT_TRUE(o.allocated() && dl.get());
+    T *pa = o.a(), *pb = o.b(), *pc = o.c(), *pd = o.d(), *px = o.x();
     VarSolver<T> s(Backend::cuda, plan);
     if (per_solve) {
       const std::span<const std::int64_t> l =
           lengths_on_device ? std::span<const std::int64_t>(dl.get(), lengths.size())
                             : std::span<const std::int64_t>(lengths);
-      switch (mode) {
-        case Mode::in_place: s.solve_in_place(pa, pb, pc, pd, l); break;
-        case Mode::separate: s.solve(pa, pb, pc, pd, px, l); break;
-        case Mode::increment: s.solve_increment(pa, pb, pc, pd, px, l); break;
-      }
+      solve_in_mode(s, mode, std::tuple(pa, pb, pc), pd, px, l);
     } else {
-      switch (mode) {
-        case Mode::in_place: s.solve_in_place(pa, pb, pc, pd); break;
-        case Mode::separate: s.solve(pa, pb, pc, pd, px); break;
-        case Mode::increment: s.solve_increment(pa, pb, pc, pd, px); break;
-      }
+      solve_in_mode(s, mode, std::tuple(pa, pb, pc), pd, px);
     }
     TRIAX_TEST_CUDA_OK(cudaDeviceSynchronize());
     TRIAX_TEST_CUDA_OK(cudaGetLastError());
-    const auto back = [&](const DeviceBuffer<T>& buf, std::vector<T>& h) {
-      std::vector<T> all(h.size() + static_cast<std::size_t>(shift));
-      buf.download(all);
-      std::copy(all.begin() + shift, all.end(), h.begin());
-    };
-    back(d, v.d);
-    back(x, v.x);
+    o.download(v.d, v.x);
   };
 }
 
@@ -94,16 +64,16 @@ std::vector<std::int64_t> pipelined_lengths(std::uint64_t seed, std::int64_t cou
 }
 
 template <class T>
-class CudaVarPipelined : public ::testing::Test {};
+class CudaVarPipelined : public NeedsDevice<> {};
 using Types = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(CudaVarPipelined, Types);
 
 TYPED_TEST(CudaVarPipelined, PaddedInterleavedEveryModeAgainstTheReference) {
-  TRIAX_NEED_DEVICE();
   using T = TypeParam;
-  const std::int64_t count = quick() ? 64 : 1024;
-  const std::vector<std::int64_t> sizes =
-      quick() ? std::vector<std::int64_t>{512, 129} : std::vector<std::int64_t>{512, 300, 257, 129};
+  const std::int64_t count = quick_mode() ? 64 : 1024;
+  const std::vector<std::int64_t> sizes = quick_mode()
+                                              ? std::vector<std::int64_t>{512, 129}
+                                              : std::vector<std::int64_t>{512, 300, 257, 129};
   for (const std::int64_t n : sizes) {
     SCOPED_TRACE(n);
     const OperandLayouts l(layouts::interleaved(n, count));
@@ -117,7 +87,7 @@ TYPED_TEST(CudaVarPipelined, PaddedInterleavedEveryModeAgainstTheReference) {
     for (int op = 0; op < 4; ++op) {
       for (const std::int64_t r : v.rows(op, 60)) (*arrays[op])[r] *= big;
     }
-    for (const Mode m : modes) {
+    for (const Mode m : all_modes) {
       expect_var_matches_reference(v, m, pipelined_runner<T>(v.layout, 0, false, false));
     }
     // Checked mode keeps the per-thread kernel (row-by-row info), on the same storage.
@@ -141,9 +111,8 @@ TYPED_TEST(CudaVarPipelined, PaddedInterleavedEveryModeAgainstTheReference) {
 }
 
 TYPED_TEST(CudaVarPipelined, LengthsPassedPerSolveAndMisalignedPointers) {
-  TRIAX_NEED_DEVICE();
   using T = TypeParam;
-  const std::int64_t n = 512, count = quick() ? 64 : 2048;
+  const std::int64_t n = 512, count = quick_mode() ? 64 : 2048;
   const OperandLayouts l(layouts::interleaved(n, count));
   auto plan_lengths = pipelined_lengths(test_seed(13), count, n, 16);
   plan_lengths[1] = n;  // the plan's bound is n
@@ -152,7 +121,7 @@ TYPED_TEST(CudaVarPipelined, LengthsPassedPerSolveAndMisalignedPointers) {
   lengths[0] = n;
   VarBatch<T> v(VarLayout::padded(l, 0, lengths), l, 0);
   v.fill(test_seed(15));
-  for (const Mode m : modes) {
+  for (const Mode m : all_modes) {
     SCOPED_TRACE("per solve");
     expect_var_matches_reference(v, m, pipelined_runner<T>(plan, 0, true, false));
     expect_var_matches_reference(v, m, pipelined_runner<T>(plan, 0, true, true));
@@ -160,7 +129,7 @@ TYPED_TEST(CudaVarPipelined, LengthsPassedPerSolveAndMisalignedPointers) {
   // System 0 has the bound and is passed on the device as more: clamped.
   expect_var_matches_reference(v, Mode::in_place, pipelined_runner<T>(plan, 0, true, true, n + 9));
   // One element off 16-byte alignment: the tile kernel solves it instead.
-  for (const Mode m : modes) {
+  for (const Mode m : all_modes) {
     SCOPED_TRACE("misaligned");
     expect_var_matches_reference(v, m, pipelined_runner<T>(v.layout, 1, false, false));
     expect_var_matches_reference(v, m, pipelined_runner<T>(plan, 1, true, true));

@@ -11,19 +11,12 @@
 #include <random>
 
 #include "support/device_runner.hpp"
+#include "support/quick_mode.hpp"
 #include "support/var_batches.hpp"
 #include "triax/layouts.hpp"
 
 namespace triax::test {
 namespace {
-
-bool quick() {
-  const char* q = std::getenv("TRIAX_TEST_QUICK");
-  return q != nullptr && q[0] == '1';
-}
-
-#define TRIAX_NEED_DEVICE() \
-  if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device"
 
 /// Copies the batch to the device, solves on a stream of its own, copies back.
 template <class T>
@@ -31,23 +24,16 @@ VarRunner<T> var_cuda_runner() {
   return [](VarBatch<T>& v, Mode mode, int* info) {
     cudaStream_t stream;
     TRIAX_TEST_CUDA_OK(cudaStreamCreate(&stream));
-    DeviceBuffer<T> a(v.a), b(v.b), c(v.c), d(v.d), x(v.x);
+    const DeviceOperands<T> o(v.a, v.b, v.c, v.d, v.x);
     std::vector<int> info_host(static_cast<std::size_t>(v.layout.count()) + 1, -7);
     DeviceBuffer<int> di(info_host);
-    ASSERT_TRUE(a.get() && b.get() && c.get() && d.get() && x.get() && di.get());
+    ASSERT_TRUE(o.allocated() && di.get());
     VarSolver<T> s(Backend::cuda, v.layout, {.checked = info != nullptr, .stream = stream});
-    int* dinfo = info != nullptr ? di.get() : nullptr;
-    switch (mode) {
-      case Mode::in_place: s.solve_in_place(a.get(), b.get(), c.get(), d.get(), dinfo); break;
-      case Mode::separate: s.solve(a.get(), b.get(), c.get(), d.get(), x.get(), dinfo); break;
-      case Mode::increment:
-        s.solve_increment(a.get(), b.get(), c.get(), d.get(), x.get(), dinfo);
-        break;
-    }
+    solve_in_mode(s, mode, std::tuple(o.a(), o.b(), o.c()), o.d(), o.x(),
+                  info != nullptr ? di.get() : nullptr);
     TRIAX_TEST_CUDA_OK(cudaStreamSynchronize(stream));
     TRIAX_TEST_CUDA_OK(cudaGetLastError());
-    d.download(v.d);
-    x.download(v.x);
+    o.download(v.d, v.x);
     if (info != nullptr) {
       di.download(info_host);
       std::copy(info_host.begin(), info_host.end(), info);
@@ -57,28 +43,25 @@ VarRunner<T> var_cuda_runner() {
 }
 
 template <class T>
-class CudaVarBatch : public ::testing::Test {};
+class CudaVarBatch : public NeedsDevice<> {};
 using Types = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(CudaVarBatch, Types);
 
-constexpr Mode modes[] = {Mode::in_place, Mode::separate, Mode::increment};
-
 TYPED_TEST(CudaVarBatch, BackToBackMixedLengthsEveryMode) {
-  TRIAX_NEED_DEVICE();
   using T = TypeParam;
-  const auto lengths = mixed_lengths(test_seed(), quick() ? 70 : 1000, quick() ? 200 : 1500);
+  const auto lengths =
+      mixed_lengths(test_seed(), quick_mode() ? 70 : 1000, quick_mode() ? 200 : 1500);
   VarBatch<T> v(VarLayout::back_to_back(lengths));
   v.fill(test_seed(1));
-  for (const Mode m : modes) expect_var_matches_reference(v, m, var_cuda_runner<T>());
+  for (const Mode m : all_modes) expect_var_matches_reference(v, m, var_cuda_runner<T>());
 }
 
 TYPED_TEST(CudaVarBatch, BackToBackGapsAndLongSystems) {
-  TRIAX_NEED_DEVICE();
   using T = TypeParam;
   // Two systems above VarSolver::long_system_rows go through the fixed-size hybrid, the rest
   // through the per-thread kernel; gaps between systems must come back untouched.
   std::vector<std::int64_t> lengths = {VarSolver<T>::long_system_rows + 1, 0, 1, 2, 3,
-                                       quick() ? 9000 : 40000};
+                                       quick_mode() ? 9000 : 40000};
   for (int k = 0; k < 100; ++k) lengths.push_back(8 + (k * 53) % 600);
   std::vector<std::int64_t> offsets(lengths.size());
   std::int64_t next = 1;
@@ -88,7 +71,7 @@ TYPED_TEST(CudaVarBatch, BackToBackGapsAndLongSystems) {
   }
   VarBatch<T> v(VarLayout::back_to_back(lengths, offsets));
   v.fill(test_seed());
-  for (const Mode m : modes) expect_var_matches_reference(v, m, var_cuda_runner<T>());
+  for (const Mode m : all_modes) expect_var_matches_reference(v, m, var_cuda_runner<T>());
   expect_var_matches_reference(v, Mode::separate, var_cuda_runner<T>(), /*checked=*/true);
 }
 
@@ -99,10 +82,9 @@ TYPED_TEST(CudaVarBatch, BackToBackGapsAndLongSystems) {
 // and short ones, with gaps between the systems, every mode; one long system is scaled by 2^60
 // (the same solution: the sweeps' power-of-two scaling must hold across the segments).
 TYPED_TEST(CudaVarBatch, SegmentedLongSystemsAmongShortOnes) {
-  TRIAX_NEED_DEVICE();
   using T = TypeParam;
   std::vector<std::int64_t> lengths = {513, 0, 1, 2, 3, 1024, 1025, 511, 512, 64, 65, 4097};
-  if (quick()) {
+  if (quick_mode()) {
     lengths.push_back(20000);
   } else {
     lengths.push_back(131072);
@@ -122,30 +104,29 @@ TYPED_TEST(CudaVarBatch, SegmentedLongSystemsAmongShortOnes) {
     std::vector<T>* arrays[] = {&v.a, &v.b, &v.c, &v.d};
     for (const std::int64_t r : v.rows(op, 6)) (*arrays[op])[r] *= big;  // the 1025-row one
   }
-  for (const Mode m : modes) expect_var_matches_reference(v, m, var_cuda_runner<T>());
+  for (const Mode m : all_modes) expect_var_matches_reference(v, m, var_cuda_runner<T>());
 }
 
 // A heavy-tailed batch (lengths log-uniform, as the bench's 8..65536): most of its rows are in
 // systems that the segment kernels take, the rest in the staged kernel's.
 TYPED_TEST(CudaVarBatch, HeavyTailEveryMode) {
-  TRIAX_NEED_DEVICE();
   using T = TypeParam;
   std::mt19937_64 g(test_seed(3));
-  std::uniform_real_distribution<double> logu(std::log(8.0), std::log(quick() ? 4096.0 : 65536.0));
-  std::vector<std::int64_t> lengths(quick() ? 40 : 300);
+  std::uniform_real_distribution<double> logu(std::log(8.0),
+                                              std::log(quick_mode() ? 4096.0 : 65536.0));
+  std::vector<std::int64_t> lengths(quick_mode() ? 40 : 300);
   for (auto& l : lengths) l = std::llround(std::exp(logu(g)));
   lengths[7] = 0;
   lengths[11] = 1;
   lengths[13] = 2;
   VarBatch<T> v(VarLayout::back_to_back(lengths));
   v.fill(test_seed(4));
-  for (const Mode m : modes) expect_var_matches_reference(v, m, var_cuda_runner<T>());
+  for (const Mode m : all_modes) expect_var_matches_reference(v, m, var_cuda_runner<T>());
 }
 
 TYPED_TEST(CudaVarBatch, PaddedPaperLayoutsEveryMode) {
-  TRIAX_NEED_DEVICE();
   using T = TypeParam;
-  const std::int64_t n = quick() ? 33 : 300, count = quick() ? 70 : 2000;
+  const std::int64_t n = quick_mode() ? 33 : 300, count = quick_mode() ? 70 : 2000;
   const auto lengths = mixed_lengths(test_seed(), count, n);
   const std::pair<const char*, OperandLayouts> cases[] = {
       {"flat", OperandLayouts(layouts::flat(n, count))},
@@ -155,7 +136,7 @@ TYPED_TEST(CudaVarBatch, PaddedPaperLayoutsEveryMode) {
     SCOPED_TRACE(name);
     VarBatch<T> v(VarLayout::padded(l, 0, lengths), l, 0);
     v.fill(test_seed(1));
-    for (const Mode m : modes) expect_var_matches_reference(v, m, var_cuda_runner<T>());
+    for (const Mode m : all_modes) expect_var_matches_reference(v, m, var_cuda_runner<T>());
   }
 }
 
@@ -164,9 +145,8 @@ TYPED_TEST(CudaVarBatch, PaddedPaperLayoutsEveryMode) {
 // beyond (513) and in checked mode: lengths 0..n with 0, 1, 2, 3 and n among them, a count that
 // leaves the last tile partial, and a middle axis of a padded 3-D array (systems not adjacent).
 TYPED_TEST(CudaVarBatch, PaddedTilesAtTheStageBoundary) {
-  TRIAX_NEED_DEVICE();
   using T = TypeParam;
-  const std::int64_t count = quick() ? 45 : 1001;
+  const std::int64_t count = quick_mode() ? 45 : 1001;
   for (const std::int64_t n : {std::int64_t(512), std::int64_t(513)}) {
     SCOPED_TRACE(n);
     const auto lengths = mixed_lengths(test_seed(5), count, n);
@@ -174,7 +154,7 @@ TYPED_TEST(CudaVarBatch, PaddedTilesAtTheStageBoundary) {
          {OperandLayouts(layouts::interleaved(n, count)), layouts::unified_vector(n, count)}) {
       VarBatch<T> v(VarLayout::padded(l, 0, lengths), l, 0);
       v.fill(test_seed(6));
-      for (const Mode m : modes) expect_var_matches_reference(v, m, var_cuda_runner<T>());
+      for (const Mode m : all_modes) expect_var_matches_reference(v, m, var_cuda_runner<T>());
       expect_var_matches_reference(v, Mode::in_place, var_cuda_runner<T>(), /*checked=*/true);
     }
   }
@@ -182,18 +162,17 @@ TYPED_TEST(CudaVarBatch, PaddedTilesAtTheStageBoundary) {
   const auto lengths = mixed_lengths(test_seed(7), 35, 40);
   VarBatch<T> v(VarLayout::padded(nd, 1, lengths), nd, 1);
   v.fill(test_seed(8));
-  for (const Mode m : modes) expect_var_matches_reference(v, m, var_cuda_runner<T>());
+  for (const Mode m : all_modes) expect_var_matches_reference(v, m, var_cuda_runner<T>());
 }
 
 TYPED_TEST(CudaVarBatch, CheckedModeReportsBreakdownPerSystem) {
-  TRIAX_NEED_DEVICE();
   using T = TypeParam;
   const std::vector<std::int64_t> lengths = {4, 0, 1, 6, 3, 9, 2};
   VarBatch<T> v(VarLayout::back_to_back(lengths));
   v.fill(test_seed());
   v.b[v.rows(1, 0)[0]] = 0;
   v.b[v.rows(1, 2)[0]] = 0;
-  for (const Mode m : modes) {
+  for (const Mode m : all_modes) {
     expect_var_matches_reference(v, m, var_cuda_runner<T>(), /*checked=*/true);
   }
 }
@@ -201,7 +180,6 @@ TYPED_TEST(CudaVarBatch, CheckedModeReportsBreakdownPerSystem) {
 // Lengths and offsets in device memory: the layout copies them once; the solve matches the
 // layout made from host arrays.
 TYPED_TEST(CudaVarBatch, LengthsAndOffsetsInDeviceMemory) {
-  TRIAX_NEED_DEVICE();
   using T = TypeParam;
   const auto lengths = mixed_lengths(test_seed(), 90, 300);
   std::vector<std::int64_t> offsets(lengths.size());
@@ -248,13 +226,7 @@ VarRunner<T> var_cuda_lengths_runner(const VarLayout& plan, bool lengths_on_devi
         lengths_on_device ? std::span<const std::int64_t>(dl.get(), lengths.size())
                           : std::span<const std::int64_t>(lengths);
     VarSolver<T> s(Backend::cuda, plan);
-    switch (mode) {
-      case Mode::in_place: s.solve_in_place(a.get(), b.get(), c.get(), d.get(), l); break;
-      case Mode::separate: s.solve(a.get(), b.get(), c.get(), d.get(), x.get(), l); break;
-      case Mode::increment:
-        s.solve_increment(a.get(), b.get(), c.get(), d.get(), x.get(), l);
-        break;
-    }
+    solve_in_mode(s, mode, std::tuple(a.get(), b.get(), c.get()), d.get(), x.get(), l);
     TRIAX_TEST_CUDA_OK(cudaDeviceSynchronize());
     d.download(v.d);
     x.download(v.x);
@@ -262,9 +234,8 @@ VarRunner<T> var_cuda_lengths_runner(const VarLayout& plan, bool lengths_on_devi
 }
 
 TYPED_TEST(CudaVarBatch, LengthsPassedPerSolve) {
-  TRIAX_NEED_DEVICE();
   using T = TypeParam;
-  const std::int64_t n = quick() ? 40 : 512, count = quick() ? 37 : 1003;
+  const std::int64_t n = quick_mode() ? 40 : 512, count = quick_mode() ? 37 : 1003;
   const auto plan_lengths = mixed_lengths(test_seed(), count, n);
   const std::pair<const char*, OperandLayouts> cases[] = {
       {"flat", OperandLayouts(layouts::flat(n, count))},
@@ -277,7 +248,7 @@ TYPED_TEST(CudaVarBatch, LengthsPassedPerSolve) {
     lengths[0] = n;
     VarBatch<T> v(VarLayout::padded(l, 0, lengths), l, 0);
     v.fill(test_seed(10));
-    for (const Mode m : modes) {
+    for (const Mode m : all_modes) {
       expect_var_matches_reference(v, m, var_cuda_lengths_runner<T>(plan, false));
       expect_var_matches_reference(v, m, var_cuda_lengths_runner<T>(plan, true));
     }
@@ -326,29 +297,28 @@ TEST(CudaVarBatchChecks, HostPointersRejected) {
 // Paper 002's layouts through the fixed-size CUDA plan, against the reference; Unified-Vector
 // also in place in one device buffer.
 template <class T>
-class CudaLayouts : public ::testing::Test {};
+class CudaLayouts : public NeedsDevice<> {};
 TYPED_TEST_SUITE(CudaLayouts, Types);
 
 TYPED_TEST(CudaLayouts, PaperLayoutsMatchTheReference) {
-  TRIAX_NEED_DEVICE();
   using T = TypeParam;
-  const std::int64_t n = quick() ? 64 : 256, count = quick() ? 256 : 2560;
+  const std::int64_t n = quick_mode() ? 64 : 256, count = quick_mode() ? 256 : 2560;
   const std::pair<const char*, OperandLayouts> cases[] = {
       {"flat", OperandLayouts(layouts::flat(n, count))},
       {"interleaved", OperandLayouts(layouts::interleaved(n, count))},
       {"unified", layouts::unified_vector(n, count)}};
   for (const auto& [name, l] : cases) {
     SCOPED_TRACE(name);
-    for (const Mode m : modes) {
+    for (const Mode m : all_modes) {
       expect_matches_reference<T>(l, 0, m, test_seed(), cuda_runner<T>(Algorithm::automatic));
     }
   }
 }
 
 TYPED_TEST(CudaLayouts, UnifiedVectorInPlaceInOneDeviceBuffer) {
-  TRIAX_NEED_DEVICE();
   using T = TypeParam;
-  const OperandLayouts u = layouts::unified_vector(quick() ? 40 : 200, quick() ? 100 : 3000);
+  const OperandLayouts u =
+      layouts::unified_vector(quick_mode() ? 40 : 200, quick_mode() ? 100 : 3000);
   Batch<T> split(u);
   split.fill_random(test_seed());
   std::vector<T> one(buffer_size(u.d), Batch<T>::poison());

@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "dist_problems.hpp"
+#include "support/quick_mode.hpp"
 
 namespace triax::test::dist {
 namespace {
@@ -223,8 +224,7 @@ TEST(GpuRanksStaging, OverlapEqualsTheBatchesOneAfterAnother) {
   // (on one rank every line hands its systems to triax::Solver: nothing to overlap, still equal).
   // TRIAX_TEST_QUICK=1 (compute-sanitizer) runs 3 batches into a separate x only.
   TRIAX_NEEDS_GPU();
-  const char* quick_env = std::getenv("TRIAX_TEST_QUICK");
-  const bool quick = quick_env && std::string(quick_env) == "1";
+  const bool quick = quick_mode();
   const std::vector<int> batch_counts = quick ? std::vector<int>{3} : std::vector<int>{2, 3, 7};
   const std::vector<Mode> modes =
       quick ? std::vector<Mode>{Mode::separate}
@@ -528,8 +528,7 @@ TEST(GpuRanksNccl, OverlapEqualsTheBatchesOneAfterAnother) {
   // double and float; 3 batches in every mode along axis 0, the other counts into a separate x
   // along axis 1. TRIAX_TEST_QUICK=1 (compute-sanitizer) runs 3 batches along axis 0 only.
   TRIAX_NEEDS_GPU_PER_RANK();
-  const char* quick_env = std::getenv("TRIAX_TEST_QUICK");
-  const bool quick = quick_env && std::string(quick_env) == "1";
+  const bool quick = quick_mode();
   const std::vector<int> batch_counts = quick ? std::vector<int>{3} : std::vector<int>{1, 2, 3, 7};
   const std::vector<int> axes = quick ? std::vector<int>{0} : std::vector<int>{0, 1};
   const auto modes_for = [&](int batches) {

@@ -59,21 +59,11 @@ inline BlockGeometry geometry(Storage s, int m, const std::vector<std::int64_t>&
 inline const std::vector<std::vector<std::int64_t>> block_test_grids = {
     {5}, {4, 3}, {3, 4, 2}, {2, 3, 2, 3}};
 
-/// Runs `mode` on a block solver over pointers of the solver's memory.
+/// Runs `mode` on a block solver over the batch's buffers (host memory).
 template <class T>
-void solve_block_mode(BlockSolver<T>& solver, const T* a, const T* b, const T* c, T* d, T* x,
-                      Mode mode, int* info = nullptr) {
-  switch (mode) {
-    case Mode::in_place:
-      solver.solve_in_place(a, b, c, d, info);
-      break;
-    case Mode::separate:
-      solver.solve(a, b, c, d, x, info);
-      break;
-    case Mode::increment:
-      solver.solve_increment(a, b, c, d, x, info);
-      break;
-  }
+void run_block_mode(BlockSolver<T>& solver, BlockBatch<T>& batch, Mode mode, int* info = nullptr) {
+  solve_in_mode(solver, mode, std::tuple(batch.a.data(), batch.b.data(), batch.c.data()),
+                batch.d.data(), batch.x.data(), info);
 }
 
 /// One case's inputs (random systems of a kind; the output's padding a finite sentinel; x

@@ -9,6 +9,7 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "support/problems.hpp"
@@ -16,26 +17,41 @@
 namespace triax::test {
 
 enum class Mode { in_place, separate, increment };
+/// Every mode, for the tests that run each.
+inline constexpr Mode all_modes[] = {Mode::in_place, Mode::separate, Mode::increment};
 
 inline const char* to_string(Mode m) {
   return m == Mode::in_place ? "in_place" : m == Mode::separate ? "separate" : "increment";
 }
 
+/// Calls the entry point of `mode` on a plan: solve_in_place(in..., d, rest...), solve(in..., d,
+/// x, rest...) or solve_increment(in..., d, x, rest...). `in` is a tuple of the coefficients'
+/// pointers (a, b, c; empty for a plan that holds its matrix), `rest` what the entry points take
+/// after x (info, lengths).
+template <class Plan, class In, class Out, class... Rest>
+void solve_in_mode(Plan& s, Mode mode, const In& in, Out d, Out x, const Rest&... rest) {
+  std::apply(
+      [&](auto... coefficients) {
+        switch (mode) {
+          case Mode::in_place:
+            s.solve_in_place(coefficients..., d, rest...);
+            break;
+          case Mode::separate:
+            s.solve(coefficients..., d, x, rest...);
+            break;
+          case Mode::increment:
+            s.solve_increment(coefficients..., d, x, rest...);
+            break;
+        }
+      },
+      in);
+}
+
 /// Runs `mode` on solver s over the batch's buffers (which it modifies).
 template <class T>
 void run_mode(Solver<T>& s, Batch<T>& batch, Mode mode, int* info = nullptr) {
-  switch (mode) {
-    case Mode::in_place:
-      s.solve_in_place(batch.a.data(), batch.b.data(), batch.c.data(), batch.d.data(), info);
-      break;
-    case Mode::separate:
-      s.solve(batch.a.data(), batch.b.data(), batch.c.data(), batch.d.data(), batch.x.data(), info);
-      break;
-    case Mode::increment:
-      s.solve_increment(batch.a.data(), batch.b.data(), batch.c.data(), batch.d.data(),
-                        batch.x.data(), info);
-      break;
-  }
+  solve_in_mode(s, mode, std::tuple(batch.a.data(), batch.b.data(), batch.c.data()), batch.d.data(),
+                batch.x.data(), info);
 }
 
 /// The elements of a buffer that a layout does not cover.

@@ -36,8 +36,6 @@ std::vector<int> cpu_checked_solve(Algorithm algorithm, const Layout& layout, in
   return info;
 }
 
-inline constexpr Mode cyclic_modes[] = {Mode::in_place, Mode::separate, Mode::increment};
-
 template <class T>
 void expect_case_matches(const CyclicCase<T>& c, const RunnerOf<T>& runner,
                          const OperandLayouts& layouts, int axis, Mode mode, std::uint64_t seed) {
@@ -62,7 +60,7 @@ void expect_lengths_match(Backend backend, const RunnerOf<T>& runner,
       ++k;
       const int axis = k % 2;
       expect_case_matches(c, runner, OperandLayouts(cyclic_systems_along(axis, n, systems)), axis,
-                          cyclic_modes[k % 3], test_seed(k));
+                          all_modes[k % 3], test_seed(k));
     }
   }
 }
@@ -74,7 +72,7 @@ void expect_every_axis_and_mode_match(Backend backend, const RunnerOf<T>& runner
   int k = 0;
   for (const auto& shape : shapes) {
     for (int axis = 0; axis < static_cast<int>(shape.size()); ++axis) {
-      for (Mode mode : cyclic_modes) {
+      for (Mode mode : all_modes) {
         for (const CyclicCase<T>& c : cyclic_cases<T>(backend)) {
           expect_case_matches(c, runner, OperandLayouts(Layout::packed(shape)), axis, mode,
                               test_seed(++k));
@@ -96,7 +94,7 @@ void expect_padded_layouts_match(Backend backend, const RunnerOf<T>& runner) {
           OperandLayouts(g.odd, g.permuted, g.padded_a, g.odd, g.padded_d)}) {
       for (const CyclicCase<T>& c : cyclic_cases<T>(backend)) {
         ++k;
-        expect_case_matches(c, runner, layouts, axis, cyclic_modes[k % 3], test_seed(k));
+        expect_case_matches(c, runner, layouts, axis, all_modes[k % 3], test_seed(k));
       }
     }
   }
@@ -113,7 +111,7 @@ void expect_broadcast_coefficients_match(Backend backend, const RunnerOf<T>& run
     for (Algorithm alg : {a.cr, a.pcr, a.cr_pcr}) {
       ++k;
       expect_case_matches(CyclicCase<T>{alg, false}, runner,
-                          one_matrix_for_every_system(shape, axis), axis, cyclic_modes[k % 3],
+                          one_matrix_for_every_system(shape, axis), axis, all_modes[k % 3],
                           test_seed(k));
     }
   }
@@ -129,7 +127,7 @@ void expect_switch_overrides_match(Backend backend, const RunnerOf<T>& runner) {
     ASSERT_EQ(setenv("TRIAX_CYCLIC_SWITCH_ROWS", o.rows, 1), 0);
     ++k;
     expect_case_matches(CyclicCase<T>{o.algorithm, o.close_values}, runner,
-                        OperandLayouts(cyclic_systems_along(0, 517, 3)), 0, cyclic_modes[k % 3],
+                        OperandLayouts(cyclic_systems_along(0, 517, 3)), 0, all_modes[k % 3],
                         test_seed(k));
   }
   unsetenv("TRIAX_CYCLIC_SWITCH_ROWS");

@@ -3,21 +3,13 @@
 // device, solves on a stream of its own, and copies the buffers back.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "support/compare.hpp"
+#include "support/device_test.hpp"
 
 namespace triax::test {
-
-/// True when a CUDA device can be used; GPU tests call GTEST_SKIP otherwise.
-inline bool cuda_device_present() {
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return false;
-  }
-  return count > 0;
-}
 
 #define TRIAX_TEST_CUDA_OK(call) ASSERT_EQ((call), cudaSuccess) << #call
 
@@ -41,24 +33,59 @@ class DeviceBuffer {
   std::size_t size_;
 };
 
+/// The five operands on the device, each `shift` elements past a cudaMalloc'ed (256-byte aligned)
+/// base so that a solve's rows can start anywhere in a vector (shift 0: aligned).
+template <class T>
+class DeviceOperands {
+ public:
+  DeviceOperands(const std::vector<T>& a, const std::vector<T>& b, const std::vector<T>& c,
+                 const std::vector<T>& d, const std::vector<T>& x, int shift = 0)
+      : shift_(shift),
+        a_(shifted(a, shift)),
+        b_(shifted(b, shift)),
+        c_(shifted(c, shift)),
+        d_(shifted(d, shift)),
+        x_(shifted(x, shift)) {}
+  bool allocated() const { return a_.get() && b_.get() && c_.get() && d_.get() && x_.get(); }
+  T* a() const { return a_.get() + shift_; }
+  T* b() const { return b_.get() + shift_; }
+  T* c() const { return c_.get() + shift_; }
+  T* d() const { return d_.get() + shift_; }
+  T* x() const { return x_.get() + shift_; }
+  /// Copies the outputs, d and x, back.
+  void download(std::vector<T>& d, std::vector<T>& x) const {
+    back(d_, d);
+    back(x_, x);
+  }
+
+ private:
+  static std::vector<T> shifted(const std::vector<T>& h, int shift) {
+    std::vector<T> s(static_cast<std::size_t>(shift), T(0));
+    s.insert(s.end(), h.begin(), h.end());
+    return s;
+  }
+  void back(const DeviceBuffer<T>& buf, std::vector<T>& h) const {
+    std::vector<T> all(h.size() + static_cast<std::size_t>(shift_));
+    buf.download(all);
+    std::copy(all.begin() + shift_, all.end(), h.begin());
+  }
+  int shift_;
+  DeviceBuffer<T> a_, b_, c_, d_, x_;
+};
+
 /// A runner for the CUDA backend with the given algorithm.
 template <class T>
 Runner<T> cuda_runner(Algorithm algorithm) {
   return [=](const OperandLayouts& layouts, int axis, Mode mode, Batch<T>& batch) {
     cudaStream_t stream;
     TRIAX_TEST_CUDA_OK(cudaStreamCreate(&stream));
-    DeviceBuffer<T> a(batch.a), b(batch.b), c(batch.c), d(batch.d), x(batch.x);
-    ASSERT_TRUE(a.get() && b.get() && c.get() && d.get() && x.get()) << "cudaMalloc failed";
+    const DeviceOperands<T> o(batch.a, batch.b, batch.c, batch.d, batch.x);
+    ASSERT_TRUE(o.allocated()) << "cudaMalloc failed";
     Solver<T> solver(Backend::cuda, layouts, axis, {.algorithm = algorithm, .stream = stream});
-    switch (mode) {
-      case Mode::in_place: solver.solve_in_place(a.get(), b.get(), c.get(), d.get()); break;
-      case Mode::separate: solver.solve(a.get(), b.get(), c.get(), d.get(), x.get()); break;
-      case Mode::increment: solver.solve_increment(a.get(), b.get(), c.get(), d.get(), x.get()); break;
-    }
+    solve_in_mode(solver, mode, std::tuple(o.a(), o.b(), o.c()), o.d(), o.x());
     TRIAX_TEST_CUDA_OK(cudaStreamSynchronize(stream));
     TRIAX_TEST_CUDA_OK(cudaGetLastError());
-    d.download(batch.d);
-    x.download(batch.x);
+    o.download(batch.d, batch.x);
     TRIAX_TEST_CUDA_OK(cudaStreamDestroy(stream));
   };
 }

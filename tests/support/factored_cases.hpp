@@ -17,15 +17,10 @@
 
 #include "support/compare.hpp"
 #include "support/problems.hpp"
+#include "support/quick_mode.hpp"
 #include "triax/factored.hpp"
 
 namespace triax::test {
-
-/// TRIAX_TEST_QUICK=1 (compute-sanitizer runs): fewer cases.
-inline bool quick_tests() {
-  const char* q = std::getenv("TRIAX_TEST_QUICK");
-  return q != nullptr && q[0] != '\0' && q[0] != '0';
-}
 
 /// One matrix: n rows of a, b, c (a[0] and c[n-1] hold NaN: they must never be read).
 template <class T>
@@ -252,11 +247,7 @@ void run_factored_host(Backend backend, const FactoredMatrixCase<T>& m, const Fa
                        FactoredAlgorithm algorithm = FactoredAlgorithm::automatic) {
   FactoredSolver<T> s(backend, m.a.data(), m.b.data(), m.c.data(),
                       static_cast<std::int64_t>(m.b.size()), g.layouts, g.axis, o, algorithm);
-  switch (mode) {
-    case Mode::in_place: s.solve_in_place(d.data(), info); break;
-    case Mode::separate: s.solve(d.data(), x.data(), info); break;
-    case Mode::increment: s.solve_increment(d.data(), x.data(), info); break;
-  }
+  solve_in_mode(s, mode, std::tuple(), d.data(), x.data(), info);
 }
 
 /// The comparison every backend runs: for each matrix, grid and mode, the backend's solve against
@@ -264,7 +255,7 @@ void run_factored_host(Backend backend, const FactoredMatrixCase<T>& m, const Fa
 /// backward error within 64 eps, the padding around x and d untouched, d untouched unless in place.
 template <class T>
 void check_factored_against_reference(std::int64_t n, const FactoredRunner<T>& run, bool quick) {
-  for (const auto& m : factored_matrices<T>(n, quick && quick_tests())) {
+  for (const auto& m : factored_matrices<T>(n, quick && quick_mode())) {
     for (const auto& g : factored_grids(n, quick)) {
       for (Mode mode : {Mode::in_place, Mode::separate, Mode::increment}) {
         SCOPED_TRACE(m.name + " " + g.name + " n=" + std::to_string(n) + " " + to_string(mode));

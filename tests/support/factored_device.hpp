@@ -23,17 +23,7 @@ void solve_factored_on_device(FactoredSolver<T>& s, cudaStream_t stream, Mode mo
     TRIAX_TEST_CUDA_OK(cudaMalloc(&di, std::max<std::size_t>(1, info->size()) * sizeof(int)));
     TRIAX_TEST_CUDA_OK(cudaMemset(di, 0xff, std::max<std::size_t>(1, info->size()) * sizeof(int)));
   }
-  switch (mode) {
-    case Mode::in_place:
-      s.solve_in_place(dd.get(), di);
-      break;
-    case Mode::separate:
-      s.solve(dd.get(), dx.get(), di);
-      break;
-    case Mode::increment:
-      s.solve_increment(dd.get(), dx.get(), di);
-      break;
-  }
+  solve_in_mode(s, mode, std::tuple(), dd.get(), dx.get(), di);
   TRIAX_TEST_CUDA_OK(cudaStreamSynchronize(stream));
   TRIAX_TEST_CUDA_OK(cudaGetLastError());
   dd.download(d);

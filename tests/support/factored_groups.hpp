@@ -180,17 +180,7 @@ void solve_grouped_oracle(const GroupedCase<T>& gc, Mode mode, std::vector<T>& d
   const Layout lc = oracle_coefficients(gc);
   const Layout& lx = mode == Mode::in_place ? gc.layouts.d : gc.layouts.x;
   Solver<T> s(Backend::reference, OperandLayouts(lc, lc, lc, gc.layouts.d, lx), gc.axis);
-  switch (mode) {
-    case Mode::in_place:
-      s.solve_in_place(gc.a.data(), gc.b.data(), gc.c.data(), d.data());
-      break;
-    case Mode::separate:
-      s.solve(gc.a.data(), gc.b.data(), gc.c.data(), d.data(), x.data());
-      break;
-    case Mode::increment:
-      s.solve_increment(gc.a.data(), gc.b.data(), gc.c.data(), d.data(), x.data());
-      break;
-  }
+  solve_in_mode(s, mode, std::tuple(gc.a.data(), gc.b.data(), gc.c.data()), d.data(), x.data());
 }
 
 /// Runs one grouped factored solve on some backend's memory (d, x as host buffers).
@@ -205,17 +195,7 @@ void run_grouped_host(Backend backend, const GroupedCase<T>& gc, Mode mode, std:
   FactoredSolver<T> s(backend, gc.a.data(), gc.b.data(), gc.c.data(), gc.coefficients, gc.layouts,
                       gc.axis, o, algorithm);
   ASSERT_EQ(s.group_count(), gc.groups);
-  switch (mode) {
-    case Mode::in_place:
-      s.solve_in_place(d.data(), info);
-      break;
-    case Mode::separate:
-      s.solve(d.data(), x.data(), info);
-      break;
-    case Mode::increment:
-      s.solve_increment(d.data(), x.data(), info);
-      break;
-  }
+  solve_in_mode(s, mode, std::tuple(), d.data(), x.data(), info);
 }
 
 /// For each mode: the grouped plan against the general solver on the reference backend (forward

@@ -85,17 +85,8 @@ using VarRunner = std::function<void(VarBatch<T>&, Mode, int* info)>;
 
 template <class T>
 void run_var_host(VarSolver<T>& s, VarBatch<T>& v, Mode mode, int* info) {
-  switch (mode) {
-    case Mode::in_place:
-      s.solve_in_place(v.a.data(), v.b.data(), v.c.data(), v.d.data(), info);
-      break;
-    case Mode::separate:
-      s.solve(v.a.data(), v.b.data(), v.c.data(), v.d.data(), v.x.data(), info);
-      break;
-    case Mode::increment:
-      s.solve_increment(v.a.data(), v.b.data(), v.c.data(), v.d.data(), v.x.data(), info);
-      break;
-  }
+  solve_in_mode(s, mode, std::tuple(v.a.data(), v.b.data(), v.c.data()), v.d.data(), v.x.data(),
+                info);
 }
 
 /// A runner for the host backends.
