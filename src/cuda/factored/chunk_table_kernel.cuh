@@ -46,6 +46,27 @@ __device__ __forceinline__ T table_load(const T* at) {
   return __ldg(at);
 }
 
+/// Thomas on a chunk's first L rows (its interior) in registers, with the stored multipliers of
+/// its table: forward u[k] -= m[k] u[k-1], backward u[k] = r[k] u[k] - e[k] u[k+1]. `rows` is the
+/// chunk's table column (v.rows + v.table_of(j)), field f of row k at rows[(f M + k) ts]. Both
+/// kernels run this one sequence, so they round alike.
+template <class T, int M>
+__device__ __forceinline__ void chunk_interior_thomas(T (&u)[M], const T* rows, int ts, int L) {
+#pragma unroll
+  for (int k = 1; k < M; ++k) {
+    if (k < L) u[k] -= table_load(rows + (chunk_m * M + k) * ts) * u[k - 1];
+  }
+  T next = 0;
+#pragma unroll
+  for (int k = M - 1; k >= 0; --k) {
+    if (k < L) {
+      u[k] = table_load(rows + (chunk_r * M + k) * ts) * u[k] -
+             table_load(rows + (chunk_e * M + k) * ts) * next;
+      next = u[k];
+    }
+  }
+}
+
 template <class T, int M, bool Accumulate>
 __global__ void __launch_bounds__(chunk_table_threads)
     chunk_table_kernel(Problem p, ChunkView<T> v, const T* d, T* x) {
@@ -87,23 +108,9 @@ __global__ void __launch_bounds__(chunk_table_threads)
   __syncwarp();
 
   // ---- Thomas on the chunk's interior with the stored multipliers.
-  const int t = v.table_of(j);
+  const T* rows = v.rows + v.table_of(j);
   const int ts = v.tables;
-  const T* rows = v.rows + t;
-  // Field f, row k at rows[(f M + k) ts].
-#pragma unroll
-  for (int k = 1; k < M; ++k) {
-    if (k < L) u[k] -= table_load(rows + (chunk_m * M + k) * ts) * u[k - 1];
-  }
-  T next = 0;
-#pragma unroll
-  for (int k = M - 1; k >= 0; --k) {
-    if (k < L) {
-      u[k] = table_load(rows + (chunk_r * M + k) * ts) * u[k] -
-             table_load(rows + (chunk_e * M + k) * ts) * next;
-      next = u[k];
-    }
-  }
+  chunk_interior_thomas<T, M>(u, rows, ts, L);
 
   // ---- The separators: right-hand side, PCR, solution.
   const unsigned full = 0xffffffffu;
@@ -204,22 +211,9 @@ __global__ void __launch_bounds__(chunk_strided_threads)
     }
   }
 
-  const int t = v.table_of(j);
+  const T* rows = v.rows + v.table_of(j);
   const int ts = v.tables;
-  const T* rows = v.rows + t;
-#pragma unroll
-  for (int k = 1; k < M; ++k) {
-    if (k < L) u[k] -= table_load(rows + (chunk_m * M + k) * ts) * u[k - 1];
-  }
-  T next = 0;
-#pragma unroll
-  for (int k = M - 1; k >= 0; --k) {
-    if (k < L) {
-      u[k] = table_load(rows + (chunk_r * M + k) * ts) * u[k] -
-             table_load(rows + (chunk_e * M + k) * ts) * next;
-      next = u[k];
-    }
-  }
+  chunk_interior_thomas<T, M>(u, rows, ts, L);
 
   // The separators: each chunk's first value to its left neighbour, then PCR.
   const bool in_block = j < P;
