@@ -12,7 +12,7 @@
 // conflicts for M = 8, 16). For d and x at row stride 1 only (the launch, chunk_table_launch.cu,
 // checks); chunk_table_strided_kernel below takes every other stride.
 //
-// Rows (chunk_row_loads.cuh) says what the loaded rows are: d (PlainRows), or f, from which
+// Rows (core/factored/chunk_rows.hpp) says what the loaded rows are: d (PlainRows), or f, from which
 // the kernel forms B f in registers before the solve (StencilRows: solve_stencil in one pass).
 //
 // The table (a few KiB: 5 M values per stored chunk table, 3 tables for near-Toeplitz matrices)
@@ -24,7 +24,7 @@
 
 #include "core/factored/chunk_table.hpp"
 #include "core/problem.hpp"
-#include "cuda/factored/chunk_row_loads.cuh"
+#include "core/factored/chunk_rows.hpp"
 
 namespace triax::detail::cuda {
 

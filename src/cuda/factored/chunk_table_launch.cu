@@ -3,7 +3,7 @@
 // (every M of float, M <= 16 of double), fewer for 32-row double chunks; each warp holds 32 / W
 // systems. Any other stride: the strided kernel, S x P threads a block (chunk_strided_systems).
 // Each shape in two forms: the right-hand side loaded (PlainRows) or formed from f by a stencil
-// (StencilRows, chunk_row_loads.cuh).
+// (StencilRows, core/factored/chunk_rows.hpp).
 #include "cuda/factored/chunk_table_launch.hpp"
 
 #include <algorithm>

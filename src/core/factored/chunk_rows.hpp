@@ -1,5 +1,5 @@
 #pragma once
-// What the chunk table kernels (chunk_table_kernel.cuh) solve for: the template parameter Rows
+// What the chunk table kernels (src/cuda/factored/chunk_table_kernel.cuh) solve for: the template parameter Rows
 // of both kernels. Each kernel loads its chunk's M rows of its input into registers as before;
 // with Rows::halo it also fetches the two rows either side of the chunk (the warp kernel from
 // the neighbouring lanes, the strided one from global memory, where those rows are the
@@ -9,9 +9,18 @@
 //   StencilRows<T>  the input is f and the right-hand side B f (solve_stencil): interior rows
 //                   from the register window, the up-to-four edge rows through the line (their
 //                   closures reach four rows in, past the window).
+// Host and device code, so that tests/core/chunk_rows_test.cpp runs it chunk by chunk as the
+// kernels do.
 #include "core/factored/stencil_rows.hpp"
 
-namespace triax::detail::cuda {
+// The kernels keep u and the window in registers only if these loops are unrolled.
+#if defined(__CUDA_ARCH__)
+#define TRIAX_CHUNK_UNROLL _Pragma("unroll")
+#else
+#define TRIAX_CHUNK_UNROLL
+#endif
+
+namespace triax::detail {
 
 struct PlainRows {
   static constexpr bool halo = false;
@@ -27,8 +36,8 @@ struct StencilRows {
   /// otherwise: an interior row's taps never leave the line). line(r) reads f's row r,
   /// 0 <= r < n, of the same system.
   template <int M, class Line>
-  __device__ __forceinline__ void operator()(T (&u)[M], const T (&lo)[2], const T (&hi)[2],
-                                             int first, int held, int n, Line line) const {
+  TRIAX_HOST_DEVICE void operator()(T (&u)[M], const T (&lo)[2], const T (&hi)[2], int first,
+                                    int held, int n, Line line) const {
     // Rows 0, 1, n-2, n-1, formed by the chunks that hold them.
     T edge[4] = {T(0), T(0), T(0), T(0)};
     if (held > 0 && first == 0) {
@@ -42,11 +51,11 @@ struct StencilRows {
     T w[M + 4];  // rows first-2 .. first+M+1
     w[0] = lo[0];
     w[1] = lo[1];
-#pragma unroll
+    TRIAX_CHUNK_UNROLL
     for (int k = 0; k < M; ++k) w[k + 2] = u[k];
     w[M + 2] = hi[0];
     w[M + 3] = hi[1];
-#pragma unroll
+    TRIAX_CHUNK_UNROLL
     for (int k = 0; k < M; ++k) {
       const int i = first + k;
       if (k < held) {
@@ -58,4 +67,4 @@ struct StencilRows {
   }
 };
 
-}  // namespace triax::detail::cuda
+}  // namespace triax::detail
