@@ -13,6 +13,8 @@
 #include <gtest/gtest.h>
 
 #include "support/device_runner.hpp"
+#include "support/device_test.hpp"
+#include "support/quick_mode.hpp"
 #include "support/factored_stencil.hpp"
 #include "support/scoped_env.hpp"
 
@@ -20,12 +22,7 @@ namespace triax::test {
 namespace {
 
 template <class T>
-class FactoredStencilCuda : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
-  }
-};
+class FactoredStencilCuda : public NeedsDevice<> {};
 using Precisions = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(FactoredStencilCuda, Precisions);
 
@@ -64,9 +61,9 @@ StencilRunner<T> cuda_stencil_runner(FactoredAlgorithm algorithm, std::optional<
 
 template <class T>
 void check_every_size(const StencilRunner<T>& run, std::int64_t min_n = 1) {
-  for (std::int64_t n : stencil_test_sizes(quick_tests())) {
+  for (std::int64_t n : stencil_test_sizes(quick_mode())) {
     if (n < min_n) continue;
-    check_stencil_against_reference<T>(n, random_stencil<T>(test_seed(n)), run, quick_tests());
+    check_stencil_against_reference<T>(n, random_stencil<T>(test_seed(n)), run, quick_mode());
     const double h = 1.0 / double(std::max<std::int64_t>(1, n - 1));
     check_stencil_against_reference<T>(n, stencil_as<T>(stencil_hpp_example(h)), run, true);
   }
@@ -81,7 +78,7 @@ TYPED_TEST(FactoredStencilCuda, FusedTableMatchesReference) {
 TYPED_TEST(FactoredStencilCuda, AutomaticMatchesReference) {
   // The automatic plan: Thomas' kernels below 64 rows (workspace), the table from 64 on (fused).
   const ScopedEnv env("TRIAX_CUDA_FACTORED_ROUTE", nullptr);
-  for (std::int64_t n : stencil_test_sizes(quick_tests())) {
+  for (std::int64_t n : stencil_test_sizes(quick_mode())) {
     const auto run = cuda_stencil_runner<TypeParam>(FactoredAlgorithm::automatic, n >= 64);
     check_stencil_against_reference<TypeParam>(n, random_stencil<TypeParam>(test_seed(n)), run,
                                                true);
