@@ -18,22 +18,23 @@ void pade_matrix(std::int64_t n, std::vector<T>& a, std::vector<T>& b, std::vect
 }
 
 template <class T>
-void rhs_host(const T* f, T* r, const Extents& e, int axis, T h) {
-  const std::int64_t stride[3] = {1, e[0], e[0] * e[1]};
-  const std::int64_t s = stride[axis], n = e[axis];
-  const T interior = T(3) / (T(4) * h), edge = T(1) / (T(2) * h);
-  const std::int64_t total = e[0] * e[1] * e[2];
-#pragma omp parallel for schedule(static)
-  for (std::int64_t o = 0; o < total; ++o) {
-    const std::int64_t i = (o / s) % n;
-    if (i == 0) {
-      r[o] = (T(-5) * f[o] + T(4) * f[o + s] + f[o + 2 * s]) * edge;
-    } else if (i == n - 1) {
-      r[o] = (T(5) * f[o] - T(4) * f[o - s] - f[o - 2 * s]) * edge;
-    } else {
-      r[o] = (f[o + s] - f[o - s]) * interior;
-    }
+triax::Stencil<T> pade_rhs(T h) {
+  const T inner = T(3) / (T(4) * h), edge = T(1) / (T(2) * h);
+  const T closure[3] = {T(-5) * edge, T(4) * edge, edge};  // f0, f1, f2 on row 0
+  triax::Stencil<T> s;
+  s.interior[1] = -inner;  // f[i-1]
+  s.interior[3] = inner;   // f[i+1]
+  for (int t = 0; t < 3; ++t) {
+    s.first[0][t] = closure[t];
+    s.last[0][t] = -closure[t];  // row n-1 mirrors row 0: taps counted from the end
   }
+  // Rows 1 and n-2 take the interior formula, written from their edge: f0 and f2 (f[n-1] and
+  // f[n-3] from the end, where the sign turns).
+  s.first[1][0] = -inner;
+  s.first[1][2] = inner;
+  s.last[1][0] = inner;
+  s.last[1][2] = -inner;
+  return s;
 }
 
 namespace {
@@ -50,26 +51,12 @@ triax::FactoredSolver<T> make_solver(triax::Backend backend, const Extents& e, i
 
 template <class T>
 Derivative<T>::Derivative(triax::Backend backend, const Extents& e, int axis, T h, void* stream)
-    : backend_(backend), e_(e), axis_(axis), h_(h), stream_(stream),
-      solver_(make_solver<T>(backend, e, axis, stream)) {}
-
-template <class T>
-void Derivative<T>::operator()(const T* f, T* df) {
-#ifdef TRIAX_HAS_CUDA
-  if (backend_ == triax::Backend::cuda) {
-    rhs_cuda(f, df, e_, axis_, h_, stream_);
-    solver_.solve_in_place(df);
-    return;
-  }
-#endif
-  rhs_host(f, df, e_, axis_, h_);
-  solver_.solve_in_place(df);
-}
+    : rhs_(pade_rhs(h)), solver_(make_solver<T>(backend, e, axis, stream)) {}
 
 template void pade_matrix(std::int64_t, std::vector<float>&, std::vector<float>&, std::vector<float>&);
 template void pade_matrix(std::int64_t, std::vector<double>&, std::vector<double>&, std::vector<double>&);
-template void rhs_host(const float*, float*, const Extents&, int, float);
-template void rhs_host(const double*, double*, const Extents&, int, double);
+template triax::Stencil<float> pade_rhs(float);
+template triax::Stencil<double> pade_rhs(double);
 template class Derivative<float>;
 template class Derivative<double>;
 

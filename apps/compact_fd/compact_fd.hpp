@@ -5,13 +5,16 @@
 //   boundaries: f'[0] + 2 f'[1] = (-5 f[0] + 4 f[1] + f[2]) / (2h), mirrored at i = n-1
 // (the third-order one-sided closure) along one axis of a packed n0 x n1 x n2 field (dimension 0
 // fastest). The matrix is the same for every line, so it is factored once per axis; each
-// derivative is one stencil pass (f -> right-hand side in df) and one in-place factored solve.
+// derivative is one FactoredSolver::solve_stencil with the right-hand side's stencil: on the
+// GPU's chunk table route one pass that reads f and writes f' (issue 32's bar: 1.3x a copy),
+// elsewhere the stencil into the plan's workspace and a factored solve.
 
 #include <array>
 #include <cstdint>
 #include <vector>
 
 #include "triax/factored.hpp"
+#include "triax/stencil.hpp"
 
 namespace cfd {
 
@@ -21,15 +24,10 @@ using Extents = std::array<std::int64_t, 3>;
 template <class T>
 void pade_matrix(std::int64_t n, std::vector<T>& a, std::vector<T>& b, std::vector<T>& c);
 
-/// The right-hand side of the derivative along `axis` of f (packed over `e`) into r, on the host.
+/// The right-hand side's stencil (triax::Stencil) for spacing h: (3/4h)(f[i+1] - f[i-1]) inside
+/// and on rows 1, n-2; (-5 f0 + 4 f1 + f2)/(2h) on row 0, mirrored on row n-1.
 template <class T>
-void rhs_host(const T* f, T* r, const Extents& e, int axis, T h);
-
-#ifdef TRIAX_HAS_CUDA
-/// The same on the device, on `stream` (f and r device pointers).
-template <class T>
-void rhs_cuda(const T* f, T* r, const Extents& e, int axis, T h, void* stream);
-#endif
+triax::Stencil<T> pade_rhs(T h);
 
 /// The derivative along one axis, on the cpu or cuda backend (pointers in that memory).
 template <class T>
@@ -37,14 +35,12 @@ class Derivative {
  public:
   Derivative(triax::Backend backend, const Extents& e, int axis, T h, void* stream = nullptr);
   /// df = d f / d x_axis (df must not overlap f).
-  void operator()(const T* f, T* df);
+  void operator()(const T* f, T* df) { solver_.solve_stencil(rhs_, f, df); }
+  /// Whether the derivative runs in one pass (FactoredSolver::fuses_stencil).
+  bool fused() const { return solver_.fuses_stencil(); }
 
  private:
-  triax::Backend backend_;
-  Extents e_;
-  int axis_;
-  T h_;
-  void* stream_;
+  triax::Stencil<T> rhs_;
   triax::FactoredSolver<T> solver_;
 };
 

@@ -72,6 +72,7 @@
 #include "triax/export.hpp"
 #include "triax/layout.hpp"
 #include "triax/options.hpp"
+#include "triax/stencil.hpp"
 
 namespace triax {
 
@@ -155,6 +156,21 @@ class TRIAX_API FactoredSolver {
   void solve(const T* d, T* x, int* info = nullptr);
   /// u += x (u laid out as layouts.x); u must not share elements with d.
   void solve_increment(const T* d, T* u, int* info = nullptr);
+  /// x = A^{-1} (B f): the right-hand side is the banded operator B (a triax::Stencil, see
+  /// stencil.hpp for its rows) applied to f along each system, e.g. a compact finite difference.
+  /// f is laid out as layouts.d, x as layouts.x; f is read inside each system's n rows only.
+  /// f and x must not share an element (B reads f's neighbouring rows while x is written):
+  /// triax::invalid_argument naming f otherwise, and for a null, misaligned or wrong-space f.
+  /// Where fuses_stencil(), B f is formed inside the solve and never stored (f read once, x
+  /// written once). Elsewhere the plan writes B f into a workspace laid out as d, in the
+  /// backend's memory (allocated at the first such call and kept: workspace_bytes() then counts
+  /// it), and solves from it as solve() does; checked mode and info as for solve(). B is taken
+  /// per call (25 values, passed to the kernel by value), so one plan of A serves any B.
+  void solve_stencil(const Stencil<T>& B, const T* f, T* x, int* info = nullptr);
+  /// Whether solve_stencil() runs in one pass: the cuda chunk table route (a cuda_hybrid plan
+  /// whose matrix has a chunk table, route.hpp; unchecked, one matrix). Every other plan takes
+  /// the workspace.
+  bool fuses_stencil() const;
 
   Backend backend() const;
   /// The algorithm the plan runs (never automatic: the one automatic picked).

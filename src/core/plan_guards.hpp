@@ -57,9 +57,10 @@ Impl& live(const std::unique_ptr<Impl>& impl, const char* who) {
 
 /// Each non-null pointer must be in the backend's memory space (device for cuda, host
 /// otherwise) where the runtime can tell.
+/// `d_name` names the fourth pointer (f for a stencil solve's input).
 inline void check_memory_space(Backend backend, const void* const (&pointers)[6],
-                               const char* who) {
-  static constexpr const char* names[] = {"a", "b", "c", "d", "x", "info"};
+                               const char* who, const char* d_name = "d") {
+  const char* const names[] = {"a", "b", "c", d_name, "x", "info"};
   const bool want_device = backend == Backend::cuda;
   for (int i = 0; i < 6; ++i) {
     if (pointers[i] == nullptr) continue;

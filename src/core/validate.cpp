@@ -13,20 +13,6 @@ const Layout& layout_of(const OperandLayouts& l, int op) {
   return *all[op];
 }
 
-// The largest element offset a layout reaches, or -1 if it overflows 64 bits.
-std::int64_t max_offset(const Layout& l) {
-  // An empty array addresses nothing, whatever its strides.
-  for (int k = 0; k < l.rank(); ++k) {
-    if (l.extent(k) == 0) return l.offset();
-  }
-  __int128 off = l.offset();
-  for (int k = 0; k < l.rank(); ++k) {
-    off += static_cast<__int128>(l.extent(k) - 1) * l.stride(k);
-    // Each term is below 2^126: stop before a sum of them could overflow 128 bits too.
-    if (off > INT64_MAX) return -1;
-  }
-  return static_cast<std::int64_t>(off);
-}
 
 // A pointer as the message shows it.
 std::string address(const void* p) {
@@ -70,6 +56,20 @@ std::string self_overlap_detail(const Layout& l, Overlap o) {
 }
 
 }  // namespace
+
+std::int64_t max_offset(const Layout& l) {
+  // An empty array addresses nothing, whatever its strides.
+  for (int k = 0; k < l.rank(); ++k) {
+    if (l.extent(k) == 0) return l.offset();
+  }
+  __int128 off = l.offset();
+  for (int k = 0; k < l.rank(); ++k) {
+    off += static_cast<__int128>(l.extent(k) - 1) * l.stride(k);
+    // Each term is below 2^126: stop before a sum of them could overflow 128 bits too.
+    if (off > INT64_MAX) return -1;
+  }
+  return static_cast<std::int64_t>(off);
+}
 
 void validate_layouts(const OperandLayouts& layouts, int axis) {
   const Layout& d = layouts.d;

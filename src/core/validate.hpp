@@ -16,6 +16,10 @@ namespace triax::detail {
 /// element twice.
 void validate_layouts(const OperandLayouts& layouts, int axis);
 
+/// The largest element offset a layout reaches (its offset when empty), or -1 if that
+/// overflows 64 bits.
+std::int64_t max_offset(const Layout& layout);
+
 /// The byte range [lo, hi) an operand's elements span (lo == hi when empty): a quick test before
 /// the exact element-level overlap check (layouts_overlap).
 struct ByteRange {

@@ -80,6 +80,7 @@ TEST(DocExamples, HeaderSnippetsMatchTheTestedCode) {
   const std::pair<const char*, const char*> pairs[] = {
       {"include/triax/triax.hpp", "tests/core/doc_examples_test.cpp"},
       {"include/triax/layout.hpp", "tests/core/doc_examples_test.cpp"},
+      {"include/triax/stencil.hpp", "tests/support/factored_stencil.hpp"},
       {"include/triax/triax.h", "tests/capi/capi_test.c"}};
   for (const auto& [header, test] : pairs) {
     const std::vector<std::string> lines = code_lines(read(root / header));

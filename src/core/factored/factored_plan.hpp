@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <stdexcept>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "core/factored/factor_table.hpp"
 #include "core/problem.hpp"
 #include "triax/options.hpp"
+#include "triax/stencil.hpp"
 
 namespace triax::detail {
 
@@ -41,6 +43,14 @@ class FactoredBackendPlan {
   virtual void solve(const Problem& problem, const FactoredOperands<T>& ops) = 0;
   virtual void clear_info(int* info, std::int64_t count) { std::fill_n(info, count, 0); }
   virtual std::size_t workspace_bytes() const = 0;
+  /// Whether solve_stencil() runs: x = A^{-1} (B f) in one pass, B f formed inside the solve.
+  /// Plans that do not (the default) get B f from the core's workspace and solve() it.
+  virtual bool fuses_stencil() const { return false; }
+  /// x = A^{-1} (B f), f laid out by problem.map[op_d] (and not overlapping x), unchecked; only
+  /// where fuses_stencil(). Must not allocate.
+  virtual void solve_stencil(const Problem&, const Stencil<T>&, const T*, T*) {
+    throw std::logic_error("triax: solve_stencil on a factored plan that does not fuse it");
+  }
 };
 
 template <class T>

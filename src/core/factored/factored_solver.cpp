@@ -1,6 +1,7 @@
 // triax::FactoredSolver: validation, factoring, normalisation, dispatch to a backend's plan.
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <new>
 #include <stdexcept>
@@ -11,7 +12,9 @@
 #include "core/factored/factored_plan.hpp"
 #include "core/factored/groups.hpp"
 #include "core/factored/route.hpp"
+#include "core/factored/stencil_workspace.hpp"
 #include "core/normalize.hpp"
+#include "core/overlap.hpp"
 #include "core/plan_guards.hpp"
 #include "core/validate.hpp"
 #include "triax/factored.hpp"
@@ -118,6 +121,78 @@ class FactoredSolver<T>::Impl {
     if (mode == detail::SolveMode::separate && x == d && layouts_.x == layouts_.d) {
       mode = detail::SolveMode::in_place;
     }
+    if (check_call(d, x, mode, info, "d")) dispatch(d, x, mode, info);
+  }
+
+  // x = A^{-1} (B f): fused into the solve where the plan's backend does it (one group, unchecked:
+  // the cuda chunk table), else B f into the workspace (laid out as d) and the ordinary solve.
+  void run_stencil(const Stencil<T>& s, const T* f, T* x, int* info) {
+    const detail::OneSolveAtATime one_solve(busy_, who);
+    check_stencil_input(f, x);
+    if (!check_call(f, x, detail::SolveMode::separate, info, "f")) return;
+    if (detail::FactoredBackendPlan<T>* fused = fused_plan()) {
+      fused->solve_stencil(groups_.front().problem, s, f + split_.offset_d[0],
+                           x + split_.offset_x[0]);
+      return;
+    }
+    detail::StencilWorkspace<T>& ws = stencil_workspace();
+    ws.apply(problem_, s, f);
+    dispatch(ws.data(), x, detail::SolveMode::separate, info);
+  }
+
+  // The plan that forms B f inside its solve, or null.
+  detail::FactoredBackendPlan<T>* fused_plan() const {
+    if (unified_plan_ || groups_.size() != 1 || options_.checked) return nullptr;
+    detail::FactoredBackendPlan<T>* plan = groups_.front().plan.get();
+    return plan != nullptr && plan->fuses_stencil() ? plan : nullptr;
+  }
+
+  static constexpr const char* stencil_who = "triax::FactoredSolver::solve_stencil";
+
+  // solve_stencil's own checks on f (before the checks solve() makes, which then see f as d):
+  // null, alignment, memory space, and no element shared with x.
+  void check_stencil_input(const T* f, const T* x) const {
+    if (problem_.count == 0 || problem_.n == 0) return;  // as solve(): nothing is read
+    if (f == nullptr) throw invalid_argument(std::string(stencil_who) + ": pointer f is null");
+    if (reinterpret_cast<std::uintptr_t>(f) % alignof(T) != 0) {
+      throw invalid_argument(std::string(stencil_who) + ": pointer f is not aligned to " +
+                             std::to_string(alignof(T)) + " bytes");
+    }
+    detail::check_memory_space(backend_, {nullptr, nullptr, nullptr, f, nullptr, nullptr},
+                               stencil_who, "f");
+    if (x == nullptr) return;  // check_call names it
+    const detail::Overlap o =
+        detail::layouts_overlap(reinterpret_cast<std::uintptr_t>(x), layouts_.x,
+                                reinterpret_cast<std::uintptr_t>(f), layouts_.d, sizeof(T));
+    if (o != detail::Overlap::no) {
+      const char* how = o == detail::Overlap::yes ? "shares elements with" : "may share elements with";
+      throw invalid_argument(std::string(stencil_who) + ": x " + how +
+                             " f: the stencil reads f's neighbouring rows while x is written, so "
+                             "f and x must be separate arrays");
+    }
+  }
+
+  // The workspace of the unfused route: laid out as d, in the backend's memory, made at the
+  // first solve_stencil that needs it and kept.
+  detail::StencilWorkspace<T>& stencil_workspace() {
+    if (!stencil_ws_) {
+      const std::int64_t elements = detail::max_offset(layouts_.d) + 1;
+      try {
+        stencil_ws_ = backend_ == Backend::cuda
+                          ? detail::make_cuda_stencil_workspace<T>(elements, options_.stream)
+                          : detail::make_host_stencil_workspace<T>(elements, options_.num_threads);
+      } catch (const std::bad_alloc&) {
+        throw_out_of_memory();
+      } catch (const std::length_error&) {
+        throw_out_of_memory();
+      }
+    }
+    return *stencil_ws_;
+  }
+
+  // The checks of every solve, before anything is written (d_name: what the caller called d).
+  // False when there is nothing to solve; checked mode's info has then been cleared.
+  bool check_call(const T* d, T* x, detail::SolveMode mode, int* info, const char* d_name) {
     const bool empty = problem_.count == 0 || problem_.n == 0;
     int* checked_info = options_.checked ? info : nullptr;
     const T* unread = &unread_;
@@ -129,14 +204,21 @@ class FactoredSolver<T>::Impl {
       throw invalid_argument(std::string(who) + ": checked mode needs an info array, but info is null");
     }
     if (has_systems) {
-      detail::check_memory_space(backend_, {nullptr, nullptr, nullptr, d, x, checked_info}, who);
+      detail::check_memory_space(backend_, {nullptr, nullptr, nullptr, d, x, checked_info}, who,
+                                 d_name);
     }
     if (empty) {
       if (options_.checked && has_systems) {
         (unified_plan_ ? unified_plan_ : groups_.front().plan)->clear_info(info, problem_.count);
       }
-      return;
+      return false;
     }
+    return true;
+  }
+
+  // A checked solve of d into x: the unified plan, or each group's plan on its sub-batch.
+  void dispatch(const T* d, T* x, detail::SolveMode mode, int* info) {
+    int* checked_info = options_.checked ? info : nullptr;
     if (unified_plan_) {
       detail::Problem p = unified_problem_;
       if (mode == detail::SolveMode::in_place) p.map[detail::op_x] = p.map[detail::op_d];
@@ -189,6 +271,7 @@ class FactoredSolver<T>::Impl {
   // Every group in one plan (make_unified_plan); then the groups' own plans are null.
   detail::Problem unified_problem_;
   std::unique_ptr<detail::FactoredBackendPlan<T>> unified_plan_;
+  std::unique_ptr<detail::StencilWorkspace<T>> stencil_ws_;  // unfused solve_stencil, made at first use
   std::vector<std::int64_t> info_index_;  // empty unless checked, grouped and not contiguous
   std::vector<int> info_scratch_;
   T unread_ = T(0);
@@ -419,6 +502,15 @@ void FactoredSolver<T>::solve_increment(const T* d, T* u, int* info) {
 }
 
 template <class T>
+void FactoredSolver<T>::solve_stencil(const Stencil<T>& B, const T* f, T* x, int* info) {
+  detail::live(impl_, Impl::who).run_stencil(B, f, x, info);
+}
+template <class T>
+bool FactoredSolver<T>::fuses_stencil() const {
+  return detail::live(impl_, Impl::who).fused_plan() != nullptr;
+}
+
+template <class T>
 Backend FactoredSolver<T>::backend() const {
   return detail::live(impl_, Impl::who).backend_;
 }
@@ -483,8 +575,8 @@ std::int64_t FactoredSolver<T>::group_count() const {
 template <class T>
 std::size_t FactoredSolver<T>::workspace_bytes() const {
   const Impl& impl = detail::live(impl_, Impl::who);
-  if (impl.unified_plan_) return impl.unified_plan_->workspace_bytes();
-  std::size_t sum = 0;
+  std::size_t sum = impl.stencil_ws_ ? impl.stencil_ws_->bytes() : 0;
+  if (impl.unified_plan_) return sum + impl.unified_plan_->workspace_bytes();
   for (const auto& g : impl.groups_) sum += g.plan->workspace_bytes();
   return sum;
 }

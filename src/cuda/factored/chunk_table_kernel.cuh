@@ -12,6 +12,9 @@
 // conflicts for M = 8, 16). For d and x at row stride 1 only (the launch, chunk_table_launch.cu,
 // checks); chunk_table_strided_kernel below takes every other stride.
 //
+// Rows (core/factored/chunk_rows.hpp) says what the loaded rows are: d (PlainRows), or f, from which
+// the kernel forms B f in registers before the solve (StencilRows: solve_stencil in one pass).
+//
 // The table (a few KiB: 5 M values per stored chunk table, 3 tables for near-Toeplitz matrices)
 // is read through the read-only cache; interior lanes of a compressed table read the same
 // address (a broadcast).
@@ -21,6 +24,7 @@
 
 #include "core/factored/chunk_table.hpp"
 #include "core/problem.hpp"
+#include "core/factored/chunk_rows.hpp"
 
 namespace triax::detail::cuda {
 
@@ -46,9 +50,31 @@ __device__ __forceinline__ T table_load(const T* at) {
   return __ldg(at);
 }
 
-template <class T, int M, bool Accumulate>
+/// Thomas on a chunk's first L rows (its interior) in registers, with the stored multipliers of
+/// its table: forward u[k] -= m[k] u[k-1], backward u[k] = r[k] u[k] - e[k] u[k+1]. `rows` is the
+/// chunk's table column (v.rows + v.table_of(j)), field f of row k at rows[(f M + k) ts]. Both
+/// kernels run this one sequence, so they round alike.
+template <class T, int M>
+__device__ __forceinline__ void chunk_interior_thomas(T (&u)[M], const T* rows, int ts, int L) {
+#pragma unroll
+  for (int k = 1; k < M; ++k) {
+    if (k < L) u[k] -= table_load(rows + (chunk_m * M + k) * ts) * u[k - 1];
+  }
+  T next = 0;
+#pragma unroll
+  for (int k = M - 1; k >= 0; --k) {
+    if (k < L) {
+      u[k] = table_load(rows + (chunk_r * M + k) * ts) * u[k] -
+             table_load(rows + (chunk_e * M + k) * ts) * next;
+      next = u[k];
+    }
+  }
+}
+
+/// d: the input, laid out by p.map[op_d] (f for StencilRows).
+template <class T, int M, bool Accumulate, class Rows>
 __global__ void __launch_bounds__(chunk_table_threads)
-    chunk_table_kernel(Problem p, ChunkView<T> v, const T* d, T* x) {
+    chunk_table_kernel(Problem p, ChunkView<T> v, Rows rhs_of, const T* d, T* x) {
   extern __shared__ __align__(16) unsigned char chunk_smem[];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int warps = blockDim.x >> 5;
@@ -84,26 +110,21 @@ __global__ void __launch_bounds__(chunk_table_threads)
   for (int k = 0; k < M; ++k) {
     u[k] = k < held ? stage[chunk_stage_index<T>(gbase + j * M + k)] : T(0);
   }
+  if constexpr (Rows::halo) {
+    // Rows jM-2, jM-1 are the left lane's last two, rows jM+M, jM+M+1 the right lane's first
+    // two; the stage holds the whole system for the edge rows.
+    const unsigned every = 0xffffffffu;
+    const T lo[2] = {__shfl_up_sync(every, u[M - 2], 1, W), __shfl_up_sync(every, u[M - 1], 1, W)};
+    const T hi[2] = {__shfl_down_sync(every, u[0], 1, W), __shfl_down_sync(every, u[1], 1, W)};
+    rhs_of(u, lo, hi, j * M, held, n,
+           [&](int r) { return stage[chunk_stage_index<T>(gbase + r)]; });
+  }
   __syncwarp();
 
   // ---- Thomas on the chunk's interior with the stored multipliers.
-  const int t = v.table_of(j);
+  const T* rows = v.rows + v.table_of(j);
   const int ts = v.tables;
-  const T* rows = v.rows + t;
-  // Field f, row k at rows[(f M + k) ts].
-#pragma unroll
-  for (int k = 1; k < M; ++k) {
-    if (k < L) u[k] -= table_load(rows + (chunk_m * M + k) * ts) * u[k - 1];
-  }
-  T next = 0;
-#pragma unroll
-  for (int k = M - 1; k >= 0; --k) {
-    if (k < L) {
-      u[k] = table_load(rows + (chunk_r * M + k) * ts) * u[k] -
-             table_load(rows + (chunk_e * M + k) * ts) * next;
-      next = u[k];
-    }
-  }
+  chunk_interior_thomas<T, M>(u, rows, ts, L);
 
   // ---- The separators: right-hand side, PCR, solution.
   const unsigned full = 0xffffffffu;
@@ -171,9 +192,9 @@ __host__ __device__ constexpr int chunk_strided_systems(int P) {
 /// read straight into registers (no stage). The separators' values meet in shared memory: one
 /// barrier for the neighbours' first rows, one per PCR level (two buffers), one for the
 /// separators. Correct at any stride.
-template <class T, int M, bool Accumulate>
+template <class T, int M, bool Accumulate, class Rows>
 __global__ void __launch_bounds__(chunk_strided_threads)
-    chunk_table_strided_kernel(Problem p, ChunkView<T> v, const T* d, T* x) {
+    chunk_table_strided_kernel(Problem p, ChunkView<T> v, Rows rhs_of, const T* d, T* x) {
   extern __shared__ __align__(16) unsigned char chunk_smem[];
   const int P = v.P, n = v.n;
   const int S = chunk_strided_systems(P);
@@ -202,24 +223,23 @@ __global__ void __launch_bounds__(chunk_strided_threads)
     for (int k = 0; k < M; ++k) {
       u[k] = k < held ? at[k * rd] : T(0);
     }
-  }
-
-  const int t = v.table_of(j);
-  const int ts = v.tables;
-  const T* rows = v.rows + t;
+    if constexpr (Rows::halo) {
+      // The neighbouring chunks' rows either side, where they lie in the line.
+      const int first = j * M;
+      T lo[2], hi[2];
 #pragma unroll
-  for (int k = 1; k < M; ++k) {
-    if (k < L) u[k] -= table_load(rows + (chunk_m * M + k) * ts) * u[k - 1];
-  }
-  T next = 0;
-#pragma unroll
-  for (int k = M - 1; k >= 0; --k) {
-    if (k < L) {
-      u[k] = table_load(rows + (chunk_r * M + k) * ts) * u[k] -
-             table_load(rows + (chunk_e * M + k) * ts) * next;
-      next = u[k];
+      for (int t = 0; t < 2; ++t) {
+        lo[t] = held > 0 && first - 2 + t >= 0 ? at[(t - 2) * rd] : T(0);
+        hi[t] = held > 0 && first + M + t < n ? at[(M + t) * rd] : T(0);
+      }
+      const T* line = d + off_d;
+      rhs_of(u, lo, hi, first, held, n, [&](int r) { return line[r * rd]; });
     }
   }
+
+  const T* rows = v.rows + v.table_of(j);
+  const int ts = v.tables;
+  chunk_interior_thomas<T, M>(u, rows, ts, L);
 
   // The separators: each chunk's first value to its left neighbour, then PCR.
   const bool in_block = j < P;

@@ -2,6 +2,8 @@
 // the warp kernel, 8 warps a block where their stages fit the default 48 KiB of shared memory
 // (every M of float, M <= 16 of double), fewer for 32-row double chunks; each warp holds 32 / W
 // systems. Any other stride: the strided kernel, S x P threads a block (chunk_strided_systems).
+// Each shape in two forms: the right-hand side loaded (PlainRows) or formed from f by a stencil
+// (StencilRows, core/factored/chunk_rows.hpp).
 #include "cuda/factored/chunk_table_launch.hpp"
 
 #include <algorithm>
@@ -12,41 +14,46 @@
 namespace triax::detail::cuda {
 namespace {
 
-template <class T, int M, bool Accumulate>
-void launch_shape(const Problem& p, const ChunkView<T>& v, const T* d, T* x, cudaStream_t stream) {
+template <class T, int M, bool Accumulate, class Rows>
+void launch_shape(const Problem& p, const ChunkView<T>& v, const Rows& rows, const T* d, T* x,
+                  cudaStream_t stream) {
   constexpr std::size_t budget = 48 * 1024;
   const std::size_t per_warp = std::size_t(chunk_stage_size<T>(M)) * sizeof(T);
   const int warps = static_cast<int>(std::min<std::size_t>(chunk_table_threads / 32, budget / per_warp));
   const std::int64_t per_block = std::int64_t(warps) * (32 / v.W);
   const dim3 grid(static_cast<unsigned>((p.count + per_block - 1) / per_block));
-  launch_kernel(chunk_table_kernel<T, M, Accumulate>, grid, dim3(32 * warps), warps * per_warp,
-                stream, p, v, d, x);
+  launch_kernel(chunk_table_kernel<T, M, Accumulate, Rows>, grid, dim3(32 * warps),
+                warps * per_warp, stream, p, v, rows, d, x);
 }
 
-template <class T, int M, bool Accumulate>
-void launch_strided(const Problem& p, const ChunkView<T>& v, const T* d, T* x, cudaStream_t stream) {
+template <class T, int M, bool Accumulate, class Rows>
+void launch_strided(const Problem& p, const ChunkView<T>& v, const Rows& rows, const T* d, T* x,
+                    cudaStream_t stream) {
   const int S = chunk_strided_systems(v.P);
   const std::size_t smem = 3 * std::size_t(v.P) * S * sizeof(T);
   const dim3 grid(static_cast<unsigned>((p.count + S - 1) / S));
-  launch_kernel(chunk_table_strided_kernel<T, M, Accumulate>, grid, dim3(S * v.P), smem, stream, p,
-                v, d, x);
+  launch_kernel(chunk_table_strided_kernel<T, M, Accumulate, Rows>, grid, dim3(S * v.P), smem,
+                stream, p, v, rows, d, x);
 }
 
-template <class T, int M, bool Accumulate>
-void launch_either(const Problem& p, const ChunkView<T>& v, const T* d, T* x, cudaStream_t stream) {
+template <class T, int M, bool Accumulate, class Rows>
+void launch_either(const Problem& p, const ChunkView<T>& v, const Rows& rows, const T* d, T* x,
+                   cudaStream_t stream) {
   if (p.map[op_d].row_stride == 1 && p.map[op_x].row_stride == 1) {
-    launch_shape<T, M, Accumulate>(p, v, d, x, stream);
+    launch_shape<T, M, Accumulate>(p, v, rows, d, x, stream);
   } else {
-    launch_strided<T, M, Accumulate>(p, v, d, x, stream);
+    launch_strided<T, M, Accumulate>(p, v, rows, d, x, stream);
   }
 }
 
-template <class T, bool Accumulate>
-void launch_rows(const Problem& p, const ChunkView<T>& v, const T* d, T* x, cudaStream_t stream) {
+template <class T, bool Accumulate, class Rows>
+void launch_rows(const Problem& p, const ChunkView<T>& v, const Rows& rows, const T* d, T* x,
+                 cudaStream_t stream) {
+  if (p.count <= 0 || p.n <= 0) return;
   switch (v.M) {
-    case 8: return launch_either<T, 8, Accumulate>(p, v, d, x, stream);
-    case 16: return launch_either<T, 16, Accumulate>(p, v, d, x, stream);
-    default: return launch_either<T, 32, Accumulate>(p, v, d, x, stream);
+    case 8: return launch_either<T, 8, Accumulate>(p, v, rows, d, x, stream);
+    case 16: return launch_either<T, 16, Accumulate>(p, v, rows, d, x, stream);
+    default: return launch_either<T, 32, Accumulate>(p, v, rows, d, x, stream);
   }
 }
 
@@ -55,12 +62,17 @@ void launch_rows(const Problem& p, const ChunkView<T>& v, const T* d, T* x, cuda
 template <class T>
 void launch_chunk_table(const Problem& p, const ChunkView<T>& v, const T* d, T* x, bool accumulate,
                         cudaStream_t stream) {
-  if (p.count <= 0 || p.n <= 0) return;
   if (accumulate) {
-    launch_rows<T, true>(p, v, d, x, stream);
+    launch_rows<T, true>(p, v, PlainRows{}, d, x, stream);
   } else {
-    launch_rows<T, false>(p, v, d, x, stream);
+    launch_rows<T, false>(p, v, PlainRows{}, d, x, stream);
   }
+}
+
+template <class T>
+void launch_chunk_table_stencil(const Problem& p, const ChunkView<T>& v, const Stencil<T>& B,
+                                const T* f, T* x, cudaStream_t stream) {
+  launch_rows<T, false>(p, v, StencilRows<T>{B}, f, x, stream);
 }
 
 template <class T>
@@ -73,6 +85,7 @@ void load_chunk_table_kernels(const Problem& p, const ChunkView<T>& v, cudaStrea
     for (const bool accumulate : {false, true}) {
       launch_chunk_table<T>(q, v, nullptr, nullptr, accumulate, stream);
     }
+    launch_chunk_table_stencil<T>(q, v, Stencil<T>{}, nullptr, nullptr, stream);
   }
 }
 
@@ -82,5 +95,10 @@ template void launch_chunk_table(const Problem&, const ChunkView<float>&, const 
                                  bool, cudaStream_t);
 template void launch_chunk_table(const Problem&, const ChunkView<double>&, const double*, double*,
                                  bool, cudaStream_t);
+template void launch_chunk_table_stencil(const Problem&, const ChunkView<float>&,
+                                         const Stencil<float>&, const float*, float*, cudaStream_t);
+template void launch_chunk_table_stencil(const Problem&, const ChunkView<double>&,
+                                         const Stencil<double>&, const double*, double*,
+                                         cudaStream_t);
 
 }  // namespace triax::detail::cuda

@@ -4,6 +4,7 @@
 
 #include "core/factored/chunk_table.hpp"
 #include "core/problem.hpp"
+#include "triax/stencil.hpp"
 
 namespace triax::detail::cuda {
 
@@ -14,8 +15,15 @@ template <class T>
 void launch_chunk_table(const Problem& p, const ChunkView<T>& v, const T* d, T* x, bool accumulate,
                         cudaStream_t stream);
 
-/// Loads the kernels this table's solves launch (both accumulate modes) without running them,
-/// so that the caller's first solve does not (launch_kernel.hpp, KernelRehearsal).
+/// x = A^{-1} (B f) for every system of p in one pass: the kernels form B f from f (laid out by
+/// p.map[op_d], not overlapping x) in registers. Same launch rules as launch_chunk_table.
+template <class T>
+void launch_chunk_table_stencil(const Problem& p, const ChunkView<T>& v, const Stencil<T>& B,
+                                const T* f, T* x, cudaStream_t stream);
+
+/// Loads the kernels this table's solves launch (both accumulate modes, and the stencil's)
+/// without running them, so that the caller's first solve does not (launch_kernel.hpp,
+/// KernelRehearsal).
 template <class T>
 void load_chunk_table_kernels(const Problem& p, const ChunkView<T>& v, cudaStream_t stream);
 

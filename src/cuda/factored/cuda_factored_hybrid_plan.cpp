@@ -8,6 +8,11 @@
 // system with every multiplier precomputed, so each row costs a load of d, five multiply-adds
 // and a store of x). TRIAX_CUDA_FACTORED_ROUTE=hybrid keeps the general plan.
 //
+// Branch fusedfd: the table is built wherever it can be (table_applies() with the `table`
+// route), also where plain solves keep the general hybrid (float along x, where the hybrid
+// measured faster), because solve_stencil fuses B f into the table kernels: f read once and x
+// written once, against a stencil pass and a solve. =hybrid and =thomas build no table.
+//
 // What the hybrid does not implement as factored.hpp specifies it runs the factored Thomas
 // kernels instead (same plan, same algorithm() name): checked mode (info is defined by the
 // stored factors' d'), a factorisation that broke down (NaN in every x, info = k + 1) and a
@@ -44,7 +49,8 @@ class CudaFactoredHybridPlan final : public FactoredBackendPlan<T> {
       return;
     }
     const std::size_t n = m.b.size();
-    if (make_table(p, m)) return;
+    make_table(p, m);
+    if (table_solves_) return;  // plain solves run the table too: no general plan
     diagonals_ = std::make_unique<cuda::DeviceWorkspace>(3 * pitch(n) * sizeof(T));
     T* base = static_cast<T*>(diagonals_->get());
     a_ = base;
@@ -64,7 +70,7 @@ class CudaFactoredHybridPlan final : public FactoredBackendPlan<T> {
       thomas_->solve(p, ops);
       return;
     }
-    if (table_) {
+    if (table_solves_) {
       cuda::launch_chunk_table<T>(p, table_view_, ops.d, ops.x, ops.accumulate, stream_);
       return;
     }
@@ -74,7 +80,7 @@ class CudaFactoredHybridPlan final : public FactoredBackendPlan<T> {
   void clear_info(int* info, std::int64_t count) override {
     if (thomas_) {
       thomas_->clear_info(info, count);
-    } else if (table_) {
+    } else if (table_solves_) {
       // Unchecked only (hybrid_allowed): no info to clear.
       (void)info;
       (void)count;
@@ -84,8 +90,13 @@ class CudaFactoredHybridPlan final : public FactoredBackendPlan<T> {
   }
   std::size_t workspace_bytes() const override {
     if (thomas_) return thomas_->workspace_bytes();
-    if (table_) return table_values_->bytes();
-    return diagonals_->bytes() + general_->workspace_bytes();
+    const std::size_t table = table_ ? table_values_->bytes() : 0;
+    if (table_solves_) return table;
+    return table + diagonals_->bytes() + general_->workspace_bytes();
+  }
+  bool fuses_stencil() const override { return table_; }
+  void solve_stencil(const Problem& p, const Stencil<T>& B, const T* f, T* x) override {
+    cuda::launch_chunk_table_stencil<T>(p, table_view_, B, f, x, stream_);
   }
 
  private:
@@ -100,32 +111,35 @@ class CudaFactoredHybridPlan final : public FactoredBackendPlan<T> {
     return p.n > 0 && p.count > 0 && !o.checked && table.breakdown == 0 && !table.scaled;
   }
 
-  // The chunk table kernel where route.hpp's table_applies() holds: the table on the device.
-  bool make_table(const Problem& p, const FactoredMatrix<T>& m) {
+  // The chunk table on the device wherever route.hpp's table_applies() holds for the `table`
+  // route (unless the environment asks for the hybrid or Thomas' kernels); plain solves run it
+  // where it holds for the plan's route.
+  void make_table(const Problem& p, const FactoredMatrix<T>& m) {
     const FactoredRoute route = factored_route_from_env();
-    if (route == FactoredRoute::hybrid || route == FactoredRoute::thomas) return false;
+    if (route == FactoredRoute::hybrid || route == FactoredRoute::thomas) return;
     TableRouteFacts facts;
     facts.n = p.n;
     facts.single = sizeof(T) == sizeof(float);
     facts.contiguous = p.map[op_d].row_stride == 1 && p.map[op_x].row_stride == 1;
-    if (p.n > table_max_rows) return false;
+    if (p.n > table_max_rows) return;
     facts.dominant = interior_dominant(m.a.data(), m.b.data(), m.c.data(), p.n);
-    if (!facts.dominant) return false;
+    if (!facts.dominant) return;
     const ChunkTable<T> table = chunk_matrix(m.a.data(), m.b.data(), m.c.data(), p.n);
     facts.table_ok = table.ok;
-    if (!table_applies(facts, route)) return false;
+    if (!table_applies(facts, FactoredRoute::table)) return;
     table_values_ = std::make_unique<cuda::DeviceWorkspace>(table.values.size() * sizeof(T));
     TRIAX_CUDA_CHECK(cudaMemcpy(table_values_->get(), table.values.data(),
                                 table.values.size() * sizeof(T), cudaMemcpyHostToDevice));
     table_view_ = table.view_at(static_cast<const T*>(table_values_->get()));
     table_ = true;
+    table_solves_ = table_applies(facts, route);
     // Load the kernels now rather than in the caller's first solve (launch_kernel.hpp).
     cuda::load_chunk_table_kernels<T>(p, table_view_, stream_);
-    return true;
   }
 
   cudaStream_t stream_;
-  bool table_ = false;
+  bool table_ = false;         // the chunk table is on the device (solve_stencil fuses)
+  bool table_solves_ = false;  // plain solves run it too (else the general plan)
   std::unique_ptr<cuda::DeviceWorkspace> table_values_;
   ChunkView<T> table_view_;
   std::unique_ptr<cuda::DeviceWorkspace> diagonals_;  // a, b, c: n values each (a[0], c[n-1] are 0)
