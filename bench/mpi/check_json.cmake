@@ -1,9 +1,15 @@
 # bench_mpi_np2: runs triax-bench-mpi under mpirun -np 2 on 16^3 (split along x) and checks that
 # it exits 0 and that its JSON names every method, each compared with the single-rank solve.
+# With -DBOUND=ON (bench_mpi_np2_bound) it adds --bound and checks that every row has a finite,
+# positive comm_bound_ms (the messages alone; no order against the solve is guaranteed).
 cmake_minimum_required(VERSION 3.25)  # IN_LIST and string(JSON) in script mode
+set(extra)
+if(BOUND)
+  set(extra --bound)
+endif()
 execute_process(
   COMMAND ${MPIEXEC} ${NP_FLAG} 2 ${OVERSUBSCRIBE} ${BENCH} --extents 16x16x16 --axis 0
-          --procs 2x1x1 --reps 2 --precision both --json ${JSON}
+          --procs 2x1x1 --reps 2 --precision both --json ${JSON} ${extra}
   RESULT_VARIABLE code)
 if(NOT code EQUAL 0)
   message(FATAL_ERROR "triax-bench-mpi exited with ${code}")
@@ -22,6 +28,13 @@ foreach(i RANGE ${last})
   string(JSON median GET "${text}" results ${i} median_ms)
   string(JSON diff GET "${text}" results ${i} max_difference)
   list(APPEND seen "${precision}:${method}")
+  if(BOUND)
+    string(JSON comm ERROR_VARIABLE missing GET "${text}" results ${i} comm_bound_ms)
+    # A finite positive decimal (nan / inf are not numbers in JSON; CMake compares as doubles).
+    if(missing OR NOT comm MATCHES "^[0-9.eE+-]+$" OR NOT comm GREATER 0)
+      message(FATAL_ERROR "${precision} ${method}: comm_bound_ms '${comm}' is not positive")
+    endif()
+  endif()
   if(NOT method STREQUAL "jacobi")
     # The exact methods agree with the single-rank solve to rounding.
     if(precision STREQUAL "float")

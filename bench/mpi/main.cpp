@@ -70,10 +70,16 @@ void print_table(const std::vector<PrecisionResult>& results) {
 // weak-scaling efficiency each bound allows: one GPU's solve of one rank's piece (the
 // single-rank time times the piece's share) over (bound + the measured reduced solve and
 // communication). 0 where a value is missing.
+//
+// The whole solve's bound (issue 29): the local passes' bound plus the method's messages alone
+// (comm_bound.hpp); the solve's time as a % of it, and the efficiency it allows (the piece's
+// single-GPU time over the total bound). Without a local-pass bound (CPU ranks) only the
+// messages' share of the solve.
 struct BoundView {
   double piece_single_ms = 0;
   double local_pct_of_bound = 0, local_pct_of_min = 0;  // bound time / local time, in %
   double efficiency = 0, efficiency_at_bound = 0, efficiency_at_min = 0;  // in %
+  double total_bound_ms = 0, pct_of_total_bound = 0, efficiency_at_total_bound = 0;
 };
 
 BoundView bound_view(const PrecisionResult& r, const MethodRow& m) {
@@ -89,6 +95,13 @@ BoundView bound_view(const PrecisionResult& r, const MethodRow& m) {
     v.efficiency = 100 * v.piece_single_ms / m.time.median_ms;
     v.efficiency_at_bound = 100 * v.piece_single_ms / (b.bound_ms() + rest);
     v.efficiency_at_min = 100 * v.piece_single_ms / (b.min_ms() + rest);
+  }
+  if (m.comm_bound_ms > 0 && r.has_bound) {
+    v.total_bound_ms = b.bound_ms() + m.comm_bound_ms;
+    v.pct_of_total_bound = 100 * v.total_bound_ms / m.time.median_ms;
+    if (r.reference.threads) {
+      v.efficiency_at_total_bound = 100 * v.piece_single_ms / v.total_bound_ms;
+    }
   }
   return v;
 }
@@ -109,6 +122,39 @@ void print_bounds(const std::vector<PrecisionResult>& results) {
       std::printf("  %-15s %9.3f %12.1f %12.1f %9.1f %12.1f %12.1f\n", m.method.c_str(),
                   m.local_passes_ms, v.local_pct_of_bound, v.local_pct_of_min, v.efficiency,
                   v.efficiency_at_bound, v.efficiency_at_min);
+    }
+  }
+}
+
+// --bound where the axis is split: each method's messages alone against its solve, and (GPU
+// ranks) the total bound.
+void print_comm_bounds(const std::vector<PrecisionResult>& results) {
+  for (const PrecisionResult& r : results) {
+    const bool any = std::any_of(r.methods.begin(), r.methods.end(),
+                                 [](const MethodRow& m) { return m.comm_bound_ms > 0; });
+    if (!any) continue;
+    std::printf("whole-solve bound %s: local-pass bound %s ms + each method's messages alone\n",
+                r.precision.c_str(),
+                r.has_bound ? std::to_string(r.bound.bound_ms()).c_str() : "(none: CPU ranks)");
+    std::printf("  %-15s %-15s %9s %9s %12s %12s %12s %9s %14s\n", "method", "ran as", "solve ms",
+                "comm ms", "comm bound", "total bound", "% of total", "eff %", "eff@total %");
+    for (const MethodRow& m : r.methods) {
+      if (m.comm_bound_ms <= 0) continue;
+      const BoundView v = bound_view(r, m);
+      char total[32] = "-", pct[32] = "-", eff[32] = "-", eff_total[32] = "-";
+      if (v.total_bound_ms > 0) {
+        std::snprintf(total, sizeof total, "%.3f", v.total_bound_ms);
+        std::snprintf(pct, sizeof pct, "%.1f", v.pct_of_total_bound);
+      }
+      if (v.efficiency > 0) std::snprintf(eff, sizeof eff, "%.1f", v.efficiency);
+      if (v.efficiency_at_total_bound > 0) {
+        std::snprintf(eff_total, sizeof eff_total, "%.1f", v.efficiency_at_total_bound);
+      }
+      const std::string ran =
+          m.transport_run == "mpi" ? m.method_run : m.method_run + "@" + m.transport_run;
+      std::printf("  %-15s %-15s %9.3f %9.3f %12.3f %12s %12s %9s %14s\n", m.method.c_str(),
+                  ran.c_str(), m.time.median_ms, m.communication_ms, m.comm_bound_ms, total, pct,
+                  eff, eff_total);
     }
   }
 }
@@ -179,6 +225,18 @@ void write_json(const std::string& path, const MpiConfig& c, const ProcessGrid& 
       row["communication_ms"] = m.communication_ms;
       if (m.max_difference >= 0) row["max_difference"] = m.max_difference;
       if (single > 0) row["ratio_to_single_rank"] = m.time.median_ms / single;
+      if (m.comm_bound_ms > 0) {
+        const BoundView v = bound_view(r, m);
+        row["comm_bound_ms"] = m.comm_bound_ms;
+        row["comm_bound_pct_of_solve"] = 100 * m.comm_bound_ms / m.time.median_ms;
+        if (v.total_bound_ms > 0) {
+          row["total_bound_ms"] = v.total_bound_ms;
+          row["pct_of_total_bound"] = v.pct_of_total_bound;
+        }
+        if (v.efficiency_at_total_bound > 0) {
+          row["efficiency_at_total_bound_pct"] = v.efficiency_at_total_bound;
+        }
+      }
       if (r.has_bound) {
         const BoundView v = bound_view(r, m);
         row["local_pct_of_bound"] = v.local_pct_of_bound;
@@ -236,6 +294,7 @@ int run(int argc, char** argv) {
   if (rank == 0) {
     print_table(results);
     print_bounds(results);
+    print_comm_bounds(results);
     if (!c.json_path.empty())
       write_json(c.json_path, c, grid, ranks, threads, reference_threads, results);
   }

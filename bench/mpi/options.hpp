@@ -29,8 +29,9 @@ struct MpiConfig {
   /// Checked mode (an info array per solve); it also keeps a line of one rank on the
   /// distributed path (the local passes), which measures that path on one GPU or rank.
   bool checked = false;
-  /// GPU ranks: also time arithmetic-free kernels moving the local passes' bytes in their order
-  /// (gpu_bound.hpp) and report the local passes against them.
+  /// Where the axis is split, time each method's reduced-system messages alone
+  /// (comm_bound.hpp); GPU ranks: also arithmetic-free kernels moving the local passes' bytes in
+  /// their order (gpu_bound.hpp), and report the local passes and the solve against them.
   bool bound = false;
   /// CPU ranks: also time an arithmetic-free pass moving the local passes' bytes in the plan's
   /// batches and order, with a neighbour exchange of the reduced rows (cpu_bound.hpp), where the

@@ -9,6 +9,7 @@
 
 #include "../inputs.hpp"
 #include "../stats.hpp"
+#include "comm_bound.hpp"
 #include "cpu_bound.hpp"
 #include "triax/mpi.hpp"
 
@@ -261,6 +262,9 @@ PrecisionResult run_precision(const MpiConfig& config, const ProcessGrid& grid, 
   }
 #endif
   std::int64_t plan_batches = 1;  // the same for every method (cache, pieces, threads)
+  // --bound: the lines of the messages-only runs, one per transport, made when first needed.
+  // The stream outlives them (declared before), as NCCL's queued calls need.
+  std::unique_ptr<CommLine> nccl_line, mpi_line;
   for (triax::mpi::Method method : config.methods) {
     triax::mpi::Options options;
     options.num_threads = threads;
@@ -332,6 +336,26 @@ PrecisionResult run_precision(const MpiConfig& config, const ProcessGrid& grid, 
     row.local_passes_ms = per_solve[0];
     row.reduced_solve_ms = per_solve[1];
     row.communication_ms = per_solve[2];
+    if (config.bound && grid.dims[config.axis] > 1) {
+      // The same method's messages alone, through the transport the plan ran, in the same run
+      // and timed as the solves are (barrier before each, the slowest rank, the median).
+      CommBoundSetup setup;
+      setup.method = solver.method();
+      setup.gpu = gpu;
+      setup.transport = gpu ? solver.transport() : triax::mpi::Transport::automatic;
+      setup.one_row = config.reduced_rows == triax::mpi::ReducedRows::one_per_rank;
+      setup.jacobi_iterations = config.jacobi_iterations;
+      setup.count = solver.system_count();
+      setup.batches = solver.batch_count();
+#if defined(TRIAX_HAS_CUDA)
+      if (gpu) setup.stream = stream->s;
+#endif
+      const bool nccl = gpu && setup.transport == triax::mpi::Transport::nccl;
+      std::unique_ptr<CommLine>& line = nccl ? nccl_line : mpi_line;
+      if (!line) line = std::make_unique<CommLine>(grid.cart, config.axis, nccl, setup.stream);
+      CommBound<T> messages(*line, setup);
+      row.comm_bound_ms = timed_reps(config.reps, [&] { messages.run(); }).median_ms;
+    }
     if (config.reference) row.max_difference = max_difference(grid, blk, single);
     result.methods.push_back(row);
   }

@@ -25,6 +25,9 @@ struct MethodRow {
   double local_passes_ms = 0, reduced_solve_ms = 0, communication_ms = 0;
   double max_difference = -1;  ///< max |x - x_single| / max |x_single|; -1 = not compared
   std::int64_t batches = 1;    ///< Solver::batch_count()
+  /// --bound where the axis is split: the median ms of this method's reduced-system messages
+  /// alone (comm_bound.hpp), the slowest rank's; 0 = not run.
+  double comm_bound_ms = 0;
 };
 
 struct ReferenceRow {
