@@ -2,11 +2,18 @@
 // same run and on the same buffers, the one-thread-per-system kernel (the baseline) and the
 // coop kernel (the automatic choice), each in place, timed with events on one stream after the
 // caches are flushed and d restored outside the timing; with --block-bound, each kernel's bound
-// (gpu_block_bound.cu) after it, timed alike. Then the device layout conversions of the block
+// (gpu_block_bound.cu) after it, timed alike. With --block-coop-variants the coop kernel runs
+// once per variant (TRIAX_CUDA_BLOCK_COOP set while its plan is made; rows
+// cuda_block_coop_thomas:<variant>), each against the same bound: the variants move the same
+// bytes in the same order; and the conversions are skipped. Then the device layout conversions of the block
 // operand A between every ordered pair of the three block layouts (triax::layouts::convert on
 // cuda), % of the device copy counting bytes read + written as the copy does.
 #include <cstdio>
+#include <cstdlib>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "block_inputs.hpp"
 #include "core/block_validate.hpp"
@@ -85,13 +92,24 @@ void run_typed(const BlockCase& c, const CopyReference& copy, std::vector<Row>& 
   void* bound_work =
       c.bound ? ctx.allocate(detail::cuda::cuda_block_workspace_bytes<T>(problem)) : nullptr;
 
+  // The kernels to time: the thread kernel, then the coop kernel as the plan makes it, or once
+  // per variant asked for (nullopt: the environment as it is).
+  std::vector<std::pair<BlockAlgorithm, std::optional<std::string>>> kernels = {
+      {BlockAlgorithm::cuda_block_thread_thomas, std::nullopt}};
+  if (c.coop_variants.empty()) kernels.push_back({BlockAlgorithm::cuda_block_coop_thomas, {}});
+  for (const std::string& v : c.coop_variants) {
+    kernels.push_back({BlockAlgorithm::cuda_block_coop_thomas, v});
+  }
   Row baseline;
-  for (BlockAlgorithm algorithm :
-       {BlockAlgorithm::cuda_block_thread_thomas, BlockAlgorithm::cuda_block_coop_thomas}) {
+  double coop_bound_ms = 0;  // one bound for every coop variant
+  for (const auto& [algorithm, variant] : kernels) {
     Options options;
     options.stream = ctx.stream();
+    if (variant) setenv("TRIAX_CUDA_BLOCK_COOP", variant->c_str(), 1);  // read by the plan
     BlockSolver<T> solver(Backend::cuda, c.m, in.layouts, c.axis, options, algorithm);
-    Row r = block_row(c, in.systems, sizeof(T), "cuda", std::string(to_string(algorithm)));
+    if (variant) unsetenv("TRIAX_CUDA_BLOCK_COOP");
+    Row r = block_row(c, in.systems, sizeof(T), "cuda",
+                      std::string(to_string(algorithm)) + (variant ? ":" + *variant : ""));
     r.automatic = algorithm == BlockAlgorithm::cuda_block_coop_thomas;  // the plan's pick
     auto once = [&] { solver.solve_in_place(a, b, cc, u); };
     const Timing t = measure(c.reps, restore, once, time_one);
@@ -107,14 +125,20 @@ void run_typed(const BlockCase& c, const CopyReference& copy, std::vector<Row>& 
       auto bound = [&] {
         launch_block_bound<T>(algorithm, problem, u, a, b, cc, bound_work, ctx.stream());
       };
-      r.bound_ms = measure(c.reps, restore, bound, time_one).median_ms;
+      const bool coop = algorithm == BlockAlgorithm::cuda_block_coop_thomas;
+      if (!coop || coop_bound_ms == 0) {
+        r.bound_ms = measure(c.reps, restore, bound, time_one).median_ms;
+        if (coop) coop_bound_ms = r.bound_ms;
+      } else {
+        r.bound_ms = coop_bound_ms;
+      }
       r.bound_gbps = r.bound_ms > 0 ? r.bytes / (r.bound_ms * 1e-3) / 1e9 : 0;
       r.pct_bound = r.median_ms > 0 ? 100.0 * r.bound_ms / r.median_ms : 0;
     }
     rows.push_back(r);
     if (baseline.algorithm.empty()) baseline = r;
   }
-  run_conversions<T>(c, in, a, copy, ctx, rows);
+  if (c.coop_variants.empty()) run_conversions<T>(c, in, a, copy, ctx, rows);
 }
 
 }  // namespace
