@@ -28,7 +28,7 @@
 // `shared` passes C*[i-1] | d*[i-1] through a shared-memory stage of the group instead of M (M + 1)
 // shuffles (block_coop_stage.cuh) and, where the three block operands have column stride 1,
 // loads a row's entries at immediate offsets from one address; `shared_occupancy` also caps the
-// registers (coop_caps_registers). Global loads and stores are the same in every variant, per lane
+// registers (coop_min_blocks). Global loads and stores are the same in every variant, per lane
 // and in order, so one bound (bench/gpu_block_bound.cu) serves them all.
 #include <cuda_runtime.h>
 
@@ -276,17 +276,23 @@ __global__ void __launch_bounds__(block_kernel_threads)
   block_coop_thomas<T, M, Accumulate, Checked, V, UnitCols>(p, ops, work);
 }
 
-/// Whether the shared_occupancy variant caps the registers at 64 a thread (eight blocks of 128
-/// threads an SM): where the kernel fits that without spilling inside its loops (ptxas -v,
-/// sm_90: float every M, double M <= 4; a word or two spilled once per system at most). Eight
-/// blocks of four warps split the paper's batches of float M = 8 and double M = 4 (8192 warps of
-/// systems) into two even rounds over 132 SMs, where the seven blocks of their 72 registers in
-/// the shuffle variant leave 2.2 rounds.
+/// Thread blocks of 128 threads an SM that the shared_occupancy variant asks ptxas to fit (0: no
+/// cap): the most that fit without spilling inside the row loops of the unchecked kernels on
+/// unit-column layouts (ptxas -v and the SASS, sm_90: a few words spilled once per system; up to
+/// 8 spill instructions in the loops in checked mode): 8 (64 registers) in float and for double
+/// M <= 5, 7 (72) for double M = 6, 6 (80) for M = 7; double M = 8 keeps its 102 (4 blocks).
+/// Eight blocks of four warps split the paper's batches of float M = 8 and double M = 4 (8192
+/// warps of systems) into two even rounds over 132 SMs, where the seven blocks of their 72
+/// registers in the shuffle variant leave 2.2 rounds.
 template <class T, int M>
-inline constexpr bool coop_caps_registers = sizeof(T) == 4 || M <= 4;
+inline constexpr int coop_min_blocks = sizeof(T) == 4 || M <= 5 ? 8
+                                       : M == 6                 ? 7
+                                       : M == 7                 ? 6
+                                                                : 0;
 
-template <class T, int M, bool Accumulate, bool Checked, CoopVariant V, bool UnitCols>
-__global__ void __launch_bounds__(block_kernel_threads, 8)
+template <class T, int M, bool Accumulate, bool Checked, CoopVariant V, bool UnitCols,
+          int MinBlocks>
+__global__ void __launch_bounds__(block_kernel_threads, MinBlocks)
     block_coop_thomas_capped_kernel(const __grid_constant__ BlockProblem p, Operands<T> ops,
                                     T* __restrict__ work) {
   block_coop_thomas<T, M, Accumulate, Checked, V, UnitCols>(p, ops, work);
@@ -310,9 +316,9 @@ void cuda_block_coop_variant(const BlockProblem& p, const Operands<T>& ops, void
         launch_kernel(kernel, block_kernel_grid(p.grid.count * group_lanes<M>),
                       block_kernel_threads, 0, stream, p, ops, static_cast<T*>(workspace));
       };
-      if constexpr (V == CoopVariant::shared_occupancy && coop_caps_registers<T, M>) {
+      if constexpr (V == CoopVariant::shared_occupancy && coop_min_blocks<T, M> > 0) {
         launch(block_coop_thomas_capped_kernel<T, M, accumulate.value, checked.value, V,
-                                               unit_cols.value>);
+                                               unit_cols.value, coop_min_blocks<T, M>>);
       } else {
         launch(block_coop_thomas_kernel<T, M, accumulate.value, checked.value, V,
                                         unit_cols.value>);

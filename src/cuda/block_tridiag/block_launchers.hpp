@@ -48,8 +48,9 @@ std::size_t cuda_block_workspace_bytes(const BlockProblem& p) {
 ///                     reads the group's M (M + 1) values back as 16-byte broadcasts (a quarter
 ///                     or half of the instructions), and loads its blocks' rows at immediate
 ///                     offsets where the blocks have column stride 1;
-///   shared_occupancy  shared, its registers capped where that fits eight thread blocks an SM
-///                     without spills (block_coop_thomas.cuh, coop_caps_registers).
+///   shared_occupancy  shared, its registers capped per precision and M to fit more thread
+///                     blocks an SM without spills in the row loops (block_coop_thomas.cuh,
+///                     coop_min_blocks).
 enum class CoopVariant { shuffle, shared, shared_occupancy };
 
 /// TRIAX_CUDA_BLOCK_COOP = shuffle | shared | shared_occupancy (unset or empty: shuffle), read by
