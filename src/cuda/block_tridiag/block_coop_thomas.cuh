@@ -133,8 +133,9 @@ __device__ __forceinline__ void block_coop_thomas(const BlockProblem& p, const O
   constexpr int G = group_lanes<M>;
   constexpr bool staged = V != CoopVariant::shuffle;
   using Stage = GroupStage<T, M>;
+  static_assert(Stage::block_vecs == block_kernel_threads / G * Stage::group_vecs);
   __shared__ typename Stage::Vec stage_all[staged ? Stage::block_vecs : 1];
-  T* const stage = Stage::of_group(stage_all, static_cast<int>(threadIdx.x / G));
+  T* const stage = staged ? Stage::of_group(stage_all, static_cast<int>(threadIdx.x / G)) : nullptr;
   const std::int64_t count = p.grid.count;
   const std::int64_t n = p.grid.n;
   const GroupLanes<M> g;
