@@ -4,8 +4,9 @@
 // caches are flushed and d restored outside the timing; with --block-bound, each kernel's bound
 // (gpu_block_bound.cu) after it, timed alike. With --block-coop-variants the coop kernel runs
 // once per variant (TRIAX_CUDA_BLOCK_COOP set while its plan is made; rows
-// cuda_block_coop_thomas:<variant>), each against the same bound: the variants move the same
-// bytes in the same order; and the conversions are skipped. Then the device layout conversions of the block
+// cuda_block_coop_thomas:<variant>), each against the same bound kernel (the variants move the
+// same bytes in the same order), timed again after each so that its spread shows the noise; and
+// the conversions are skipped. Then the device layout conversions of the block
 // operand A between every ordered pair of the three block layouts (triax::layouts::convert on
 // cuda), % of the device copy counting bytes read + written as the copy does.
 #include <cstdio>
@@ -101,7 +102,6 @@ void run_typed(const BlockCase& c, const CopyReference& copy, std::vector<Row>& 
     kernels.push_back({BlockAlgorithm::cuda_block_coop_thomas, v});
   }
   Row baseline;
-  double coop_bound_ms = 0;  // one bound for every coop variant
   for (const auto& [algorithm, variant] : kernels) {
     Options options;
     options.stream = ctx.stream();
@@ -125,13 +125,7 @@ void run_typed(const BlockCase& c, const CopyReference& copy, std::vector<Row>& 
       auto bound = [&] {
         launch_block_bound<T>(algorithm, problem, u, a, b, cc, bound_work, ctx.stream());
       };
-      const bool coop = algorithm == BlockAlgorithm::cuda_block_coop_thomas;
-      if (!coop || coop_bound_ms == 0) {
-        r.bound_ms = measure(c.reps, restore, bound, time_one).median_ms;
-        if (coop) coop_bound_ms = r.bound_ms;
-      } else {
-        r.bound_ms = coop_bound_ms;
-      }
+      r.bound_ms = measure(c.reps, restore, bound, time_one).median_ms;
       r.bound_gbps = r.bound_ms > 0 ? r.bytes / (r.bound_ms * 1e-3) / 1e9 : 0;
       r.pct_bound = r.median_ms > 0 ? 100.0 * r.bound_ms / r.median_ms : 0;
     }
