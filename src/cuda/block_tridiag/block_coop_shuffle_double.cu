@@ -1,5 +1,5 @@
-// cuda_block_coop_thomas, variant shuffle, for double (one translation unit a variant and precision:
-// the build stays parallel).
+// cuda_block_coop_thomas, variant shuffle, for double (one translation unit a variant and
+// precision: the build stays parallel).
 #include "cuda/block_tridiag/block_coop_thomas.cuh"
 
 namespace triax::detail::cuda {

@@ -27,7 +27,8 @@
 // Variants (CoopVariant, TRIAX_CUDA_BLOCK_COOP; block_launchers.hpp): `shuffle` is the above;
 // `shared` passes C*[i-1] | d*[i-1] through a shared-memory stage of the group instead of M (M + 1)
 // shuffles (block_coop_stage.cuh) and, where the three block operands have column stride 1,
-// loads a row's entries at immediate offsets from one address; `shared_occupancy` also caps the
+// loads a row's entries at immediate offsets from one address (the workspace's at one
+// multiply-add from the system's part); `shared_occupancy` also caps the
 // registers (coop_min_blocks). Global loads and stores are the same in every variant, per lane
 // and in order, so one bound (bench/gpu_block_bound.cu) serves them all.
 #include <cuda_runtime.h>
@@ -135,7 +136,8 @@ __device__ __forceinline__ void block_coop_thomas(const BlockProblem& p, const O
   using Stage = GroupStage<T, M>;
   static_assert(Stage::block_vecs == block_kernel_threads / G * Stage::group_vecs);
   __shared__ typename Stage::Vec stage_all[staged ? Stage::block_vecs : 1];
-  T* const stage = staged ? Stage::of_group(stage_all, static_cast<int>(threadIdx.x / G)) : nullptr;
+  const int group_in_block = static_cast<int>(threadIdx.x / G);
+  T* const stage = staged ? Stage::of_group(stage_all, group_in_block) : nullptr;
   const std::int64_t count = p.grid.count;
   const std::int64_t n = p.grid.n;
   const GroupLanes<M> g;
@@ -148,9 +150,21 @@ __device__ __forceinline__ void block_coop_thomas(const BlockProblem& p, const O
     const bool active = s < count;
     const bool owner = active && row_lane;  // loads nothing twice, stores nothing it should not
     const BlockSystem<T> sys(p, active ? s : count - 1);
-    auto stash = [&](std::int64_t i, int e) -> T& {
-      return work[work_index<M>(i, e, count, s, lane)];
-    };
+    // Entry e of this lane's row of block row i in the workspace. work_index(i, e) is
+    // (i (M + 1) + e) count M + s M + lane: the staged variants keep the system's part and the
+    // entry stride, so that an entry costs one multiply-add.
+    auto stash = [&] {
+      if constexpr (staged) {
+        return [row = work + s * M + lane, entry_stride = count * M](std::int64_t i,
+                                                                      int e) -> T& {
+          return row[(i * (M + 1) + e) * entry_stride];
+        };
+      } else {
+        return [&](std::int64_t i, int e) -> T& {
+          return work[work_index<M>(i, e, count, s, lane)];
+        };
+      }
+    }();
 
     T cprev[M];   // row `lane` of C*[i-1]
     T dprev = 0;  // component `lane` of d*[i-1]
@@ -317,7 +331,7 @@ void cuda_block_coop_variant(const BlockProblem& p, const Operands<T>& ops, void
         launch_kernel(kernel, block_kernel_grid(p.grid.count * group_lanes<M>),
                       block_kernel_threads, 0, stream, p, ops, static_cast<T*>(workspace));
       };
-      if constexpr (V == CoopVariant::shared_occupancy && coop_min_blocks<T, M> > 0) {
+      if constexpr (V == CoopVariant::shared_occupancy && (coop_min_blocks<T, M> > 0)) {
         launch(block_coop_thomas_capped_kernel<T, M, accumulate.value, checked.value, V,
                                                unit_cols.value, coop_min_blocks<T, M>>);
       } else {
@@ -336,8 +350,8 @@ void cuda_block_coop_variant(const BlockProblem& p, const Operands<T>& ops, void
 }
 
 /// In a variant's per-precision .cu, inside namespace triax::detail::cuda.
-#define TRIAX_INSTANTIATE_COOP_VARIANT(T, V)                                                   \
-  template void cuda_block_coop_variant<T, CoopVariant::V>(const BlockProblem&, const Operands<T>&, \
-                                                           void*, cudaStream_t);
+#define TRIAX_INSTANTIATE_COOP_VARIANT(T, V)                              \
+  template void cuda_block_coop_variant<T, CoopVariant::V>(const BlockProblem&, \
+                                                           const Operands<T>&, void*, cudaStream_t);
 
 }  // namespace triax::detail::cuda

@@ -46,8 +46,9 @@ std::size_t cuda_block_workspace_bytes(const BlockProblem& p) {
 ///   shuffle           one __shfl_sync a value (M (M + 1) a block row; the default);
 ///   shared            each lane stores its row of C*[i-1] | d*[i-1] in shared memory once and
 ///                     reads the group's M (M + 1) values back as 16-byte broadcasts (a quarter
-///                     or half of the instructions), and loads its blocks' rows at immediate
-///                     offsets where the blocks have column stride 1;
+///                     or half of the instructions), loads its blocks' rows at immediate
+///                     offsets where the blocks have column stride 1, and indexes the workspace
+///                     at one multiply-add an entry;
 ///   shared_occupancy  shared, its registers capped per precision and M to fit more thread
 ///                     blocks an SM without spills in the row loops (block_coop_thomas.cuh,
 ///                     coop_min_blocks).
