@@ -292,10 +292,10 @@ __global__ void __launch_bounds__(block_kernel_threads)
 }
 
 /// Thread blocks of 128 threads an SM that the shared_occupancy variant asks ptxas to fit (0: no
-/// cap): the most that fit without spilling inside the row loops of the unchecked kernels on
-/// unit-column layouts (ptxas -v and the SASS, sm_90: a few words spilled once per system; up to
-/// 8 spill instructions in the loops in checked mode): 8 (64 registers) in float and for double
-/// M <= 5, 7 (72) for double M = 6, 6 (80) for M = 7; double M = 8 keeps its 102 (4 blocks).
+/// cap): the most that fit with at most two spill instructions inside the row loops of the
+/// unchecked kernels on unit-column layouts (ptxas -v and the SASS, sm_90: a few words spilled;
+/// up to 8 spill instructions in the loops in checked mode): 8 (64 registers) in float and for
+/// double M <= 5, 7 (72) for double M = 6, 6 (80) for M = 7; double M = 8 keeps its 102 (4 blocks).
 /// Eight blocks of four warps split the paper's batches of float M = 8 and double M = 4 (8192
 /// warps of systems) into two even rounds over 132 SMs, where the seven blocks of their 72
 /// registers in the shuffle variant leave 2.2 rounds.

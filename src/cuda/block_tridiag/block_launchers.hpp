@@ -50,7 +50,7 @@ std::size_t cuda_block_workspace_bytes(const BlockProblem& p) {
 ///                     offsets where the blocks have column stride 1, and indexes the workspace
 ///                     at one multiply-add an entry;
 ///   shared_occupancy  shared, its registers capped per precision and M to fit more thread
-///                     blocks an SM without spills in the row loops (block_coop_thomas.cuh,
+///                     blocks an SM with few spills in the row loops (block_coop_thomas.cuh,
 ///                     coop_min_blocks).
 enum class CoopVariant { shuffle, shared, shared_occupancy };
 
