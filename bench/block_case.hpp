@@ -3,6 +3,7 @@
 // Algorithm 12, and the runner (block_runner.cpp) with its LAPACK ?gbsv baseline
 // (block_baseline.cpp).
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "case.hpp"
@@ -23,6 +24,9 @@ struct BlockCase {
   int reps = 20;
   bool baselines = true;
   bool bound = false;  ///< cuda: also time each kernel's arithmetic-free bound (--block-bound)
+  /// cuda: the coop kernel once per variant (TRIAX_CUDA_BLOCK_COOP values; rows named
+  /// cuda_block_coop_thomas:<variant>) and no conversion rows (--block-coop-variants)
+  std::vector<std::string> coop_variants;
 };
 
 /// Paper 000, Tables III-IV (CPU): N = 128 block rows and P = 65536 systems for M <= 6, N = 96

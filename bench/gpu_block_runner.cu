@@ -2,11 +2,19 @@
 // same run and on the same buffers, the one-thread-per-system kernel (the baseline) and the
 // coop kernel (the automatic choice), each in place, timed with events on one stream after the
 // caches are flushed and d restored outside the timing; with --block-bound, each kernel's bound
-// (gpu_block_bound.cu) after it, timed alike. Then the device layout conversions of the block
+// (gpu_block_bound.cu) after it, timed alike. With --block-coop-variants the coop kernel runs
+// once per variant (TRIAX_CUDA_BLOCK_COOP set while its plan is made; rows
+// cuda_block_coop_thomas:<variant>), each against the same bound kernel (the variants move the
+// same bytes in the same order), timed again after each so that its spread shows the noise; and
+// the conversions are skipped. Then the device layout conversions of the block
 // operand A between every ordered pair of the three block layouts (triax::layouts::convert on
 // cuda), % of the device copy counting bytes read + written as the copy does.
 #include <cstdio>
+#include <cstdlib>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "block_inputs.hpp"
 #include "core/block_validate.hpp"
@@ -85,13 +93,23 @@ void run_typed(const BlockCase& c, const CopyReference& copy, std::vector<Row>& 
   void* bound_work =
       c.bound ? ctx.allocate(detail::cuda::cuda_block_workspace_bytes<T>(problem)) : nullptr;
 
+  // The kernels to time: the thread kernel, then the coop kernel as the plan makes it, or once
+  // per variant asked for (nullopt: the environment as it is).
+  std::vector<std::pair<BlockAlgorithm, std::optional<std::string>>> kernels = {
+      {BlockAlgorithm::cuda_block_thread_thomas, std::nullopt}};
+  if (c.coop_variants.empty()) kernels.push_back({BlockAlgorithm::cuda_block_coop_thomas, {}});
+  for (const std::string& v : c.coop_variants) {
+    kernels.push_back({BlockAlgorithm::cuda_block_coop_thomas, v});
+  }
   Row baseline;
-  for (BlockAlgorithm algorithm :
-       {BlockAlgorithm::cuda_block_thread_thomas, BlockAlgorithm::cuda_block_coop_thomas}) {
+  for (const auto& [algorithm, variant] : kernels) {
     Options options;
     options.stream = ctx.stream();
+    if (variant) setenv("TRIAX_CUDA_BLOCK_COOP", variant->c_str(), 1);  // read by the plan
     BlockSolver<T> solver(Backend::cuda, c.m, in.layouts, c.axis, options, algorithm);
-    Row r = block_row(c, in.systems, sizeof(T), "cuda", std::string(to_string(algorithm)));
+    if (variant) unsetenv("TRIAX_CUDA_BLOCK_COOP");
+    Row r = block_row(c, in.systems, sizeof(T), "cuda",
+                      std::string(to_string(algorithm)) + (variant ? ":" + *variant : ""));
     r.automatic = algorithm == BlockAlgorithm::cuda_block_coop_thomas;  // the plan's pick
     auto once = [&] { solver.solve_in_place(a, b, cc, u); };
     const Timing t = measure(c.reps, restore, once, time_one);
@@ -114,7 +132,7 @@ void run_typed(const BlockCase& c, const CopyReference& copy, std::vector<Row>& 
     rows.push_back(r);
     if (baseline.algorithm.empty()) baseline = r;
   }
-  run_conversions<T>(c, in, a, copy, ctx, rows);
+  if (c.coop_variants.empty()) run_conversions<T>(c, in, a, copy, ctx, rows);
 }
 
 }  // namespace

@@ -367,6 +367,21 @@ Config parse_command_line(int argc, char** argv) {
   app.add_flag("--block-bound", block_bound,
                "cuda block rows: also time each kernel's arithmetic-free\n"
                "bound (the same bytes in the same order; bound_ms, % of bound)");
+  std::vector<std::string> coop_variants;
+  app.add_option_function<std::string>(
+         "--block-coop-variants",
+         [&](const std::string& list) {
+           coop_variants.clear();
+           for (std::size_t at = 0; at <= list.size();) {
+             const std::size_t comma = std::min(list.find(',', at), list.size());
+             if (comma > at) coop_variants.push_back(list.substr(at, comma - at));
+             at = comma + 1;
+           }
+         },
+         "cuda block rows: the coop kernel once per variant of\n"
+         "TRIAX_CUDA_BLOCK_COOP (e.g. shuffle,shared,shared_occupancy), in\n"
+         "one process on the same buffers; skips the conversion rows")
+      ->option_text("LIST");
   app.add_option("--block-p-divisor", block_p_divisor,
                  "divide the paper's P by K (default 1; the grid case keeps 64^3)")
       ->check(at_least<std::int64_t>(1))
@@ -412,6 +427,7 @@ Config parse_command_line(int argc, char** argv) {
         b.interleaved = c.backend == Backend::cuda;  // the paper's GPU layout
         b.baselines = c.baselines;
         b.bound = block_bound && c.backend == Backend::cuda;
+        b.coop_variants = coop_variants;
         cfg.block_cases.push_back(b);
       }
       for (int axis = 0; block_grid && axis < 3; ++axis) {
@@ -424,6 +440,7 @@ Config parse_command_line(int argc, char** argv) {
         b.reps = c.reps;
         b.baselines = c.baselines;
         b.bound = block_bound && c.backend == Backend::cuda;
+        b.coop_variants = coop_variants;
         cfg.block_cases.push_back(b);
       }
     }

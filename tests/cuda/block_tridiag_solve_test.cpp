@@ -4,7 +4,8 @@
 // layouts with and without ghost layers (input padding NaN, output padding a sentinel that must
 // come back bit for bit), every output mode, float and double; partial warps and several thread
 // blocks; checked mode's info for singular pivot blocks and non-finite data. Every test is
-// parameterised by algorithm and M (names like coop_m5), so the sanitizer runs can filter:
+// parameterised by algorithm, the coop kernel's variant (TRIAX_CUDA_BLOCK_COOP, set while the
+// plan is made) and M (names like coop_m5, coop_shared_m5), so the sanitizer runs can filter:
 // --gtest_filter='*BlockCuda*coop_m3*' is a racecheck-sized subset.
 #include <gtest/gtest.h>
 
@@ -14,14 +15,23 @@
 
 #include "support/block_cases.hpp"
 #include "support/device_runner.hpp"
+#include "support/scoped_env.hpp"
 
 namespace triax::test {
 namespace {
 
+/// A GPU algorithm and, for the coop kernel, its variant (TRIAX_CUDA_BLOCK_COOP; nullptr: unset,
+/// the default).
+struct GpuKernel {
+  BlockAlgorithm algorithm;
+  const char* coop_variant = nullptr;
+};
+
 /// The batch's buffers on the device (padding and poison included), solved there and copied back.
 template <class T>
-void solve_on_device(BlockAlgorithm algorithm, Mode mode, BlockBatch<T>& batch,
+void solve_on_device(GpuKernel kernel, Mode mode, BlockBatch<T>& batch,
                      std::vector<int>* info = nullptr) {
+  const BlockAlgorithm algorithm = kernel.algorithm;
   const BlockGeometry& g = batch.g;
   cudaStream_t stream;
   TRIAX_TEST_CUDA_OK(cudaStreamCreate(&stream));
@@ -30,6 +40,7 @@ void solve_on_device(BlockAlgorithm algorithm, Mode mode, BlockBatch<T>& batch,
   ASSERT_TRUE(a.get() && b.get() && c.get() && d.get() && x.get() && device_info.get())
       << "cudaMalloc failed";
   {
+    const ScopedEnv variant("TRIAX_CUDA_BLOCK_COOP", kernel.coop_variant);  // read by the plan
     BlockSolver<T> solver(Backend::cuda, g.m, g.layouts, g.axis,
                           {.checked = info != nullptr, .stream = stream}, algorithm);
     ASSERT_EQ(solver.algorithm(), algorithm);
@@ -50,7 +61,7 @@ void solve_on_device(BlockAlgorithm algorithm, Mode mode, BlockBatch<T>& batch,
 /// One case on the reference backend (host) and on the GPU algorithm, each checked against the
 /// oracle. Returns false after the first failure.
 template <class T>
-bool expect_solves(BlockAlgorithm algorithm, const BlockGeometry& g, BlockKind kind, Mode mode,
+bool expect_solves(GpuKernel algorithm, const BlockGeometry& g, BlockKind kind, Mode mode,
                    std::uint64_t seed) {
   SCOPED_TRACE("m " + std::to_string(g.m) + ", grid rank " + std::to_string(g.grid.size()) +
                ", axis " + std::to_string(g.axis) + ", " + to_string(kind) + ", " +
@@ -67,25 +78,32 @@ bool expect_solves(BlockAlgorithm algorithm, const BlockGeometry& g, BlockKind k
 }
 
 struct GpuBlockCase {
-  BlockAlgorithm algorithm;
+  GpuKernel algorithm;
   int m;
 };
 // What gtest and ctest print for a parameter.
 void PrintTo(const GpuBlockCase& c, std::ostream* os) {
-  *os << to_string(c.algorithm) << ", m = " << c.m;
+  *os << to_string(c.algorithm.algorithm);
+  if (c.algorithm.coop_variant != nullptr) *os << " (" << c.algorithm.coop_variant << ")";
+  *os << ", m = " << c.m;
 }
 
 std::string case_name(const ::testing::TestParamInfo<GpuBlockCase>& info) {
-  const char* kernel =
-      info.param.algorithm == BlockAlgorithm::cuda_block_coop_thomas ? "coop" : "thread";
-  return std::string(kernel) + "_m" + std::to_string(info.param.m);
+  const GpuKernel& k = info.param.algorithm;
+  std::string name = k.algorithm == BlockAlgorithm::cuda_block_coop_thomas ? "coop" : "thread";
+  if (k.coop_variant != nullptr) name += std::string("_") + k.coop_variant;
+  return name + "_m" + std::to_string(info.param.m);
 }
 
+/// The thread kernel, the coop kernel as the plan makes it by default, and each coop variant.
 std::vector<GpuBlockCase> every_algorithm_and_m() {
+  const GpuKernel kernels[] = {{BlockAlgorithm::cuda_block_thread_thomas},
+                               {BlockAlgorithm::cuda_block_coop_thomas},
+                               {BlockAlgorithm::cuda_block_coop_thomas, "shared"},
+                               {BlockAlgorithm::cuda_block_coop_thomas, "shared_occupancy"}};
   std::vector<GpuBlockCase> cases;
-  for (BlockAlgorithm algorithm :
-       {BlockAlgorithm::cuda_block_thread_thomas, BlockAlgorithm::cuda_block_coop_thomas}) {
-    for (int m = 1; m <= 8; ++m) cases.push_back({algorithm, m});
+  for (const GpuKernel& kernel : kernels) {
+    for (int m = 1; m <= 8; ++m) cases.push_back({kernel, m});
   }
   return cases;
 }
@@ -121,7 +139,7 @@ TEST_P(BlockCudaSolve, EveryAxisLayoutAndModeMatchesOracle) {
 TEST_P(BlockCudaSolve, PartialWarpsManyBlocksAndLongSystems) {
   const int m = GetParam().m;
   const std::int64_t n = m <= 4 ? 24 : 12;  // the dense oracle's cost grows as (n m)^3
-  const BlockAlgorithm algorithm = GetParam().algorithm;
+  const GpuKernel algorithm = GetParam().algorithm;
   for (BlockKind kind : {BlockKind::dominant, BlockKind::factored}) {
     expect_solves<float>(algorithm, geometry(Storage::array_of_blocks, m, {n, 37}, 0, false), kind,
                          Mode::in_place, test_seed(1));
@@ -188,6 +206,17 @@ TEST(BlockCudaPlan, AutomaticIsTheCoopKernelAndEmptyBatchesClearInfoOnTheDevice)
 }
 
 // Rejected before any device work, so these run without a GPU too.
+TEST(BlockCudaPlan, RejectsAnUnknownCoopVariantBeforeAllocating) {
+  const BlockLayouts l = BlockLayouts::array_of_blocks(4, {6, 3});
+  const ScopedEnv variant("TRIAX_CUDA_BLOCK_COOP", "fastest");
+  try {
+    BlockSolver<float> solver(Backend::cuda, 4, l, 0);
+    ADD_FAILURE() << "TRIAX_CUDA_BLOCK_COOP=fastest accepted";
+  } catch (const invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("fastest"), std::string::npos) << e.what();
+  }
+}
+
 TEST(BlockCudaPlan, RejectsAlgorithmsOfOtherBackendsAndBlocksBeyondEight) {
   const BlockLayouts l4 = BlockLayouts::array_of_blocks(4, {6, 3});
   EXPECT_THROW(BlockSolver<double>(Backend::cuda, 4, l4, 0, {}, BlockAlgorithm::cpu_block_thomas),

@@ -23,22 +23,25 @@
 // output has room for d* but not for C*): entry e of lane r's row of block row i of system s at
 // ((i * (M + 1) + e) * count + s) * M + r, e = 0..M-1 for C*, M for d*, so a group's stores
 // and loads of one entry are M consecutive values and a warp's one run.
+//
+// Variants (CoopVariant, TRIAX_CUDA_BLOCK_COOP; block_launchers.hpp): `shuffle` is the above;
+// `shared` passes C*[i-1] | d*[i-1] through a shared-memory stage of the group instead of M (M + 1)
+// shuffles (block_coop_stage.cuh) and, where the three block operands have column stride 1,
+// loads a row's entries at immediate offsets from one address (the workspace's at one
+// multiply-add from the system's part); `shared_occupancy` also caps the
+// registers (coop_min_blocks). Global loads and stores are the same in every variant, per lane
+// and in order, so one bound (bench/gpu_block_bound.cu) serves them all.
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "cuda/block_tridiag/block_access.cuh"
+#include "cuda/block_tridiag/block_coop_stage.cuh"
 #include "cuda/launch/launch_kernel.hpp"
 
 namespace triax::detail::cuda {
 namespace block_coop {
-
-/// Lanes of a system's group: M rounded up to a power of two, so that groups tile a warp.
-template <int M>
-inline constexpr int group_lanes = M <= 1   ? 1
-                                   : M <= 2 ? 2
-                                   : M <= 4 ? 4
-                                            : 8;
 
 /// Where a thread stands: its group of G lanes in its warp and the block row it holds; the
 /// grid-stride loop runs over the first system of each warp, so that every lane of a warp runs
@@ -112,11 +115,29 @@ __device__ __forceinline__ void subtract_row(T (&crow)[M], T& drow, int k, bool 
   if (apply) drow -= factor * kd;
 }
 
-template <class T, int M, bool Accumulate, bool Checked>
-__global__ void __launch_bounds__(block_kernel_threads)
-    block_coop_thomas_kernel(const __grid_constant__ BlockProblem p, Operands<T> ops,
-                             T* __restrict__ work) {
+/// Entry (r, c) of block row i of a block operand; with UnitCols (column stride 1) the row's
+/// entries share one address computation and load at immediate offsets from it.
+template <bool UnitCols, class T>
+__device__ __forceinline__ T block_entry(const BlockSystem<T>& sys, const T* op_ptr, int op,
+                                         std::int64_t i, int r, int c) {
+  if constexpr (UnitCols) {
+    return __ldg(op_ptr + sys.at(op, i, r) + c);
+  } else {
+    return sys.block(op_ptr, op, i, r, c);
+  }
+}
+
+/// The kernel's body; the __global__ wrappers below differ only in their launch bounds.
+template <class T, int M, bool Accumulate, bool Checked, CoopVariant V, bool UnitCols>
+__device__ __forceinline__ void block_coop_thomas(const BlockProblem& p, const Operands<T>& ops,
+                                                  T* __restrict__ work) {
   constexpr int G = group_lanes<M>;
+  constexpr bool staged = V != CoopVariant::shuffle;
+  using Stage = GroupStage<T, M>;
+  static_assert(Stage::block_vecs == block_kernel_threads / G * Stage::group_vecs);
+  __shared__ typename Stage::Vec stage_all[staged ? Stage::block_vecs : 1];
+  const int group_in_block = static_cast<int>(threadIdx.x / G);
+  T* const stage = staged ? Stage::of_group(stage_all, group_in_block) : nullptr;
   const std::int64_t count = p.grid.count;
   const std::int64_t n = p.grid.n;
   const GroupLanes<M> g;
@@ -129,9 +150,21 @@ __global__ void __launch_bounds__(block_kernel_threads)
     const bool active = s < count;
     const bool owner = active && row_lane;  // loads nothing twice, stores nothing it should not
     const BlockSystem<T> sys(p, active ? s : count - 1);
-    auto stash = [&](std::int64_t i, int e) -> T& {
-      return work[work_index<M>(i, e, count, s, lane)];
-    };
+    // Entry e of this lane's row of block row i in the workspace. work_index(i, e) is
+    // (i (M + 1) + e) count M + s M + lane: the staged variants keep the system's part and the
+    // entry stride, so that an entry costs one multiply-add.
+    auto stash = [&] {
+      if constexpr (staged) {
+        return [row = work + s * M + lane, entry_stride = count * M](std::int64_t i,
+                                                                      int e) -> T& {
+          return row[(i * (M + 1) + e) * entry_stride];
+        };
+      } else {
+        return [&](std::int64_t i, int e) -> T& {
+          return work[work_index<M>(i, e, count, s, lane)];
+        };
+      }
+    }();
 
     T cprev[M];   // row `lane` of C*[i-1]
     T dprev = 0;  // component `lane` of d*[i-1]
@@ -146,19 +179,26 @@ __global__ void __launch_bounds__(block_kernel_threads)
       const bool has_c = i + 1 < n;  // C[n-1] is never read
 #pragma unroll
       for (int c = 0; c < M; ++c) {
-        prow[c] = row_lane ? sys.block(ops.b, op_b, i, lane, c) : T(0);
-        crow[c] = row_lane && has_c ? sys.block(ops.c, op_c, i, lane, c) : T(0);
+        prow[c] = row_lane ? block_entry<UnitCols>(sys, ops.b, op_b, i, lane, c) : T(0);
+        crow[c] = row_lane && has_c ? block_entry<UnitCols>(sys, ops.c, op_c, i, lane, c) : T(0);
       }
       drow = row_lane ? ops.d[sys.at(op_d, i, lane)] : T(0);
       if (i > 0) {
         T arow[M];
 #pragma unroll
-        for (int q = 0; q < M; ++q) arow[q] = row_lane ? sys.block(ops.a, op_a, i, lane, q) : T(0);
-#pragma unroll
         for (int q = 0; q < M; ++q) {
-          drow -= arow[q] * from_lane<G>(dprev, q);
+          arow[q] = row_lane ? block_entry<UnitCols>(sys, ops.a, op_a, i, lane, q) : T(0);
+        }
+        if constexpr (staged) {
+          __syncwarp();  // the group's rows of C*[i-1] | d*[i-1] are in its stage
+          Stage::subtract_product(stage, arow, prow, drow);
+        } else {
 #pragma unroll
-          for (int c = 0; c < M; ++c) prow[c] -= arow[q] * from_lane<G>(cprev[c], q);
+          for (int q = 0; q < M; ++q) {
+            drow -= arow[q] * from_lane<G>(dprev, q);
+#pragma unroll
+            for (int c = 0; c < M; ++c) prow[c] -= arow[q] * from_lane<G>(cprev[c], q);
+          }
         }
       }
 
@@ -206,8 +246,13 @@ __global__ void __launch_bounds__(block_kernel_threads)
         }
         stash(i, M) = drow;
       }
+      if constexpr (staged) {
+        __syncwarp();  // every lane of the group has read C*[i-1] | d*[i-1] from the stage
+        if (row_lane) Stage::put_row(stage, lane, crow, drow);
+      } else {
 #pragma unroll
-      for (int c = 0; c < M; ++c) cprev[c] = crow[c];
+        for (int c = 0; c < M; ++c) cprev[c] = crow[c];
+      }
       dprev = drow;
     }
 
@@ -239,17 +284,74 @@ __global__ void __launch_bounds__(block_kernel_threads)
   }
 }
 
+template <class T, int M, bool Accumulate, bool Checked, CoopVariant V, bool UnitCols>
+__global__ void __launch_bounds__(block_kernel_threads)
+    block_coop_thomas_kernel(const __grid_constant__ BlockProblem p, Operands<T> ops,
+                             T* __restrict__ work) {
+  block_coop_thomas<T, M, Accumulate, Checked, V, UnitCols>(p, ops, work);
+}
+
+/// Thread blocks of 128 threads an SM that the shared_occupancy variant asks ptxas to fit (0: no
+/// cap): the most that fit with at most two spill instructions inside the row loops of the
+/// unchecked kernels on unit-column layouts (ptxas -v and the SASS, sm_90: a few words spilled;
+/// up to 8 spill instructions in the loops in checked mode): 8 (64 registers) in float and for
+/// double M <= 5, 7 (72) for double M = 6, 6 (80) for M = 7; double M = 8 keeps its 102 (4 blocks).
+/// Eight blocks of four warps split the paper's batches of float M = 8 and double M = 4 (8192
+/// warps of systems) into two even rounds over 132 SMs, where the seven blocks of their 72
+/// registers in the shuffle variant leave 2.2 rounds.
+template <class T, int M>
+inline constexpr int coop_min_blocks = sizeof(T) == 4 || M <= 5 ? 8
+                                       : M == 6                 ? 7
+                                       : M == 7                 ? 6
+                                                                : 0;
+
+template <class T, int M, bool Accumulate, bool Checked, CoopVariant V, bool UnitCols,
+          int MinBlocks>
+__global__ void __launch_bounds__(block_kernel_threads, MinBlocks)
+    block_coop_thomas_capped_kernel(const __grid_constant__ BlockProblem p, Operands<T> ops,
+                                    T* __restrict__ work) {
+  block_coop_thomas<T, M, Accumulate, Checked, V, UnitCols>(p, ops, work);
+}
+
 }  // namespace block_coop
 
-template <class T>
-void cuda_block_coop_thomas(const BlockProblem& p, const Operands<T>& ops, void* workspace,
-                            cudaStream_t stream) {
+/// The launcher of variant V (block_launchers.hpp), instantiated in a translation unit of its own
+/// per precision and variant (block_coop_<variant>_<precision>.cu), so that they compile in
+/// parallel. Unit columns (A, B, C of column stride 1) only where the variant uses them.
+template <class T, CoopVariant V>
+void cuda_block_coop_variant(const BlockProblem& p, const Operands<T>& ops, void* workspace,
+                             cudaStream_t stream) {
+  const bool unit = V != CoopVariant::shuffle && p.entry_col[op_a] == 1 &&
+                    p.entry_col[op_b] == 1 && p.entry_col[op_c] == 1;
   with_block_size_and_mode(p, ops, [&](auto m, auto accumulate, auto checked) {
-    constexpr int lanes = block_coop::group_lanes<decltype(m)::value>;
-    launch_kernel(block_coop::block_coop_thomas_kernel<T, m.value, accumulate.value, checked.value>,
-                  block_kernel_grid(p.grid.count * lanes), block_kernel_threads, 0, stream, p, ops,
-                  static_cast<T*>(workspace));
+    constexpr int M = m.value;
+    auto go = [&](auto unit_cols) {
+      using namespace block_coop;
+      auto launch = [&](auto kernel) {
+        launch_kernel(kernel, block_kernel_grid(p.grid.count * group_lanes<M>),
+                      block_kernel_threads, 0, stream, p, ops, static_cast<T*>(workspace));
+      };
+      if constexpr (V == CoopVariant::shared_occupancy && (coop_min_blocks<T, M> > 0)) {
+        launch(block_coop_thomas_capped_kernel<T, M, accumulate.value, checked.value, V,
+                                               unit_cols.value, coop_min_blocks<T, M>>);
+      } else {
+        launch(block_coop_thomas_kernel<T, M, accumulate.value, checked.value, V,
+                                        unit_cols.value>);
+      }
+    };
+    if constexpr (V == CoopVariant::shuffle) {
+      go(std::false_type{});
+    } else if (unit) {
+      go(std::true_type{});
+    } else {
+      go(std::false_type{});
+    }
   });
 }
+
+/// In a variant's per-precision .cu, inside namespace triax::detail::cuda.
+#define TRIAX_INSTANTIATE_COOP_VARIANT(T, V)                              \
+  template void cuda_block_coop_variant<T, CoopVariant::V>(const BlockProblem&, \
+                                                           const Operands<T>&, void*, cudaStream_t);
 
 }  // namespace triax::detail::cuda
