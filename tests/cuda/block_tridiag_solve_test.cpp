@@ -5,7 +5,7 @@
 // come back bit for bit), every output mode, float and double; partial warps and several thread
 // blocks; checked mode's info for singular pivot blocks and non-finite data. Every test is
 // parameterised by algorithm, the coop kernel's variant (TRIAX_CUDA_BLOCK_COOP, set while the
-// plan is made) and M (names like coop_m5, coop_shared_m5), so the sanitizer runs can filter:
+// plan is made) and M (names like coop_m5, coop_shuffle_m5), so the sanitizer runs can filter:
 // --gtest_filter='*BlockCuda*coop_m3*' is a racecheck-sized subset.
 #include <gtest/gtest.h>
 
@@ -99,7 +99,7 @@ std::string case_name(const ::testing::TestParamInfo<GpuBlockCase>& info) {
 std::vector<GpuBlockCase> every_algorithm_and_m() {
   const GpuKernel kernels[] = {{BlockAlgorithm::cuda_block_thread_thomas},
                                {BlockAlgorithm::cuda_block_coop_thomas},
-                               {BlockAlgorithm::cuda_block_coop_thomas, "shared"},
+                               {BlockAlgorithm::cuda_block_coop_thomas, "shuffle"},
                                {BlockAlgorithm::cuda_block_coop_thomas, "shared_occupancy"}};
   std::vector<GpuBlockCase> cases;
   for (const GpuKernel& kernel : kernels) {

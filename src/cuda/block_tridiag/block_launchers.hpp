@@ -43,23 +43,25 @@ std::size_t cuda_block_workspace_bytes(const BlockProblem& p) {
 /// How cuda_block_coop_thomas passes C*[i-1] and d*[i-1] between the lanes of a group and how
 /// it sizes its registers; every variant moves the same global bytes in the same order, so the
 /// bound of the kernel (bench/gpu_block_bound.cu) is the same for all of them:
-///   shuffle           one __shfl_sync a value (M (M + 1) a block row; the default);
+///   shuffle           one __shfl_sync a value (M (M + 1) a block row; the kernel before
+///                     2026-11-27, 83-107% of the bound on the H100 where shared has 87-118%);
 ///   shared            each lane stores its row of C*[i-1] | d*[i-1] in shared memory once and
 ///                     reads the group's M (M + 1) values back as 16-byte broadcasts (a quarter
 ///                     or half of the instructions), loads its blocks' rows at immediate
 ///                     offsets where the blocks have column stride 1, and indexes the workspace
-///                     at one multiply-add an entry;
+///                     at one multiply-add an entry (the default: the fastest or within 2% of
+///                     the fastest variant on every row measured, H100 2026-11-27);
 ///   shared_occupancy  shared, its registers capped per precision and M to fit more thread
 ///                     blocks an SM with few spills in the row loops (block_coop_thomas.cuh,
 ///                     coop_min_blocks).
 enum class CoopVariant { shuffle, shared, shared_occupancy };
 
-/// TRIAX_CUDA_BLOCK_COOP = shuffle | shared | shared_occupancy (unset or empty: shuffle), read by
+/// TRIAX_CUDA_BLOCK_COOP = shuffle | shared | shared_occupancy (unset or empty: shared), read by
 /// each cuda block plan when it is made, so that one process can compare the variants.
 inline CoopVariant parse_coop_variant(const char* value) {
   const std::string_view v(value == nullptr ? "" : value);
-  if (v.empty() || v == "shuffle") return CoopVariant::shuffle;
-  if (v == "shared") return CoopVariant::shared;
+  if (v.empty() || v == "shared") return CoopVariant::shared;
+  if (v == "shuffle") return CoopVariant::shuffle;
   if (v == "shared_occupancy") return CoopVariant::shared_occupancy;
   throw invalid_argument("triax::BlockSolver: TRIAX_CUDA_BLOCK_COOP = \"" + std::string(v) +
                          "\" is not one of shuffle, shared, shared_occupancy");
@@ -77,7 +79,7 @@ void cuda_block_coop_variant(const BlockProblem& p, const Operands<T>& ops, void
 
 template <class T>
 void cuda_block_coop_thomas(const BlockProblem& p, const Operands<T>& ops, void* workspace,
-                            cudaStream_t stream, CoopVariant variant = CoopVariant::shuffle) {
+                            cudaStream_t stream, CoopVariant variant = CoopVariant::shared) {
   switch (variant) {
     case CoopVariant::shuffle:
       return cuda_block_coop_variant<T, CoopVariant::shuffle>(p, ops, workspace, stream);
