@@ -104,9 +104,10 @@ std::vector<GpuBlockCase> every_algorithm_and_m() {
                                {BlockAlgorithm::cuda_block_coop_thomas, "shuffle"},
                                {BlockAlgorithm::cuda_block_coop_thomas, "shared_occupancy"}};
   const char* const tunes[] = {
-      "tuned_w2",        "tuned_w8",        "tuned_w4_r56",     "tuned_w4_r64", "tuned_w4_r72",
-      "tuned_w4_r80",    "tuned_w4_rcp",    "tuned_w4_r64_rcp", "tuned_w8_r64", "tuned_w4_ls",
-      "tuned_w4_rcp_ls", "tuned_w2_rcp_ls", "tuned_w8_rcp_ls"};
+      "tuned_w2",        "tuned_w8",           "tuned_w4_r56",      "tuned_w4_r64",
+      "tuned_w4_r72",    "tuned_w4_r80",       "tuned_w4_rcp",      "tuned_w4_r64_rcp",
+      "tuned_w8_r64",    "tuned_w4_ls",        "tuned_w4_r64_ls",   "tuned_w4_rcp_ls",
+      "tuned_w4_r64_rcp_ls", "tuned_w4_r72_rcp_ls", "tuned_w2_rcp_ls", "tuned_w8_rcp_ls"};
   std::vector<GpuBlockCase> cases;
   for (const GpuKernel& kernel : kernels) {
     for (int m = 1; m <= 8; ++m) cases.push_back({kernel, m});
