@@ -379,7 +379,8 @@ Config parse_command_line(int argc, char** argv) {
            }
          },
          "cuda block rows: the coop kernel once per variant of\n"
-         "TRIAX_CUDA_BLOCK_COOP (e.g. shuffle,shared,shared_occupancy), in\n"
+         "TRIAX_CUDA_BLOCK_COOP (e.g. shuffle,shared,shared_occupancy, or\n"
+         "the float M = 5, 8 sweep's tuned_w<W>[_r<R>][_rcp][_ls]), in\n"
          "one process on the same buffers; skips the conversion rows")
       ->option_text("LIST");
   app.add_option("--block-p-divisor", block_p_divisor,

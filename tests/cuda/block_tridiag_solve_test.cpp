@@ -95,15 +95,25 @@ std::string case_name(const ::testing::TestParamInfo<GpuBlockCase>& info) {
   return name + "_m" + std::to_string(info.param.m);
 }
 
-/// The thread kernel, the coop kernel as the plan makes it by default, and each coop variant.
+/// The thread kernel, the coop kernel as the plan makes it by default, and each coop variant;
+/// the tuned kernels of the float M = 8 sweep (block_launchers.hpp, coop_tunes) at the two M
+/// they are compiled for (float, column stride 1; double and other layouts run `shared`).
 std::vector<GpuBlockCase> every_algorithm_and_m() {
   const GpuKernel kernels[] = {{BlockAlgorithm::cuda_block_thread_thomas},
                                {BlockAlgorithm::cuda_block_coop_thomas},
                                {BlockAlgorithm::cuda_block_coop_thomas, "shuffle"},
                                {BlockAlgorithm::cuda_block_coop_thomas, "shared_occupancy"}};
+  const char* const tunes[] = {
+      "tuned_w2",        "tuned_w8",           "tuned_w4_r56",      "tuned_w4_r64",
+      "tuned_w4_r72",    "tuned_w4_r80",       "tuned_w4_rcp",      "tuned_w4_r64_rcp",
+      "tuned_w8_r64",    "tuned_w4_ls",        "tuned_w4_r64_ls",   "tuned_w4_rcp_ls",
+      "tuned_w4_r64_rcp_ls", "tuned_w4_r72_rcp_ls", "tuned_w2_rcp_ls", "tuned_w8_rcp_ls"};
   std::vector<GpuBlockCase> cases;
   for (const GpuKernel& kernel : kernels) {
     for (int m = 1; m <= 8; ++m) cases.push_back({kernel, m});
+  }
+  for (const char* tune : tunes) {
+    for (int m : {5, 8}) cases.push_back({{BlockAlgorithm::cuda_block_coop_thomas, tune}, m});
   }
   return cases;
 }
@@ -214,6 +224,16 @@ TEST(BlockCudaPlan, RejectsAnUnknownCoopVariantBeforeAllocating) {
     ADD_FAILURE() << "TRIAX_CUDA_BLOCK_COOP=fastest accepted";
   } catch (const invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("fastest"), std::string::npos) << e.what();
+  }
+}
+
+// Only the tunes that are compiled are names: a knob value outside coop_tunes is an error.
+TEST(BlockCudaPlan, RejectsATuneThatIsNotCompiled) {
+  const BlockLayouts l = BlockLayouts::array_of_blocks(8, {6, 3});
+  for (const char* name :
+       {"tuned_w3", "tuned_w4_r60", "tuned_w8_rcp", "tuned_w4_ls_rcp", "tuned_"}) {
+    const ScopedEnv variant("TRIAX_CUDA_BLOCK_COOP", name);
+    EXPECT_THROW(BlockSolver<float>(Backend::cuda, 8, l, 0), invalid_argument) << name;
   }
 }
 

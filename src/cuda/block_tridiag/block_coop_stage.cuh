@@ -39,8 +39,10 @@ struct GroupStage {
   static constexpr int used = M * (M + 1);                       // values a group stages
   static constexpr int used_vecs = (used + per_vec - 1) / per_vec;  // loads that read them
   static constexpr int group_vecs = used_vecs % 2 == 1 ? used_vecs : used_vecs + 1;
-  /// The 128 threads of a block (block_kernel_threads) in groups of group_lanes<M>.
-  static constexpr int block_vecs = 128 / group_lanes<M> * group_vecs;
+  /// The stage of a thread block of `threads` threads in groups of group_lanes<M>.
+  __host__ __device__ static constexpr int block_vecs(int threads) {
+    return threads / group_lanes<M> * group_vecs;
+  }
 
   __device__ static T* of_group(Vec* all, int group_in_block) {
     return reinterpret_cast<T*>(all + group_in_block * group_vecs);

@@ -127,15 +127,31 @@ __device__ __forceinline__ T block_entry(const BlockSystem<T>& sys, const T* op_
   }
 }
 
-/// The kernel's body; the __global__ wrappers below differ only in their launch bounds.
-template <class T, int M, bool Accumulate, bool Checked, CoopVariant V, bool UnitCols>
+/// 1 / pivot: an IEEE division, or (ApproxRcp, float) the hardware's approximate reciprocal,
+/// one instruction without the division's slow path (the tuned kernels' `rcp` knob).
+template <bool ApproxRcp, class T>
+__device__ __forceinline__ T reciprocal(T pivot) {
+  if constexpr (ApproxRcp && sizeof(T) == 4) {
+    return __fdividef(1.0f, pivot);
+  } else {
+    return T(1) / pivot;
+  }
+}
+
+/// The kernel's body; the __global__ wrappers below differ only in their launch bounds. Threads:
+/// of a thread block (the stage's size); ApproxRcp: reciprocal's; LateScale: the back
+/// substitution leaves rows unscaled and each lane scales its own once at the end (M + 1
+/// multiplies a lane where the warp otherwise issues M (M + 1), predicated on lane == k): lane j
+/// removes lane k's unscaled row times U(j, k) / U(k, k), the multiplier its elimination step k
+/// computed anyway (the tuned kernels' `ls` knob; the same loads and stores).
+template <class T, int M, bool Accumulate, bool Checked, CoopVariant V, bool UnitCols,
+          int Threads = block_kernel_threads, bool ApproxRcp = false, bool LateScale = false>
 __device__ __forceinline__ void block_coop_thomas(const BlockProblem& p, const Operands<T>& ops,
                                                   T* __restrict__ work) {
   constexpr int G = group_lanes<M>;
   constexpr bool staged = V != CoopVariant::shuffle;
   using Stage = GroupStage<T, M>;
-  static_assert(Stage::block_vecs == block_kernel_threads / G * Stage::group_vecs);
-  __shared__ typename Stage::Vec stage_all[staged ? Stage::block_vecs : 1];
+  __shared__ typename Stage::Vec stage_all[staged ? Stage::block_vecs(Threads) : 1];
   const int group_in_block = static_cast<int>(threadIdx.x / G);
   T* const stage = staged ? Stage::of_group(stage_all, group_in_block) : nullptr;
   const std::int64_t count = p.grid.count;
@@ -209,10 +225,13 @@ __device__ __forceinline__ void block_coop_thomas(const BlockProblem& p, const O
         if (Checked && breakdown == 0 && !pivot_usable(pivot)) {
           breakdown = static_cast<int>(i + 1);
         }
-        const T inv = T(1) / pivot;
+        const T inv = reciprocal<ApproxRcp>(pivot);
         if (lane == k) inv_own = inv;
         const bool below = lane > k;
         const T l = prow[k] * inv;
+        // Lanes above k: U(lane, k) / U(k, k), the factor of the back substitution; the others
+        // never read column k again.
+        if constexpr (LateScale) prow[k] = l;
 #pragma unroll
         for (int c = k + 1; c < M; ++c) {
           const T pkc = from_lane<G>(prow[c], k);
@@ -224,16 +243,21 @@ __device__ __forceinline__ void block_coop_thomas(const BlockProblem& p, const O
       // it remove its contribution.
 #pragma unroll
       for (int k = M - 1; k >= 0; --k) {
-        if (lane == k) {
+        if (!LateScale && lane == k) {
 #pragma unroll
           for (int c = 0; c < M; ++c) crow[c] *= inv_own;
           drow *= inv_own;
         }
         if (k > 0) {
           const bool above = lane < k;
-          const T ukk = prow[k];  // U(lane, k)
+          const T ukk = prow[k];  // U(lane, k); with LateScale, over U(k, k)
           subtract_row<G>(crow, drow, k, above, ukk);
         }
+      }
+      if constexpr (LateScale) {
+#pragma unroll
+        for (int c = 0; c < M; ++c) crow[c] *= inv_own;
+        drow *= inv_own;
       }
       if (Checked) {
         const bool bad_d = group_any<G>(row_lane && !isfinite(drow), group_in_warp);

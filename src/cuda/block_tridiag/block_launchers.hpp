@@ -8,8 +8,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <iterator>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "core/block_problem.hpp"
 #include "triax/errors.hpp"
@@ -56,18 +59,89 @@ std::size_t cuda_block_workspace_bytes(const BlockProblem& p) {
 ///                     coop_min_blocks).
 enum class CoopVariant { shuffle, shared, shared_occupancy };
 
-/// TRIAX_CUDA_BLOCK_COOP = shuffle | shared | shared_occupancy (unset or empty: shared), read by
-/// each cuda block plan when it is made, so that one process can compare the variants.
-inline CoopVariant parse_coop_variant(const char* value) {
-  const std::string_view v(value == nullptr ? "" : value);
-  if (v.empty() || v == "shared") return CoopVariant::shared;
-  if (v == "shuffle") return CoopVariant::shuffle;
-  if (v == "shared_occupancy") return CoopVariant::shared_occupancy;
-  throw invalid_argument("triax::BlockSolver: TRIAX_CUDA_BLOCK_COOP = \"" + std::string(v) +
-                         "\" is not one of shuffle, shared, shared_occupancy");
+/// The tuning sweep of issue 27's last row (float M = 8): knobs of the `shared` variant that
+/// TRIAX_CUDA_BLOCK_COOP names as tuned_w<W>[_r<R>][_rcp][_ls] (docs/notes/2026-11-27-coop8.md):
+///   W    warps a thread block (2, 4, 8; `shared` has 4): more, smaller or larger blocks an SM;
+///   R    registers a thread at most (as __launch_bounds__ thread blocks an SM; 0: ptxas's
+///        choice): occupancy against spills;
+///   rcp  the pivot's reciprocal as the approximate hardware one (about 1 ulp, no slow path
+///        nor its branches) instead of an IEEE division: a shorter chain in the pivot-block LU;
+///   ls   late scaling: the back substitution scales each lane's row once at the end instead of
+///        issuing M (M + 1) multiplies predicated on one lane (block_coop_thomas.cuh LateScale).
+/// Only the combinations of coop_tunes are compiled, each for float M = 5 and 8 on blocks of
+/// column stride 1 (block_coop_tuned.cuh); any other precision, M or layout runs `shared`.
+struct CoopTune {
+  int warps = 4;
+  int max_regs = 0;
+  bool approx_rcp = false;
+  bool late_scale = false;
+  friend constexpr bool operator==(const CoopTune&, const CoopTune&) = default;
+};
+inline constexpr CoopTune coop_tunes[] = {
+    {2, 0, false, false},  {8, 0, false, false},  {4, 56, false, false}, {4, 64, false, false},
+    {4, 72, false, false}, {4, 80, false, false}, {4, 0, true, false},   {4, 64, true, false},
+    {8, 64, false, false}, {4, 0, false, true},   {4, 64, false, true},  {4, 0, true, true},
+    {4, 64, true, true},   {4, 72, true, true},   {2, 0, true, true},    {8, 0, true, true}};
+
+/// A coop variant and, for a tuned one (V = shared), its knobs.
+struct CoopChoice {
+  CoopVariant variant = CoopVariant::shared;
+  bool tuned = false;
+  CoopTune tune;
+};
+
+/// tuned_w<W>[_r<R>][_rcp][_ls] as a CoopTune, or nothing where v is not such a name of coop_tunes.
+inline std::optional<CoopTune> parse_coop_tune(std::string_view v) {
+  constexpr std::string_view prefix = "tuned_w";
+  if (v.substr(0, prefix.size()) != prefix) return std::nullopt;
+  v.remove_prefix(prefix.size());
+  auto number = [&v](int& out) {
+    std::size_t digits = 0;
+    out = 0;
+    while (digits < v.size() && digits < 3 && v[digits] >= '0' && v[digits] <= '9') {
+      out = out * 10 + (v[digits++] - '0');
+    }
+    v.remove_prefix(digits);
+    return digits > 0;
+  };
+  CoopTune t;
+  if (!number(t.warps)) return std::nullopt;
+  if (v.substr(0, 2) == "_r" && v.size() > 2 && v[2] >= '0' && v[2] <= '9') {
+    v.remove_prefix(2);
+    if (!number(t.max_regs)) return std::nullopt;
+  }
+  auto flag = [&v](std::string_view name) {
+    if (v.substr(0, name.size()) != name) return false;
+    v.remove_prefix(name.size());
+    return true;
+  };
+  t.approx_rcp = flag("_rcp");
+  t.late_scale = flag("_ls");
+  if (!v.empty()) return std::nullopt;
+  for (const CoopTune& known : coop_tunes) {
+    if (known == t) return t;
+  }
+  return std::nullopt;
 }
-inline CoopVariant coop_variant_from_env() {
-  return parse_coop_variant(std::getenv("TRIAX_CUDA_BLOCK_COOP"));
+
+/// TRIAX_CUDA_BLOCK_COOP = shuffle | shared | shared_occupancy | tuned_... (unset or empty:
+/// shared), read by each cuda block plan when it is made, so that one process can compare them.
+inline CoopChoice parse_coop_choice(const char* value) {
+  const std::string_view v(value == nullptr ? "" : value);
+  if (v.empty() || v == "shared") return {CoopVariant::shared};
+  if (v == "shuffle") return {CoopVariant::shuffle};
+  if (v == "shared_occupancy") return {CoopVariant::shared_occupancy};
+  if (const auto tune = parse_coop_tune(v)) return {CoopVariant::shared, true, *tune};
+  throw invalid_argument(
+      "triax::BlockSolver: TRIAX_CUDA_BLOCK_COOP = \"" + std::string(v) +
+      "\" is not one of shuffle, shared, shared_occupancy, tuned_w<W>[_r<R>][_rcp][_ls]"
+      " (block_launchers.hpp: coop_tunes)");
+}
+inline CoopVariant parse_coop_variant(const char* value) {
+  return parse_coop_choice(value).variant;
+}
+inline CoopChoice coop_choice_from_env() {
+  return parse_coop_choice(std::getenv("TRIAX_CUDA_BLOCK_COOP"));
 }
 
 template <class T>
@@ -76,14 +150,36 @@ void cuda_block_thread_thomas(const BlockProblem& p, const Operands<T>& ops, voi
 template <class T, CoopVariant V>
 void cuda_block_coop_variant(const BlockProblem& p, const Operands<T>& ops, void* workspace,
                              cudaStream_t stream);
+/// The tuned kernel of knobs (Warps, MaxRegs, ApproxRcp, LateScale) where it is compiled for p's M,
+/// mode and layout (block_coop_tuned.cuh); false, launching nothing, elsewhere.
+template <class T, int Warps, int MaxRegs, bool ApproxRcp, bool LateScale>
+bool cuda_block_coop_tuned(const BlockProblem& p, const Operands<T>& ops, void* workspace,
+                           cudaStream_t stream);
+
+/// The tuned kernel of t, or false where none is compiled (only float has them).
+template <class T, std::size_t I = 0>
+bool launch_coop_tune(const CoopTune& t, const BlockProblem& p, const Operands<T>& ops,
+                      void* workspace, cudaStream_t stream) {
+  if constexpr (!std::is_same_v<T, float> || I == std::size(coop_tunes)) {
+    return false;
+  } else {
+    constexpr CoopTune k = coop_tunes[I];
+    if (t == k) {
+      return cuda_block_coop_tuned<T, k.warps, k.max_regs, k.approx_rcp, k.late_scale>(
+          p, ops, workspace, stream);
+    }
+    return launch_coop_tune<T, I + 1>(t, p, ops, workspace, stream);
+  }
+}
 
 template <class T>
 void cuda_block_coop_thomas(const BlockProblem& p, const Operands<T>& ops, void* workspace,
-                            cudaStream_t stream, CoopVariant variant = CoopVariant::shared) {
-  switch (variant) {
+                            cudaStream_t stream, const CoopChoice& choice = {}) {
+  switch (choice.variant) {
     case CoopVariant::shuffle:
       return cuda_block_coop_variant<T, CoopVariant::shuffle>(p, ops, workspace, stream);
     case CoopVariant::shared:
+      if (choice.tuned && launch_coop_tune<T>(choice.tune, p, ops, workspace, stream)) return;
       return cuda_block_coop_variant<T, CoopVariant::shared>(p, ops, workspace, stream);
     case CoopVariant::shared_occupancy:
       return cuda_block_coop_variant<T, CoopVariant::shared_occupancy>(p, ops, workspace, stream);

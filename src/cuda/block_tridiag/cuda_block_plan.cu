@@ -20,7 +20,7 @@ class CudaBlockPlan final : public BlockBackendPlan<T> {
       : stream_(static_cast<cudaStream_t>(o.stream)),
         algorithm_(requested == BlockAlgorithm::automatic ? BlockAlgorithm::cuda_block_coop_thomas
                                                           : requested),
-        coop_variant_(cuda::coop_variant_from_env()),
+        coop_(cuda::coop_choice_from_env()),
         workspace_(cuda::cuda_block_workspace_bytes<T>(p)) {  // throws first for m > 8
     load_kernels(p, o.checked);
   }
@@ -29,7 +29,7 @@ class CudaBlockPlan final : public BlockBackendPlan<T> {
     if (algorithm_ == BlockAlgorithm::cuda_block_thread_thomas) {
       cuda::cuda_block_thread_thomas<T>(p, ops, workspace_.get(), stream_);
     } else {
-      cuda::cuda_block_coop_thomas<T>(p, ops, workspace_.get(), stream_, coop_variant_);
+      cuda::cuda_block_coop_thomas<T>(p, ops, workspace_.get(), stream_, coop_);
     }
   }
   void clear_info(int* info, std::int64_t count) override {
@@ -52,7 +52,7 @@ class CudaBlockPlan final : public BlockBackendPlan<T> {
 
   cudaStream_t stream_;
   BlockAlgorithm algorithm_;
-  cuda::CoopVariant coop_variant_;
+  cuda::CoopChoice coop_;
   cuda::DeviceWorkspace workspace_;
   int unused_info_ = 0;  // a non-null info for load_kernels in checked mode, never written
 };
