@@ -70,7 +70,11 @@ class CpuFactoredPlan final : public FactoredBackendPlan<T> {
     // Contiguous lanes: wide strips, long runs per row for the prefetcher. Gathered lanes (axis
     // 0): 32 systems, enough independent chains for the vector units, few streams.
     const std::int64_t most = lanes_contiguous ? 512 : 32;
-    std::int64_t w = strip_budget_bytes / std::max<std::int64_t>(1, p.n * std::int64_t(sizeof(T)));
+    // TRIAX_CPU_FACTORED_BUDGET=k (KiB) sets the budget for measurements; not the previous round's.
+    const long kib = env_number("TRIAX_CPU_FACTORED_BUDGET", strip_budget_bytes >> 10);
+    const std::int64_t budget =
+        tuning_.fresh ? std::int64_t(std::max<long>(16, kib)) << 10 : strip_budget_bytes;
+    std::int64_t w = budget / std::max<std::int64_t>(1, p.n * std::int64_t(sizeof(T)));
     w = std::clamp<std::int64_t>(w, 1, most);
     if (w > 8) w -= w % 8;
     width_ = static_cast<int>(std::max<std::int64_t>(1, std::min(w, e0)));
