@@ -38,6 +38,19 @@ namespace triax::detail::cpu_factored::TRIAX_FACTORED_ISA {
 
 using cpu::TRIAX_FACTORED_ISA::stream_fence;
 
+/// out[j] = v[j] for j < w: whole 64-byte lines of out streamed, the partial lines at either end
+/// stored plainly (a partly written streamed line goes to memory as a partial write).
+template <class T>
+inline void stream_lines(int w, const T* __restrict v, T* __restrict out) {
+  constexpr int L = 64 / static_cast<int>(sizeof(T));
+  const std::uintptr_t at = reinterpret_cast<std::uintptr_t>(out);
+  const int lead = at % sizeof(T) != 0 ? w : static_cast<int>((64 - at % 64) % 64 / sizeof(T));
+  int j = 0;
+  for (; j < std::min(lead, w); ++j) out[j] = v[j];
+  for (; j + L <= w; j += L) cpu::TRIAX_FACTORED_ISA::stream_row(L, v + j, out + j);
+  for (; j < w; ++j) out[j] = v[j];
+}
+
 template <class T>
 inline bool is_finite(T v) {
   return (v < T(0) ? -v : v) <= std::numeric_limits<T>::max();
@@ -181,7 +194,7 @@ void solve_lanes(const Problem& p, const FactoredOperands<T>& ops, const FactorV
     if (scattered) continue;  // stored system by system below
     T* xi = x + i * rx;
     if (stream_x) {
-      cpu::TRIAX_FACTORED_ISA::stream_row(w, static_cast<const T*>(dpi), xi);
+      stream_lines(w, static_cast<const T*>(dpi), xi);
       continue;
     }
 #pragma omp simd
