@@ -226,8 +226,19 @@ void solve_register_group(const T* d, std::int64_t ld, T* x, std::int64_t lx, st
   if (tail > 0) forward_block<false, Scaled>(d, ld, end, 0, tail, v, f, dp);
   v = Z::set1(T(0));
   if (tail > 0) v = backward_block<false, Accumulate>(v, end, 0, tail, f, dp, x, lx, stream);
-  for (std::int64_t b = end - V; b >= head; b -= V) {
+  // While x goes out, the next V systems' d comes in: one line of each per block, into L2
+  // (a block is one line of each system), so the next group's forward step finds its rows there
+  // instead of waiting for memory with nothing else to do. Past the last group the addresses
+  // are another line's systems or nothing; a prefetch never faults.
+  const T* following = shifted(d, V * ld);
+  std::int64_t line = 0;
+  for (std::int64_t b = end - V; b >= head; b -= V, line += V) {
+#pragma GCC unroll 16
+    for (int k = 0; k < V; ++k) __builtin_prefetch(shifted(following, k * ld + line), 0, 2);
     v = backward_block<true, Accumulate>(v, b, 0, V, f, dp, x, lx, stream);
+  }
+  for (; line < n; line += V) {
+    for (int k = 0; k < V; ++k) __builtin_prefetch(shifted(following, k * ld + line), 0, 2);
   }
   if (head > 0) backward_block<false, Accumulate>(v, head - V, V - head, V, f, dp, x, lx, stream);
 }
