@@ -141,7 +141,7 @@ inline typename Zmm<T>::type forward_block(const T* d, std::int64_t ld, std::int
   for (int k = 0; k < V; ++k) {
     const T* run = shifted(d + k * ld, base);
     if constexpr (Whole) {
-      __builtin_prefetch(run + lines_ahead * V, 0, 3);
+      __builtin_prefetch(shifted(run, lines_ahead * V), 0, 3);  // past the end: never faults
       r[k] = Z::load(run);
     } else {
       r[k] = Z::load(Z::rows(lo, hi), run);
