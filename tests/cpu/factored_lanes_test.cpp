@@ -87,6 +87,31 @@ TYPED_TEST(FactoredLanes, ManyAndFewSystemsLongRows) {
   }
 }
 
+TYPED_TEST(FactoredLanes, ScaledMatrixSolvedAsUnscaledAlongX) {
+  using T = TypeParam;
+  // Along x the register groups multiply d by the table's power-of-two scale: a matrix scaled
+  // near the bottom of T's range gives the unscaled x bit for bit, every register group and the
+  // ragged rest (37 systems), with line-aligned runs (n = 48) and not (n = 41).
+  for (std::int64_t n : {41, 48, 100}) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    const auto m = pade<T>(n);
+    const auto ms = scaled_matrix(m, low_exponent<T>());
+    const auto l = Layout::packed({n, 37, 3});
+    FactoredGrid g{"3d", {n, 37, 3}, 0, FactoredLayouts(l)};
+    std::vector<T> d0, ds;
+    scaled_rhs_pair<T>(l.size(), low_exponent<T>(), d0, ds);
+    std::vector<T> x0(l.size()), x(l.size()), xr(l.size());
+    std::vector<T> d0r = d0;
+    run_factored_host(Backend::reference, m, g, Mode::separate, d0r, xr);
+    run_factored_host(Backend::cpu, m, g, Mode::separate, d0, x0);
+    ASSERT_TRUE(outputs_match(l, x0, xr, m.condition));
+    FactoredSolver<T> s(Backend::cpu, ms.a.data(), ms.b.data(), ms.c.data(), n, l, 0);
+    ASSERT_TRUE(s.scaled());
+    s.solve(ds.data(), x.data());
+    EXPECT_EQ(x, x0);
+  }
+}
+
 TYPED_TEST(FactoredLanes, EveryInstructionSet) {
   using T = TypeParam;
   for (const char* isa : {"baseline", "avx2"}) {
