@@ -14,6 +14,9 @@ struct Row {
   std::int64_t n = 0;  // the grid's edge: n^dims values, n rows a system, n^(dims-1) systems
   int axis = 0;
   double factored_ms = 0, general_ms = 0, copy_ms = 0, cusparse_ms = 0;  // 0 = not measured
+  // CPU: the stream reference of a 2-array solve, the faster of the copy loop and one memcpy per
+  // thread (glibc's large copies store past the caches: d read + x written, no read of x first).
+  double stream_ms = 0;
   std::int64_t stored_rows = 0;
   int dims = 3;  // 3: paper 004's 3-D case (N_rhs = n^2); 2: its 2-D case (N_rhs = n)
   // GPU only (0 = not measured): paper 004's CR with precomputed coefficients, shared-memory
@@ -39,6 +42,7 @@ struct Config {
   std::vector<std::int64_t> sizes_2d;  // GPU: n^2 grids (paper 004's 2-D case)
   int reps = 7;
   bool gpu = true, cpu = true;
+  bool general = true;  // --no-general: CPU rows without the general solve (A/B runs)
   std::string json;
 };
 

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "../host_memory.hpp"
 #include "factored_bench.hpp"
 #include "triax/factored.hpp"
 #include "triax/triax.hpp"
@@ -55,7 +56,7 @@ Layout broadcast_matrix(std::int64_t n, int axis) {
 }
 
 template <class T>
-void cpu_rows_for(std::int64_t n, int reps, std::vector<Row>& rows) {
+void cpu_rows_for(std::int64_t n, int reps, bool general, std::vector<Row>& rows) {
   const std::size_t total = static_cast<std::size_t>(n * n * n);
   std::vector<T> d(total), x(total);
 #pragma omp parallel for schedule(static)
@@ -68,16 +69,22 @@ void cpu_rows_for(std::int64_t n, int reps, std::vector<Row>& rows) {
 #pragma omp parallel for schedule(static)
     for (std::size_t o = 0; o < total; ++o) x[o] = d[o];
   });
+  const double streamed =
+      median_ms(reps, [&] { bench::parallel_copy(x.data(), d.data(), total * sizeof(T)); });
   const auto packed = Layout::packed({n, n, n});
   for (int axis = 0; axis < 3; ++axis) {
     Row r{"cpu", sizeof(T) == 4 ? "float" : "double", n, axis};
     r.copy_ms = copy;
+    r.stream_ms = std::min(copy, streamed);
     FactoredSolver<T> f(Backend::cpu, a.data(), b.data(), c.data(), n, packed, axis);
     r.stored_rows = f.stored_rows();
     r.factored_ms = median_ms(reps, [&] { f.solve(d.data(), x.data()); });
-    const auto m = broadcast_matrix(n, axis);
-    Solver<T> g(Backend::cpu, OperandLayouts(m, m, m, packed, packed), axis);
-    r.general_ms = median_ms(reps, [&] { g.solve(a.data(), b.data(), c.data(), d.data(), x.data()); });
+    if (general) {
+      const auto m = broadcast_matrix(n, axis);
+      Solver<T> g(Backend::cpu, OperandLayouts(m, m, m, packed, packed), axis);
+      r.general_ms =
+          median_ms(reps, [&] { g.solve(a.data(), b.data(), c.data(), d.data(), x.data()); });
+    }
     rows.push_back(r);
   }
 }
@@ -92,6 +99,10 @@ void print(const Row& r) {
               static_cast<long long>(r.stored_rows), r.factored_ms, r.gbps(), pct,
               gpu ? "90/85" : "80", r.general_ms, speedup);
   if (r.cusparse_ms > 0) std::printf(" | cusparse %8.3f ms x%.2f", r.cusparse_ms, r.cusparse_ms / r.factored_ms);
+  if (r.stream_ms > 0) {
+    std::printf(" | %5.1f%% of stream %.1f GB/s", 100.0 * r.stream_ms / r.factored_ms,
+                r.gbps_of(r.stream_ms));
+  }
   std::printf("\n");
   if (r.bound_ms() > 0) {
     // % of copy and % of the arithmetic-free bound (the faster of sweep and tile) per algorithm.
@@ -125,7 +136,7 @@ void write_json(const std::string& path, const std::vector<Row>& rows) {
     out << "  {\"backend\": \"" << r.backend << "\", \"precision\": \"" << r.precision
         << "\", \"n\": " << r.n << ", \"axis\": " << r.axis << ", \"stored_rows\": " << r.stored_rows
         << ", \"factored_ms\": " << r.factored_ms << ", \"general_ms\": " << r.general_ms
-        << ", \"copy_ms\": " << r.copy_ms << ", \"cusparse_ms\": " << r.cusparse_ms
+        << ", \"copy_ms\": " << r.copy_ms << ", \"stream_ms\": " << r.stream_ms << ", \"cusparse_ms\": " << r.cusparse_ms
         << ", \"dims\": " << r.dims << ", \"cr_shared_ms\": " << r.cr_shared_ms
         << ", \"cr_global_ms\": " << r.cr_global_ms << ", \"sweep_bound_ms\": " << r.sweep_bound_ms
         << ", \"tile_bound_ms\": " << r.tile_bound_ms << ", \"cr_stored\": " << r.cr_stored
@@ -148,6 +159,7 @@ int main(int argc, char** argv) {
     const std::string arg = argv[i];
     if (arg == "--gpu-only") cfg.cpu = false;
     else if (arg == "--cpu-only") cfg.gpu = false;
+    else if (arg == "--no-general") cfg.general = false;
     else if (arg == "--reps" && i + 1 < argc) cfg.reps = std::stoi(argv[++i]);
     else if (arg == "--json" && i + 1 < argc) cfg.json = argv[++i];
     else if (arg == "--n" && i + 1 < argc) cfg.sizes.push_back(std::stoll(argv[++i]));
@@ -155,7 +167,7 @@ int main(int argc, char** argv) {
     else if (arg == "--cpu-n" && i + 1 < argc) cpu_sizes.push_back(std::stoll(argv[++i]));
     else {
       std::puts("usage: triax-bench-factored [--gpu-only|--cpu-only] [--n N]... [--n2 N]...\n"
-                "                            [--cpu-n N]... [--reps R] [--json FILE]\n"
+                "                            [--cpu-n N]... [--reps R] [--json FILE] [--no-general]\n"
                 "  an n^3 cube along each axis (default GPU n = 128 256 512, CPU n = 128 256);\n"
                 "  GPU: also n^2 squares (--n2; default none)");
       return arg == "--help" ? 0 : 2;
@@ -176,8 +188,8 @@ int main(int argc, char** argv) {
       std::printf("cpu: %d OpenMP threads\n", omp_get_max_threads());
       for (std::int64_t n : cpu_sizes) {
         std::vector<Row> c;
-        cpu_rows_for<float>(n, cfg.reps, c);
-        cpu_rows_for<double>(n, cfg.reps, c);
+        cpu_rows_for<float>(n, cfg.reps, cfg.general, c);
+        cpu_rows_for<double>(n, cfg.reps, cfg.general, c);
         for (const auto& r : c) print(r);
         rows.insert(rows.end(), c.begin(), c.end());
       }

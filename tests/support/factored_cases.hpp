@@ -254,9 +254,10 @@ void run_factored_host(Backend backend, const FactoredMatrixCase<T>& m, const Fa
 /// the reference backend's (forward error within 32 eps x condition x max|x|), a componentwise
 /// backward error within 64 eps, the padding around x and d untouched, d untouched unless in place.
 template <class T>
-void check_factored_against_reference(std::int64_t n, const FactoredRunner<T>& run, bool quick) {
+void check_factored_on_grids(std::int64_t n, const std::vector<FactoredGrid>& grids,
+                             const FactoredRunner<T>& run, bool quick) {
   for (const auto& m : factored_matrices<T>(n, quick && quick_mode())) {
-    for (const auto& g : factored_grids(n, quick)) {
+    for (const auto& g : grids) {
       for (Mode mode : {Mode::in_place, Mode::separate, Mode::increment}) {
         SCOPED_TRACE(m.name + " " + g.name + " n=" + std::to_string(n) + " " + to_string(mode));
         const Layout& ld = g.layouts.d;
@@ -296,6 +297,12 @@ void check_factored_against_reference(std::int64_t n, const FactoredRunner<T>& r
       }
     }
   }
+}
+
+/// check_factored_on_grids over factored_grids(n, quick).
+template <class T>
+void check_factored_against_reference(std::int64_t n, const FactoredRunner<T>& run, bool quick) {
+  check_factored_on_grids(n, factored_grids(n, quick), run, quick);
 }
 
 }  // namespace triax::test

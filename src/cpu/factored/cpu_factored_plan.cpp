@@ -3,7 +3,13 @@
 // OpenMP threads.
 #include <algorithm>
 #include <cstddef>
+#include <cstdlib>
+#include <string>
 #include <vector>
+
+#if __has_include(<unistd.h>)
+#include <unistd.h>
+#endif
 
 #include "core/factored/factored_plan.hpp"
 #include "core/omp_threads.hpp"
@@ -18,18 +24,60 @@ namespace {
 // (the strip kernel's budget, docs/algorithms.md "Strip kernel").
 constexpr std::int64_t strip_budget_bytes = std::int64_t(1) << 20;
 
+/// An integer switch, or `fallback` where unset or empty.
+long env_number(const char* name, long fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? std::strtol(v, nullptr, 10) : fallback;
+}
+
+/// The last-level cache's size (the processor's L3 where the C library reports it).
+std::int64_t last_level_cache_bytes() {
+#if defined(_SC_LEVEL3_CACHE_SIZE)
+  const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+#else
+  const long l3 = 0;
+#endif
+  return l3 > 0 ? l3 : std::int64_t(32) << 20;
+}
+
+/// The kernel's switches, read once per plan: TRIAX_CPU_FACTORED_ROUND=1 runs the previous
+/// round's kernel (no streaming, no prefetch, axis 0 through the scratch), for A/B runs in one
+/// process; TRIAX_CPU_FACTORED_STREAM=1 streams x wherever it can, 0 nowhere, unset (auto):
+/// along axis 0 always, along the other axes where d and x together exceed the last-level
+/// cache (smaller solves find x's lines in it, and streaming would send them to memory);
+/// TRIAX_CPU_FACTORED_AHEAD=k asks for d's rows k rows early (0: not at all).
+cpu_factored::StripTuning tuning_from_env(const Problem& p, std::size_t value_bytes) {
+  cpu_factored::StripTuning t;
+  t.fresh = env_number("TRIAX_CPU_FACTORED_ROUND", 0) != 1;
+  const long stream = env_number("TRIAX_CPU_FACTORED_STREAM", -1);
+  const std::int64_t bytes = 2 * p.n * p.count * static_cast<std::int64_t>(value_bytes);
+  t.stream = t.fresh && (stream == 1 || (stream != 0 && bytes > last_level_cache_bytes()));
+  t.stream_registers = t.fresh && stream != 0;
+  t.ahead = t.fresh ? static_cast<int>(std::clamp<long>(
+                          env_number("TRIAX_CPU_FACTORED_AHEAD", t.ahead), 0, 64))
+                    : 0;
+  return t;
+}
+
 template <class T>
 class CpuFactoredPlan final : public FactoredBackendPlan<T> {
  public:
   CpuFactoredPlan(const Problem& p, const Options& o, const FactorTable<T>& table)
-      : threads_(host_threads(o.num_threads)), table_(table) {
+      : threads_(host_threads(o.num_threads)), table_(table), tuning_(tuning_from_env(p, sizeof(T))) {
     const std::int64_t e0 = p.batch_rank > 0 ? p.batch_extents[0] : 1;
     const bool lanes_contiguous = p.batch_rank == 0 || (p.map[op_d].batch_strides[0] == 1 &&
                                                         p.map[op_x].batch_strides[0] == 1);
-    // Contiguous lanes: wide strips, long runs per row for the prefetcher. Gathered lanes (axis
-    // 0): 32 systems, enough independent chains for the vector units, few streams.
-    const std::int64_t most = lanes_contiguous ? 512 : 32;
-    std::int64_t w = strip_budget_bytes / std::max<std::int64_t>(1, p.n * std::int64_t(sizeof(T)));
+    // Contiguous lanes: wide strips, long runs per row for the prefetcher (up to 1024 lanes:
+    // a whole 4 KiB page of floats a row; 256^3 float along z 10% faster than 512 on the VM,
+    // one thread; TRIAX_CPU_FACTORED_MOST sets it for measurements). Gathered lanes (axis 0):
+    // 32 systems, enough independent chains for the vector units, few streams.
+    const std::int64_t most =
+        !lanes_contiguous ? 32 : tuning_.fresh ? env_number("TRIAX_CPU_FACTORED_MOST", 1024) : 512;
+    // TRIAX_CPU_FACTORED_BUDGET=k (KiB) sets the budget for measurements; not the previous round's.
+    const long kib = env_number("TRIAX_CPU_FACTORED_BUDGET", strip_budget_bytes >> 10);
+    const std::int64_t budget =
+        tuning_.fresh ? std::int64_t(std::max<long>(16, kib)) << 10 : strip_budget_bytes;
+    std::int64_t w = budget / std::max<std::int64_t>(1, p.n * std::int64_t(sizeof(T)));
     w = std::clamp<std::int64_t>(w, 1, most);
     if (w > 8) w -= w % 8;
     width_ = static_cast<int>(std::max<std::int64_t>(1, std::min(w, e0)));
@@ -45,8 +93,8 @@ class CpuFactoredPlan final : public FactoredBackendPlan<T> {
   }
 
   void solve(const Problem& p, const FactoredOperands<T>& ops) override {
-    const cpu_factored::StripWork<T> sw{threads_, width_, e0_, work_.data(), per_thread_,
-                                        info_.data()};
+    const cpu_factored::StripWork<T> sw{threads_,     width_,       e0_,    work_.data(),
+                                        per_thread_, info_.data(), tuning_};
     entry_(p, ops, table_.view(), sw);
   }
 
@@ -57,6 +105,7 @@ class CpuFactoredPlan final : public FactoredBackendPlan<T> {
  private:
   int threads_;
   FactorTable<T> table_;
+  cpu_factored::StripTuning tuning_;
   int width_ = 1;
   std::int64_t e0_ = 1;
   std::size_t per_thread_ = 0;

@@ -23,10 +23,33 @@
 #endif
 
 #include "cpu/factored/block_transpose.hpp"
+#include "cpu/factored/register_lanes.hpp"
+#include "cpu/factored/strip_work.hpp"
+
+// The streaming row store of the scalar kernels (stream_row, stream_fence), compiled into this
+// instruction set's namespace of theirs (the same flags as their copy of it).
+#define TRIAX_CPU_ISA TRIAX_FACTORED_ISA
+#include "cpu/scalar/stream_store.hpp"
+#undef TRIAX_CPU_ISA
 
 // One namespace per instruction set: the header is compiled twice with different flags, and
 // the copies must not meet at link time.
 namespace triax::detail::cpu_factored::TRIAX_FACTORED_ISA {
+
+using cpu::TRIAX_FACTORED_ISA::stream_fence;
+
+/// out[j] = v[j] for j < w: whole 64-byte lines of out streamed, the partial lines at either end
+/// stored plainly (a partly written streamed line goes to memory as a partial write).
+template <class T>
+inline void stream_lines(int w, const T* __restrict v, T* __restrict out) {
+  constexpr int L = 64 / static_cast<int>(sizeof(T));
+  const std::uintptr_t at = reinterpret_cast<std::uintptr_t>(out);
+  const int lead = at % sizeof(T) != 0 ? w : static_cast<int>((64 - at % 64) % 64 / sizeof(T));
+  int j = 0;
+  for (; j < std::min(lead, w); ++j) out[j] = v[j];
+  for (; j + L <= w; j += L) cpu::TRIAX_FACTORED_ISA::stream_row(L, v + j, out + j);
+  for (; j < w; ++j) out[j] = v[j];
+}
 
 template <class T>
 inline bool is_finite(T v) {
@@ -42,10 +65,12 @@ struct Scratch {
   int* last;   // W: last row with a non-finite stored value
 };
 
-/// w systems s0 .. s0 + w - 1, neighbours along the fastest batch dimension.
+/// w systems s0 .. s0 + w - 1, neighbours along the fastest batch dimension. `registers`:
+/// whole groups along axis 0 may take the register-transpose kernel (register_lanes.hpp).
 template <bool Accumulate, bool Checked, bool Scaled, class T>
 void solve_lanes(const Problem& p, const FactoredOperands<T>& ops, const FactorView<T>& f,
-                 std::int64_t s0, int w, int width, Scratch<T> s) {
+                 std::int64_t s0, int w, int width, Scratch<T> s, const StripTuning& t,
+                 bool registers = true) {
   const std::int64_t n = p.n;
   const std::int64_t od = p.system_offset(op_d, s0), ox = p.system_offset(op_x, s0);
   const std::int64_t rd = p.map[op_d].row_stride, rx = p.map[op_x].row_stride;
@@ -53,6 +78,28 @@ void solve_lanes(const Problem& p, const FactoredOperands<T>& ops, const FactorV
   const std::int64_t lx = p.batch_rank > 0 ? p.map[op_x].batch_strides[0] : 1;
   const T* d = ops.d + od;
   T* x = ops.x + ox;
+  // In place the maps of d and x are the same (factored_plan.hpp): x's lines are d's, cached
+  // by the forward step, so they are never streamed.
+  const bool in_place = static_cast<const T*>(x) == d && rd == rx && ld == lx;
+  const bool gathered = ld != 1;
+  if constexpr (!Checked) {
+    constexpr int V = register_group<T>;
+    if (registers && t.fresh && register_lanes_usable && gathered && rd == 1 && rx == 1 &&
+        n >= V && w >= V) {
+      const int whole = w - w % V;
+      const bool stream = t.stream_registers && !in_place;
+      for (int g = 0; g < whole; g += V) {
+        solve_register_group<Accumulate, Scaled>(d + g * ld, ld, x + g * lx, lx, n, f, s.dp,
+                                                 stream);
+      }
+      if (stream) stream_fence();
+      if (whole < w) {
+        solve_lanes<Accumulate, Checked, Scaled>(p, ops, f, s0 + whole, w - whole, width, s, t,
+                                                 false);
+      }
+      return;
+    }
+  }
   if constexpr (Checked) {
     std::fill(s.first, s.first + w, 0);
     std::fill(s.last, s.last + w, 0);
@@ -60,7 +107,6 @@ void solve_lanes(const Problem& p, const FactoredOperands<T>& ops, const FactorV
   // Lanes that are not contiguous (axis 0: each system's rows are) are gathered system by
   // system into the d' scratch first, each system's rows one contiguous run, and the solution
   // scattered back the same way: row by row the W gathers touched W lines at a time.
-  const bool gathered = ld != 1;
   if (gathered && rd == 1) {
     // Rows contiguous: register transposes of 8 x 8 floats / 4 x 4 doubles (AVX2).
     transpose_copy(d, ld, s.dp, width, n, w);
@@ -72,21 +118,48 @@ void solve_lanes(const Problem& p, const FactoredOperands<T>& ops, const FactorV
   }
   // d' straight into x's rows where both d's and x's lanes are contiguous and x is stored, not
   // added to: the backward pass then turns x's rows into x in place, with no scratch between
-  // (the strip kernel's "d' over d", docs/algorithms.md). Else d' lives in the scratch.
-  const bool dp_in_x = !gathered && lx == 1 && !Accumulate;
+  // (the strip kernel's "d' over d", docs/algorithms.md). Else d' lives in the scratch. A
+  // separate output that is streamed (t.stream) keeps d' in the scratch instead: x's lines are
+  // then written once, past the caches, and never read from memory first.
+  const bool dp_in_x = !gathered && lx == 1 && !Accumulate &&
+                       (!t.fresh || !t.stream || in_place || Checked);
+  const bool stream_x = t.fresh && t.stream && !dp_in_x && !gathered && lx == 1 &&
+                        !Accumulate && !Checked;
   T* const dp = dp_in_x ? x : s.dp;
   const std::int64_t ds = dp_in_x ? rx : width;
   const T s0f = f.scale[0], s1f = f.scale[1];
+  // Rows of d (and of x where d' goes there) asked for t.ahead rows early, one line before each
+  // line of lanes computed: each row is its own run a row stride from the last, which the
+  // hardware prefetcher does not follow (the strip kernel's "Rows ahead", docs/algorithms.md).
+  const std::int64_t ahead = t.fresh && !gathered ? t.ahead : 0;
+  const bool ask_x = dp_in_x && !in_place;
   for (std::int64_t i = 0; i < n; ++i) {
     const T* fr = f.rows + 3 * f.index(i);
     const T ai = fr[0], ri = fr[1];
     // d' of the row overwrites its d where gathered: each lane reads before it writes.
     const T* di = gathered ? s.dp + i * width : d + i * rd;
     T* dpi = dp + i * ds;
+    const T* pre_d = ahead > 0 && i + ahead < n ? d + (i + ahead) * rd : nullptr;
     if (i == 0) {
       // Row 0 has no a[0] d'[-1]: nothing else is read (0 times a stale NaN would be NaN).
 #pragma omp simd
       for (int j = 0; j < w; ++j) dpi[j] = (Scaled ? (di[j] * s0f) * s1f : di[j]) * ri;
+    } else if (pre_d != nullptr) {
+      const T* __restrict prev = dp + (i - 1) * ds;
+      T* pre_x = ask_x ? x + (i + ahead) * rx : nullptr;
+      constexpr int L = 64 / static_cast<int>(sizeof(T));
+      const auto part = [&](int j0, int l) {
+        __builtin_prefetch(pre_d + j0, 0, 2);
+        if (pre_x != nullptr) __builtin_prefetch(pre_x + j0, 1, 2);
+#pragma omp simd
+        for (int j = j0; j < j0 + l; ++j) {
+          const T dj = Scaled ? (di[j] * s0f) * s1f : di[j];
+          dpi[j] = (dj - ai * prev[j]) * ri;
+        }
+      };
+      int j0 = 0;
+      for (; j0 + L <= w; j0 += L) part(j0, L);
+      if (j0 < w) part(j0, w - j0);
     } else {
       const T* __restrict prev = dp + (i - 1) * ds;
 #pragma omp simd
@@ -120,6 +193,10 @@ void solve_lanes(const Problem& p, const FactoredOperands<T>& ops, const FactorV
     }
     if (scattered) continue;  // stored system by system below
     T* xi = x + i * rx;
+    if (stream_x) {
+      stream_lines(w, static_cast<const T*>(dpi), xi);
+      continue;
+    }
 #pragma omp simd
     for (int j = 0; j < w; ++j) xi[j] = Accumulate ? xi[j] + dpi[j] : dpi[j];
     if constexpr (Checked) {
@@ -128,6 +205,7 @@ void solve_lanes(const Problem& p, const FactoredOperands<T>& ops, const FactorV
       }
     }
   }
+  if (stream_x) stream_fence();
   if (scattered && rx == 1 && !Accumulate && !Checked) {
     transpose_copy(static_cast<const T*>(s.dp), width, x, lx, w, n);
   } else if (scattered) {

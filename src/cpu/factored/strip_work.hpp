@@ -9,6 +9,19 @@
 
 namespace triax::detail::cpu_factored {
 
+/// How the kernel moves memory (cpu_factored_plan.cpp reads the switches once per plan).
+struct StripTuning {
+  // false: the previous round's kernel exactly (TRIAX_CPU_FACTORED_ROUND=1), for A/B runs.
+  bool fresh = true;
+  // A separate output written with streaming stores where whole lines allow, past the caches
+  // and never read from memory first: `stream` along axes >= 1 (d' then stays in the scratch,
+  // not in x's rows), `stream_registers` along axis 0 (register_lanes.hpp).
+  bool stream = true;
+  bool stream_registers = true;
+  // Rows ahead of the forward step that d's row is asked for (0: none). TRIAX_CPU_FACTORED_AHEAD.
+  int ahead = 6;
+};
+
 template <class T>
 struct StripWork {
   int threads;
@@ -17,6 +30,7 @@ struct StripWork {
   T* work;                    // per thread: n x width values of d', then width values
   std::size_t per_thread;     // values of work per thread
   int* info;                  // per thread: 2 x width ints (checked mode)
+  StripTuning tuning;
 };
 
 template <class T>
