@@ -40,7 +40,8 @@ TYPED_TEST(CapiFactoredCuda, BitForBitTheCppPlan) {
   using T = TypeParam;
   const ScopedEnv env("TRIAX_CUDA_FACTORED_ROUTE", nullptr);
   const std::vector<Options> unchecked_and_checked{Options{}, Options{.checked = true}};
-  for (std::int64_t n : {1, 2, 5, 64, 129}) {
+  // n = 1 and the other small sizes: MatchesReference below; each size here runs ~1400 plan pairs.
+  for (std::int64_t n : {2, 64, 129}) {
     check_capi_matches_cpp<T>(Backend::cuda, n,
                               {FactoredAlgorithm::automatic, FactoredAlgorithm::cuda_thread_thomas,
                                FactoredAlgorithm::cuda_block_cr_shared,
