@@ -23,6 +23,16 @@ using triax::capi::to_options;
 
 constexpr const char* create_who = "triax_factored_plan_create";
 
+// triax.h documents these values and this layout: keep the two sides in step.
+static_assert(static_cast<int>(triax::FactoredAlgorithm::cpu_thomas) == 1 &&
+              static_cast<int>(triax::FactoredAlgorithm::cpu_cr) == 2 &&
+              static_cast<int>(triax::FactoredAlgorithm::cuda_thread_thomas) == 3 &&
+              static_cast<int>(triax::FactoredAlgorithm::cuda_block_cr_shared) == 4 &&
+              static_cast<int>(triax::FactoredAlgorithm::cuda_block_cr_global) == 5 &&
+              static_cast<int>(triax::FactoredAlgorithm::cuda_hybrid) == 6);
+static_assert(sizeof(triax_stencil_d) == sizeof(triax::Stencil<double>) &&
+              sizeof(triax_stencil_f) == sizeof(triax::Stencil<float>));
+
 // The C stencil struct of T (triax_stencil_f or triax_stencil_d).
 template <class T>
 using CStencil = std::conditional_t<std::is_same_v<T, float>, triax_stencil_f, triax_stencil_d>;
