@@ -95,13 +95,7 @@ triax_status create(triax_factored_plan** plan, triax_backend backend, const T* 
 
 template <class T>
 triax::FactoredSolver<T>& solver_of(triax_factored_plan* plan) {
-  if (plan == nullptr) throw triax::invalid_argument("triax_factored_solve: plan is null");
-  auto* s = std::get_if<triax::FactoredSolver<T>>(&plan->solver);
-  if (s == nullptr) {
-    throw triax::invalid_argument(
-        "triax_factored_solve: the plan was made for the other precision (_f and _d must match)");
-  }
-  return *s;
+  return triax::capi::solver_in<triax::FactoredSolver<T>>(plan, "triax_factored_solve");
 }
 
 }  // namespace

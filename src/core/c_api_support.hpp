@@ -5,6 +5,7 @@
 #include <new>
 #include <span>
 #include <string>
+#include <variant>
 
 #include "triax/triax.h"
 #include "triax/triax.hpp"
@@ -46,6 +47,19 @@ triax_status guarded(F&& f) {
     last_error = "triax: unknown exception";
     return TRIAX_INTERNAL_ERROR;
   }
+}
+
+/// The solver of type Solver (the precision of the call) in a C handle whose `solver` is a
+/// variant over both precisions; `who` names the calls in the messages.
+template <class Solver, class Handle>
+Solver& solver_in(Handle* plan, const char* who) {
+  if (plan == nullptr) throw triax::invalid_argument(std::string(who) + ": plan is null");
+  auto* s = std::get_if<Solver>(&plan->solver);
+  if (s == nullptr) {
+    throw triax::invalid_argument(std::string(who) +
+                                  ": the plan was made for the other precision (_f and _d must match)");
+  }
+  return *s;
 }
 
 /// `name` is the argument as the caller's function names it (messages say "who: name->rank").
