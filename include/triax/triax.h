@@ -170,6 +170,113 @@ TRIAX_C_API triax_status triax_block_solve_increment_f(triax_block_plan* plan, c
                                                        const float* b, const float* c,
                                                        const float* d, float* u, int* info);
 
+/* ---- One matrix, many right-hand sides (triax/factored.hpp): the factored plan. ---- */
+
+/** A banded operator B for triax_factored_solve_stencil_*: x = A^{-1} (B f), e.g. a compact
+ *  finite difference (triax/stencil.hpp: the same weights, the same rows). Row i of B f along a
+ *  system of n rows is sum_k interior[k+2] f[i+k] (k = -2..2) for 2 <= i <= n-3; row r = 0, 1 is
+ *  sum_t first[r][t] f[t]; row n-1-r is sum_t last[r][t] f[n-1-t] (t = 0..4, taps counted
+ *  inward from the edge). For n <= 3 a row takes the closure of its nearer edge (the first on a
+ *  tie); taps past the line count as zero and are never read. Zero-initialise unused weights. */
+typedef struct triax_stencil_d {
+  double interior[5];
+  double first[2][5];
+  double last[2][5];
+} triax_stencil_d;
+typedef struct triax_stencil_f {
+  float interior[5];
+  float first[2][5];
+  float last[2][5];
+} triax_stencil_f;
+
+typedef struct triax_factored_plan triax_factored_plan;
+
+/** Creates a factored plan (triax::FactoredSolver): one matrix a, b, c of n rows (host memory,
+ *  copied here; a[0] and c[n-1] are never read), factored once and shared by every system of d
+ *  (laid out as d_layout) along `axis`; x (of triax_factored_solve_*, u of the increment) is laid
+ *  out as x_layout (NULL: as d). options->algorithm must be 0; `factored_algorithm` is a value of
+ *  triax::FactoredAlgorithm (0 = automatic, 1 cpu_thomas, 2 cpu_cr, 3 cuda_thread_thomas,
+ *  4 cuda_block_cr_shared, 5 cuda_block_cr_global, 6 cuda_hybrid). On the CUDA backend d, x, f
+ *  and info are device pointers and every solve runs on options->stream; a, b, c stay host
+ *  memory. A zero or non-finite pivot is not an error here: see factor_info below. */
+TRIAX_C_API triax_status triax_factored_plan_create_d(
+    triax_factored_plan** plan, triax_backend backend, const double* a, const double* b,
+    const double* c, int64_t n, const triax_layout* d_layout, const triax_layout* x_layout,
+    int axis, const triax_options* options, int factored_algorithm);
+TRIAX_C_API triax_status triax_factored_plan_create_f(
+    triax_factored_plan** plan, triax_backend backend, const float* a, const float* b,
+    const float* c, int64_t n, const triax_layout* d_layout, const triax_layout* x_layout,
+    int axis, const triax_options* options, int factored_algorithm);
+/** One matrix per group of systems: a, b, c laid out by `coefficients` over d's dimensions (n
+ *  along the axis, any stride, 0 for constant diagonals; elsewhere d's extent, or 1 / stride 0 to
+ *  share). Systems that differ only along shared dimensions use one matrix; at most 4096 groups
+ *  (triax/factored.hpp, "One matrix per group of systems"). */
+TRIAX_C_API triax_status triax_factored_plan_create_groups_d(
+    triax_factored_plan** plan, triax_backend backend, const double* a, const double* b,
+    const double* c, const triax_layout* coefficients, const triax_layout* d_layout,
+    const triax_layout* x_layout, int axis, const triax_options* options,
+    int factored_algorithm);
+TRIAX_C_API triax_status triax_factored_plan_create_groups_f(
+    triax_factored_plan** plan, triax_backend backend, const float* a, const float* b,
+    const float* c, const triax_layout* coefficients, const triax_layout* d_layout,
+    const triax_layout* x_layout, int axis, const triax_options* options,
+    int factored_algorithm);
+/** Destroys a factored plan; NULL is ignored. */
+TRIAX_C_API void triax_factored_plan_destroy(triax_factored_plan* plan);
+
+/** What a factored plan is (triax::FactoredSolver's queries of the same names). */
+typedef struct triax_factored_plan_properties {
+  int64_t system_length; /**< rows per system (n) */
+  int64_t system_count;  /**< systems per solve: the length of info in checked mode */
+  int64_t group_count;   /**< groups with a matrix of their own (1: one matrix) */
+  int64_t stored_rows;   /**< factor rows (or CR coefficient entries) the plan keeps */
+  int64_t head_rows;     /**< rows stored before the converged run */
+  int64_t tail_rows;     /**< rows stored after it (0: not compressed) */
+  int64_t factor_info;   /**< 0, or k + 1 for the first row k whose pivot broke down: every
+                              solve then writes NaN (u += NaN) and checked mode's info is k + 1 */
+  int64_t workspace_bytes; /**< memory the plan owns (device memory on CUDA) */
+  int algorithm;         /**< the triax::FactoredAlgorithm that runs (never 0, automatic) */
+  int backend;           /**< a triax_backend value */
+  int compressed;        /**< nonzero: converged factor rows are stored once */
+  int scaled;            /**< nonzero: the solve scales d by a power of two (extreme pivots) */
+  int fuses_stencil;     /**< as triax_factored_plan_fuses_stencil */
+} triax_factored_plan_properties;
+
+/** Fills *properties; nothing is written on failure (a null argument). */
+TRIAX_C_API triax_status triax_factored_plan_query(const triax_factored_plan* plan,
+                                                   triax_factored_plan_properties* properties);
+/** Number of systems (the length of info in checked mode); 0 for NULL. */
+TRIAX_C_API int64_t triax_factored_plan_system_count(const triax_factored_plan* plan);
+/** Nonzero where triax_factored_solve_stencil_* forms B f inside the solve (f read once, x
+ *  written once: the CUDA chunk table route); 0 where it goes through a workspace laid out as d
+ *  (allocated at the first such call and kept), and for NULL. */
+TRIAX_C_API int triax_factored_plan_fuses_stencil(const triax_factored_plan* plan);
+
+/** The solves of a factored plan; they read d and write only the output. In place: d becomes
+ *  x (laid out as d). Separate: x from d, d not modified. Increment: u += x (u laid out as x; it
+ *  must not share elements with d). info: NULL, or one int per system in checked mode (0, or
+ *  the row + 1 where the system failed). */
+TRIAX_C_API triax_status triax_factored_solve_in_place_d(triax_factored_plan* plan, double* d,
+                                                         int* info);
+TRIAX_C_API triax_status triax_factored_solve_in_place_f(triax_factored_plan* plan, float* d,
+                                                         int* info);
+TRIAX_C_API triax_status triax_factored_solve_d(triax_factored_plan* plan, const double* d,
+                                                double* x, int* info);
+TRIAX_C_API triax_status triax_factored_solve_f(triax_factored_plan* plan, const float* d,
+                                                float* x, int* info);
+TRIAX_C_API triax_status triax_factored_solve_increment_d(triax_factored_plan* plan,
+                                                          const double* d, double* u, int* info);
+TRIAX_C_API triax_status triax_factored_solve_increment_f(triax_factored_plan* plan,
+                                                          const float* d, float* u, int* info);
+/** x = A^{-1} (B f): f laid out as d (read inside each system's rows only), x as x_layout; f
+ *  and x must not share an element. The stencil is read during the call only. */
+TRIAX_C_API triax_status triax_factored_solve_stencil_d(triax_factored_plan* plan,
+                                                        const triax_stencil_d* stencil,
+                                                        const double* f, double* x, int* info);
+TRIAX_C_API triax_status triax_factored_solve_stencil_f(triax_factored_plan* plan,
+                                                        const triax_stencil_f* stencil,
+                                                        const float* f, float* x, int* info);
+
 /** The message of the last failed call on this thread ("" if none). */
 TRIAX_C_API const char* triax_last_error(void);
 

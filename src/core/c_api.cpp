@@ -40,13 +40,7 @@ triax_status create(triax_plan** plan, triax_backend backend, const triax_layout
 
 template <class T>
 triax::Solver<T>& solver_of(triax_plan* plan) {
-  if (plan == nullptr) throw triax::invalid_argument("triax_solve: plan is null");
-  auto* s = std::get_if<triax::Solver<T>>(&plan->solver);
-  if (s == nullptr) {
-    throw triax::invalid_argument(
-        "triax_solve: the plan was made for the other precision (_f and _d must match)");
-  }
-  return *s;
+  return triax::capi::solver_in<triax::Solver<T>>(plan, "triax_solve");
 }
 
 }  // namespace

@@ -80,13 +80,7 @@ triax_status create(triax_block_plan** plan, triax_backend backend, int m,
 
 template <class T>
 triax::BlockSolver<T>& solver_of(triax_block_plan* plan) {
-  if (plan == nullptr) throw triax::invalid_argument("triax_block_solve: plan is null");
-  auto* s = std::get_if<triax::BlockSolver<T>>(&plan->solver);
-  if (s == nullptr) {
-    throw triax::invalid_argument(
-        "triax_block_solve: the plan was made for the other precision (_f and _d must match)");
-  }
-  return *s;
+  return triax::capi::solver_in<triax::BlockSolver<T>>(plan, "triax_block_solve");
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <new>
 #include <span>
 #include <string>
+#include <variant>
 
 #include "triax/triax.h"
 #include "triax/triax.hpp"
@@ -48,10 +49,25 @@ triax_status guarded(F&& f) {
   }
 }
 
-inline triax::Layout to_layout(const triax_layout* l, const char* who = "triax_plan_create") {
-  if (l == nullptr) throw triax::invalid_argument(std::string(who) + ": layout is null");
+/// The solver of type Solver (the precision of the call) in a C handle whose `solver` is a
+/// variant over both precisions; `who` names the calls in the messages.
+template <class Solver, class Handle>
+Solver& solver_in(Handle* plan, const char* who) {
+  if (plan == nullptr) throw triax::invalid_argument(std::string(who) + ": plan is null");
+  auto* s = std::get_if<Solver>(&plan->solver);
+  if (s == nullptr) {
+    throw triax::invalid_argument(std::string(who) +
+                                  ": the plan was made for the other precision (_f and _d must match)");
+  }
+  return *s;
+}
+
+/// `name` is the argument as the caller's function names it (messages say "who: name->rank").
+inline triax::Layout to_layout(const triax_layout* l, const char* who = "triax_plan_create",
+                               const char* name = "layout") {
+  if (l == nullptr) throw triax::invalid_argument(std::string(who) + ": " + name + " is null");
   if (l->rank < 1 || l->rank > triax::max_rank) {
-    throw triax::invalid_argument(std::string(who) + ": layout->rank = " + std::to_string(l->rank) +
+    throw triax::invalid_argument(std::string(who) + ": " + name + "->rank = " + std::to_string(l->rank) +
                                   "; the rank must be 1..8");
   }
   return triax::Layout::strided(std::span<const int64_t>(l->extents, l->rank),
@@ -66,12 +82,12 @@ inline triax::Backend to_backend(triax_backend backend, const char* who) {
   return static_cast<triax::Backend>(backend);
 }
 
-inline triax::Options to_options(const triax_options* o) {
+inline triax::Options to_options(const triax_options* o, const char* who = "triax_plan_create") {
   triax::Options opt;
   if (o == nullptr) return opt;
   if (o->algorithm < 0 ||
       triax::to_string(static_cast<triax::Algorithm>(o->algorithm)) == "unknown") {
-    throw triax::invalid_argument("triax_plan_create: options->algorithm = " +
+    throw triax::invalid_argument(std::string(who) + ": options->algorithm = " +
                                   std::to_string(o->algorithm) + " is not an algorithm");
   }
   opt.algorithm = static_cast<triax::Algorithm>(o->algorithm);

@@ -7,18 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capi_check.h"
 #include "triax/triax.h"
-
-static int failures = 0;
-#define CHECK(cond, ...)                            \
-  do {                                              \
-    if (!(cond)) {                                  \
-      printf("FAILED %s:%d: ", __FILE__, __LINE__); \
-      printf(__VA_ARGS__);                          \
-      printf("\n");                                 \
-      ++failures;                                   \
-    }                                               \
-  } while (0)
 
 /* A 5 x 7 grid of 3 x 3 blocks; systems along grid axis 1 (5 systems of 7 block rows). */
 enum { M = 3, G0 = 5, G1 = 7, AXIS = 1, POINTS = G0 * G1 };

@@ -7,18 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capi_check.h"
 #include "triax/triax.h"
-
-static int failures = 0;
-#define CHECK(cond, ...)                            \
-  do {                                              \
-    if (!(cond)) {                                  \
-      printf("FAILED %s:%d: ", __FILE__, __LINE__); \
-      printf(__VA_ARGS__);                          \
-      printf("\n");                                 \
-      ++failures;                                   \
-    }                                               \
-  } while (0)
 
 /* Systems along y of an NX x NY array: NX systems of NY rows at stride NX. */
 enum { NX = 5, NY = 33, N = NX * NY };

@@ -120,24 +120,49 @@ FactoredPlan::Solver& FactoredPlan::solver_for(std::uintptr_t stream) {
                               [this](std::uintptr_t s) { return make_solver(s); });
 }
 
-void FactoredPlan::run(const Operands& ops, bool increment, int* info, std::uintptr_t stream) {
+template <class F>
+void FactoredPlan::visit_locked(std::uintptr_t stream, F&& f) {
   nb::gil_scoped_release release;
   std::lock_guard<std::mutex> lock(mutex_);
   DeviceGuard guard(signature_);
   std::visit(
       [&](auto& solver) {
         using Value = typename FactoredValue<std::decay_t<decltype(solver)>>::type;
-        const auto* d = static_cast<const Value*>(ops.data[3]);
-        auto* x = static_cast<Value*>(const_cast<void*>(ops.data[op_out]));
-        if (increment) {
-          solver.solve_increment(d, x, info);
-        } else if (x == d && signature_.strides[3] == signature_.strides[op_out]) {
-          solver.solve_in_place(x, info);
-        } else {
-          solver.solve(d, x, info);
-        }
+        f(solver, static_cast<Value*>(nullptr));
       },
       solver_for(stream));
+}
+
+void FactoredPlan::run(const Operands& ops, bool increment, int* info, std::uintptr_t stream) {
+  visit_locked(stream, [&](auto& solver, auto* type) {
+    using Value = std::remove_pointer_t<decltype(type)>;
+    const auto* d = static_cast<const Value*>(ops.data[3]);
+    auto* x = static_cast<Value*>(const_cast<void*>(ops.data[op_out]));
+    if (increment) {
+      solver.solve_increment(d, x, info);
+    } else if (x == d && signature_.strides[3] == signature_.strides[op_out]) {
+      solver.solve_in_place(x, info);
+    } else {
+      solver.solve(d, x, info);
+    }
+  });
+}
+
+void FactoredPlan::run_stencil(const Operands& ops, const std::array<double, 25>& weights,
+                               int* info, std::uintptr_t stream) {
+  visit_locked(stream, [&](auto& solver, auto* type) {
+    using Value = std::remove_pointer_t<decltype(type)>;
+    Stencil<Value> B;
+    for (int k = 0; k < 5; ++k) {
+      B.interior[k] = static_cast<Value>(weights[k]);
+      for (int r = 0; r < 2; ++r) {
+        B.first[r][k] = static_cast<Value>(weights[5 + 5 * r + k]);
+        B.last[r][k] = static_cast<Value>(weights[15 + 5 * r + k]);
+      }
+    }
+    const auto* f = static_cast<const Value*>(ops.data[3]);
+    solver.solve_stencil(B, f, static_cast<Value*>(const_cast<void*>(ops.data[op_out])), info);
+  });
 }
 
 template <class F>
@@ -164,6 +189,9 @@ std::string FactoredPlan::algorithm() const {
 }
 std::int64_t FactoredPlan::group_count() const {
   return visit_first([](const auto& s) { return s.group_count(); });
+}
+bool FactoredPlan::fuses_stencil() const {
+  return visit_first([](const auto& s) { return s.fuses_stencil(); });
 }
 std::size_t FactoredPlan::workspace_bytes() const {
   return solvers_.workspace_bytes();

@@ -3,6 +3,7 @@
 // library plan for each CUDA stream the plan runs on), the Signature of d and out, and one
 // library plan per stream.
 
+#include <array>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -28,6 +29,11 @@ class FactoredPlan {
   /// Solves with d and out described by this plan's signature: out = x, or out += x.
   void run(const Operands& operands, bool increment, int* info, std::uintptr_t stream);
 
+  /// x = A^{-1} (B f): f is the operands' d, x their out; `weights` are the stencil's 25 values
+  /// in triax::Stencil's order (interior[5], first[2][5], last[2][5]), rounded to the plan's type.
+  void run_stencil(const Operands& operands, const std::array<double, 25>& weights, int* info,
+                   std::uintptr_t stream);
+
   const Signature& signature() const { return signature_; }
   std::string backend() const;
   std::int64_t system_length() const { return signature_.shape[signature_.axis]; }
@@ -38,6 +44,7 @@ class FactoredPlan {
   std::size_t workspace_bytes() const;
   std::string algorithm() const;
   std::int64_t group_count() const;
+  bool fuses_stencil() const;
 
  private:
   using Solver = std::variant<triax::FactoredSolver<float>, triax::FactoredSolver<double>>;
@@ -46,6 +53,9 @@ class FactoredPlan {
   Solver& solver_for(std::uintptr_t stream);
   template <class F>
   auto visit_first(F&& f) const;
+  // Calls f(solver, (T*)nullptr) on the stream's plan, the GIL released and the plan locked.
+  template <class F>
+  void visit_locked(std::uintptr_t stream, F&& f);
 
   Signature signature_;
   Backend backend_;

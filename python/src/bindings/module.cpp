@@ -2,6 +2,7 @@
 // (triax/_api.py) picks output arrays, streams and the checked mode's info arrays with each
 // array library's own calls; this module describes the arrays, keeps the plans and solves.
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/array.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -64,6 +65,25 @@ void run_factored(FactoredPlan& plan, nb::handle d, nb::handle out, bool increme
   nb::ndarray<> info_holder;
   int* info_ptr = info_pointer(info, s, info_holder);
   plan.run(ops, increment, info_ptr, stream);
+}
+
+// solve_stencil: f takes d's place in the plan's signature (and its checks), x out's.
+void run_factored_stencil(FactoredPlan& plan, nb::handle f, nb::handle out,
+                          const std::array<double, 25>& weights, nb::handle info,
+                          std::uintptr_t stream) {
+  const Signature& p = plan.signature();
+  Operands ops;
+  const Signature s = describe_vectors(f, out, p.axis, p.checked, ops);
+  if (!(s == p)) {
+    std::string diff = difference(p, s);
+    if (diff.rfind("d's ", 0) == 0) diff[0] = 'f';  // f stands where the plan's d does
+    throw nb::value_error(("triax.FactoredSolver.solve_stencil: these arrays do not fit the plan: " +
+                           diff + " (f takes the place of the plan's d; make a new FactoredSolver)")
+                              .c_str());
+  }
+  nb::ndarray<> info_holder;
+  int* info_ptr = info_pointer(info, s, info_holder);
+  plan.run_stencil(ops, weights, info_ptr, stream);
 }
 
 void run_var(VarPlan& plan, nb::handle a, nb::handle b, nb::handle c, nb::handle d, nb::handle out,
@@ -170,7 +190,10 @@ NB_MODULE(_core, m) {
       .def_prop_ro("factor_info", &FactoredPlan::factor_info)
       .def_prop_ro("workspace_bytes", &FactoredPlan::workspace_bytes)
       .def_prop_ro("algorithm", &FactoredPlan::algorithm)
+      .def("run_stencil", &run_factored_stencil, nb::arg("f").none(), nb::arg("out").none(),
+           nb::arg("weights"), nb::arg("info").none(), nb::arg("stream"))
       .def_prop_ro("group_count", &FactoredPlan::group_count)
+      .def_prop_ro("fuses_stencil", &FactoredPlan::fuses_stencil)
       .def_prop_ro("axis", [](const FactoredPlan& p) { return p.signature().axis; });
 
   nb::class_<VarPlan>(m, "VarPlan")

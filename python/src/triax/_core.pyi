@@ -36,7 +36,10 @@ class FactoredPlan:
     def __init__(self, a: Any, b: Any, c: Any, d: Any, out: Any, axis: int, checked: bool,
                  stream: int) -> None: ...
     def run(self, d: Any, out: Any, increment: bool, info: Any | None, stream: int) -> None: ...
+    def run_stencil(self, f: Any, out: Any, weights: list[float], info: Any | None,
+                    stream: int) -> None: ...
     backend: str
+    fuses_stencil: bool
     system_length: int
     system_count: int
     stored_rows: int

@@ -6,6 +6,7 @@ import numpy as np
 
 from . import _arrays, _core
 from ._api import _UNCHECKED, Check, _call, _check_mode, _copy_if_reversed, _finish, _info, _output
+from ._stencil import Stencil
 
 
 def _host(x, dtype, name, flatten=False):
@@ -107,7 +108,35 @@ class FactoredSolver:
         _call_vectors(fw, self._plan.run, d, out, self._increment, info, fw.stream(d))
         return out if mode == _UNCHECKED else _finish(fw, out, info, mode)
 
+    def solve_stencil(self, stencil: Stencil, f, out=None):
+        """Solves ``A x = B f`` for every system: ``B`` a :class:`triax.Stencil` applied to f
+        along the axis (e.g. a compact finite difference), f laid out as the plan's d (same
+        dtype, device, shape and strides; read inside each system's rows only), x into ``out``
+        (the plan's out; a new array if None). f and out must be separate arrays. Returns x (or
+        ``(x, info)``, as the plan's ``check`` says). Where :attr:`fuses_stencil`, ``B f`` is
+        formed inside the solve (f read once, x written once); elsewhere the plan writes it into
+        a workspace laid out as d (made at the first call, then kept) and solves from there. A
+        plan made with ``increment=True`` refuses it (it writes x, it does not add to out)."""
+        if not isinstance(stencil, Stencil):
+            raise TypeError("triax: FactoredSolver.solve_stencil takes a triax.Stencil, not "
+                            f"{type(stencil).__name__}")
+        if self._increment:
+            raise ValueError("triax: FactoredSolver.solve_stencil writes x; this plan was made "
+                             "with increment=True (make one without it)")
+        if f is None:
+            raise TypeError("triax: FactoredSolver.solve_stencil: f is None")
+        fw = self._fw
+        if out is None:
+            out = _output(fw, f, out, False)
+        mode = self._mode
+        info = None if mode == _UNCHECKED else _info(fw, f, self._plan.axis, mode)
+        _call_vectors(fw, self._plan.run_stencil, f, out, stencil.weights(), info, fw.stream(f))
+        return out if mode == _UNCHECKED else _finish(fw, out, info, mode)
+
     backend = property(lambda self: self._plan.backend, doc="``'cpu'`` or ``'cuda'``.")
+    fuses_stencil = property(lambda self: self._plan.fuses_stencil,
+                             doc="Whether :meth:`solve_stencil` forms B f inside the solve "
+                                 "(the CUDA chunk table route) rather than in a workspace.")
     axis = property(lambda self: self._plan.axis, doc="The solve axis, counted from 0.")
     system_length = property(lambda self: self._plan.system_length, doc="Rows per system.")
     system_count = property(lambda self: self._plan.system_count, doc="Systems per solve.")
