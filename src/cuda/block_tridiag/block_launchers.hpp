@@ -77,17 +77,23 @@ struct CoopTune {
   bool late_scale = false;
   friend constexpr bool operator==(const CoopTune&, const CoopTune&) = default;
 };
-inline constexpr CoopTune coop_tunes[] = {
-    {2, 0, false, false},  {8, 0, false, false},  {4, 56, false, false}, {4, 64, false, false},
-    {4, 72, false, false}, {4, 80, false, false}, {4, 0, true, false},   {4, 64, true, false},
-    {8, 64, false, false}, {4, 0, false, true},   {4, 64, false, true},  {4, 0, true, true},
-    {4, 64, true, true},   {4, 72, true, true},   {2, 0, true, true},    {8, 0, true, true}};
+/// What the sweep kept (H100, 2026-11-27, bench/results/block/gpu-h100-coop-sweep.txt: 16 knob
+/// sets at float M = 8, 82.6-90.1% of the bound): late scaling under a 64-register cap, float
+/// M = 8's default (89.7%, `shared` 86.7%), and the same with the approximate reciprocal (90.1%),
+/// which only TRIAX_CUDA_BLOCK_COOP selects: its reciprocal leaves the range for pivots above
+/// 2^126, so it is not scale-invariant (docs/algorithms.md, "Breakdowns and the floating-point
+/// range").
+inline constexpr CoopTune coop_tunes[] = {{4, 64, false, true}, {4, 64, true, true}};
+inline constexpr CoopTune float_m8_default_tune = coop_tunes[0];
 
 /// A coop variant and, for a tuned one (V = shared), its knobs.
 struct CoopChoice {
   CoopVariant variant = CoopVariant::shared;
   bool tuned = false;
   CoopTune tune;
+  /// Nothing asked for (TRIAX_CUDA_BLOCK_COOP unset or empty): float M = 8 takes
+  /// float_m8_default_tune, everything else `shared`. An explicit `shared` is `shared` everywhere.
+  bool automatic = true;
 };
 
 /// tuned_w<W>[_r<R>][_rcp][_ls] as a CoopTune, or nothing where v is not such a name of coop_tunes.
@@ -128,10 +134,11 @@ inline std::optional<CoopTune> parse_coop_tune(std::string_view v) {
 /// shared), read by each cuda block plan when it is made, so that one process can compare them.
 inline CoopChoice parse_coop_choice(const char* value) {
   const std::string_view v(value == nullptr ? "" : value);
-  if (v.empty() || v == "shared") return {CoopVariant::shared};
-  if (v == "shuffle") return {CoopVariant::shuffle};
-  if (v == "shared_occupancy") return {CoopVariant::shared_occupancy};
-  if (const auto tune = parse_coop_tune(v)) return {CoopVariant::shared, true, *tune};
+  if (v.empty()) return {};
+  if (v == "shared") return {CoopVariant::shared, false, {}, false};
+  if (v == "shuffle") return {CoopVariant::shuffle, false, {}, false};
+  if (v == "shared_occupancy") return {CoopVariant::shared_occupancy, false, {}, false};
+  if (const auto tune = parse_coop_tune(v)) return {CoopVariant::shared, true, *tune, false};
   throw invalid_argument(
       "triax::BlockSolver: TRIAX_CUDA_BLOCK_COOP = \"" + std::string(v) +
       "\" is not one of shuffle, shared, shared_occupancy, tuned_w<W>[_r<R>][_rcp][_ls]"
@@ -180,6 +187,10 @@ void cuda_block_coop_thomas(const BlockProblem& p, const Operands<T>& ops, void*
       return cuda_block_coop_variant<T, CoopVariant::shuffle>(p, ops, workspace, stream);
     case CoopVariant::shared:
       if (choice.tuned && launch_coop_tune<T>(choice.tune, p, ops, workspace, stream)) return;
+      if (choice.automatic && p.m == 8 &&
+          launch_coop_tune<T>(float_m8_default_tune, p, ops, workspace, stream)) {
+        return;
+      }
       return cuda_block_coop_variant<T, CoopVariant::shared>(p, ops, workspace, stream);
     case CoopVariant::shared_occupancy:
       return cuda_block_coop_variant<T, CoopVariant::shared_occupancy>(p, ops, workspace, stream);
