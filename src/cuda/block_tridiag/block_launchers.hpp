@@ -144,9 +144,6 @@ inline CoopChoice parse_coop_choice(const char* value) {
       "\" is not one of shuffle, shared, shared_occupancy, tuned_w<W>[_r<R>][_rcp][_ls]"
       " (block_launchers.hpp: coop_tunes)");
 }
-inline CoopVariant parse_coop_variant(const char* value) {
-  return parse_coop_choice(value).variant;
-}
 inline CoopChoice coop_choice_from_env() {
   return parse_coop_choice(std::getenv("TRIAX_CUDA_BLOCK_COOP"));
 }
