@@ -9,6 +9,8 @@
 // --gtest_filter='*BlockCuda*coop_m3*' is a racecheck-sized subset.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -155,6 +157,53 @@ TEST_P(BlockCudaSolve, PartialWarpsManyBlocksAndLongSystems) {
     expect_solves<double>(algorithm, geometry(Storage::structure_of_arrays, m, {6, 300}, 0, true),
                           kind, Mode::increment, test_seed(3));
   }
+}
+
+/// The case's a, b, c and d (padding included: NaN stays NaN) times 2^k, the largest finite entry
+/// brought into [2^(max_exponent - 2), 2^(max_exponent - 1)) when `to_top`, else times 2^-100.
+/// The solution is the same; the pivots then lie near and above 2^126 (float) / 2^1022 (double),
+/// where an approximate reciprocal flushes to 0.
+template <class T>
+void scale_by_power_of_two(BlockCase<T>& c, bool to_top) {
+  BlockBatch<T>& b = c.before;
+  int k = -100;
+  if (to_top) {
+    double largest = 0;
+    for (const std::vector<T>* v : {&b.a, &b.b, &b.c, &b.d}) {
+      for (T e : *v) {
+        if (std::isfinite(e)) largest = std::max(largest, std::abs(double(e)));
+      }
+    }
+    int e = 0;
+    std::frexp(largest, &e);  // largest in [2^(e-1), 2^e)
+    k = std::numeric_limits<T>::max_exponent - 1 - e;
+  }
+  for (std::vector<T>* v : {&b.a, &b.b, &b.c, &b.d}) {
+    for (T& e : *v) e = std::ldexp(e, k);
+  }
+}
+
+// Scale invariance (issue 34): a system times a power of two has the same solution, with pivots
+// at the top of the range or far below 1. Float for every variant and tune (the tunes' `rcp`
+// knob is float's), double for the kernels that have it; blocks of column stride 1, where the
+// tunes run.
+template <class T>
+void expect_scaled_solves(const GpuBlockCase& param) {
+  const BlockGeometry g = geometry(Storage::array_of_blocks, param.m, {9, 37}, 0, false);
+  for (bool to_top : {true, false}) {
+    SCOPED_TRACE(std::string(to_top ? "scaled to the top of the range" : "scaled by 2^-100") +
+                 (sizeof(T) == 4 ? ", float" : ", double"));
+    BlockCase<T> solve_case(g, BlockKind::dominant, Mode::separate, test_seed(param.m));
+    scale_by_power_of_two(solve_case, to_top);
+    BlockBatch<T> on_device = solve_case.before;
+    solve_on_device(param.algorithm, Mode::separate, on_device);
+    if (::testing::Test::HasFailure() || !solve_case.check(on_device)) return;
+  }
+}
+
+TEST_P(BlockCudaSolve, SystemsScaledByPowersOfTwoSolveAsTheUnscaled) {
+  expect_scaled_solves<float>(GetParam());
+  if (!HasFailure()) expect_scaled_solves<double>(GetParam());
 }
 
 INSTANTIATE_TEST_SUITE_P(Algorithms, BlockCudaSolve, ::testing::ValuesIn(every_algorithm_and_m()),

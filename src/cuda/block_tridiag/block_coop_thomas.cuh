@@ -127,12 +127,19 @@ __device__ __forceinline__ T block_entry(const BlockSystem<T>& sys, const T* op_
   }
 }
 
-/// 1 / pivot: an IEEE division, or (ApproxRcp, float) the hardware's approximate reciprocal,
-/// one instruction without the division's slow path (the tuned kernels' `rcp` knob).
+/// 1 / pivot: an IEEE division, or (ApproxRcp, float) the hardware's approximate reciprocal
+/// without the division's slow path (the tuned kernels' `rcp` knob). The approximation flushes
+/// its operand and result: it returns 0 above 2^126 and inf below 2^-126, where the division
+/// gives a subnormal or finite reciprocal. So a pivot there is first brought inside by an exact
+/// power of two s, and the reciprocal scaled back by s: 1 / p = s / (p s), the same value the
+/// division gives to within the approximation's ulp, and a system times any power of two solves
+/// as the unscaled one (issue 34). Two compares, two selects and two multiplies.
 template <bool ApproxRcp, class T>
 __device__ __forceinline__ T reciprocal(T pivot) {
   if constexpr (ApproxRcp && sizeof(T) == 4) {
-    return __fdividef(1.0f, pivot);
+    const float magnitude = fabsf(pivot);
+    const float s = magnitude > 0x1p126f ? 0x1p-2f : (magnitude < 0x1p-126f ? 0x1p2f : 1.0f);
+    return __fdividef(1.0f, pivot * s) * s;
   } else {
     return T(1) / pivot;
   }
