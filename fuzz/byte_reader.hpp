@@ -34,6 +34,13 @@ class ByteReader {
     return v;
   }
   std::size_t remaining() const { return pos_ < size_ ? size_ - pos_ : 0; }
+  // A reader of the next `count` bytes (fewer where the input ends), which this one skips.
+  ByteReader take(std::size_t count) {
+    const std::size_t k = count < remaining() ? count : remaining();
+    ByteReader part(data_ + pos_, k);
+    pos_ += k;
+    return part;
+  }
 
  private:
   const std::uint8_t* data_;

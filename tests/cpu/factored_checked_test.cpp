@@ -78,7 +78,11 @@ TYPED_TEST(FactoredChecked, BreakdownMakesEveryOutputNaNAndEveryInfoTheRow) {
   auto singular = pade<T>(3);
   auto zero = toeplitz<T>("zero_b0", 5, 0.25, 1.0, 0.25, 3);
   zero.b[0] = T(0);
-  for (const auto& [m, row] : {std::pair{singular, 3}, std::pair{zero, 1}}) {
+  // Pivots spanning more than T's exponent range (b[0] = -max, the others near 1): no one power
+  // of two scales them all into range, so row 1's reciprocal overflows and the plan reports it.
+  auto span = toeplitz<T>("span", 5, 0.25, 1.0, 0.25, 3);
+  span.b[0] = -std::numeric_limits<T>::max();
+  for (const auto& [m, row] : {std::pair{singular, 3}, std::pair{zero, 1}, std::pair{span, 2}}) {
     const std::int64_t n = static_cast<std::int64_t>(m.b.size());
     const auto l = Layout::packed({n, 9});
     FactoredGrid g{"2d", {n, 9}, 0, FactoredLayouts(l)};

@@ -46,14 +46,15 @@ FactorTable<T> factor_matrix(const T* a, const T* b, const T* c, std::int64_t n)
     full[3 * i + 2] = static_cast<T>(cp);
     cp_prev = cp;
   }
-  if (t.breakdown != 0) {
-    // Every row reads the one stored row, whose NaN reciprocal and c' make every x NaN.
+  // Every row reads the one stored row, whose NaN reciprocal and c' make every x NaN.
+  const auto broken = [&t] {
     const T nan = std::numeric_limits<T>::quiet_NaN();
     t.rows = {T(0), nan, nan};
     t.head = 0;
     t.tail = 0;
     return t;
-  }
+  };
+  if (t.breakdown != 0) return broken();
   // Where every pivot and its reciprocal are normal in T, the solve multiplies by 1 / m. Else
   // (a matrix near the ends of T's range) the system solved is (s A) x = s d with s the power of
   // two that brings the largest pivot into [1/2, 1): s a, 1 / (s m) and s d are exact scalings
@@ -81,6 +82,19 @@ FactorTable<T> factor_matrix(const T* a, const T* b, const T* c, std::int64_t n)
   for (std::int64_t i = 0; i < n; ++i) {
     full[3 * i] = static_cast<T>(full[3 * i] * s);
     full[3 * i + 1] = static_cast<T>(1.0L / (pivots[i] * s));
+    // One s serves every row: where the pivots span more than T's exponent range (the largest
+    // over the smallest beyond about 2^125 in float), a small pivot's reciprocal overflows even
+    // scaled. That row breaks down here, reported by factor_info, rather than as an infinity
+    // met in every solve (triax_capi_factored_fuzz found a float matrix with b[0] = -FLT_MAX and
+    // the other pivots near 1).
+    if (!std::isfinite(full[3 * i + 1]) && t.breakdown == 0) {
+      t.breakdown = static_cast<int>(std::min<std::int64_t>(i + 1, std::numeric_limits<int>::max()));
+    }
+  }
+  if (t.breakdown != 0) {
+    t.scaled = false;
+    t.scale[0] = t.scale[1] = T(1);
+    return broken();
   }
   // The longest run of bit-identical rows: the limit of a near-Toeplitz matrix's factors. Rows
   // 0 and n - 1 always differ from their neighbours (a[0] = 0, c'[n-1] = 0), and boundary rows
