@@ -68,8 +68,8 @@ void print_table(const std::vector<PrecisionResult>& results) {
         const char* what;
         double ms;
         bool streaming;
-      } floors[] = {{"cpu-bound", "plan bytes", r.cpu_bound_ms, r.cpu_bound_streaming},
-                    {"cpu-min", "two-pass min", r.cpu_min_ms, r.cpu_min_streaming}};
+      } floors[] = {{"cpu-bound", "plan-bytes", r.cpu_bound_ms, r.cpu_bound_streaming},
+                    {"cpu-min", "two-pass-min", r.cpu_min_ms, r.cpu_min_streaming}};
       for (const auto& f : floors) {
         std::printf("%-7s %-15s %-15s %10.3f %10s %10s %9s %9s %9s %9s %10s %7lld %8s %7s\n",
                     r.precision.c_str(), f.name, f.what, f.ms, f.streaming ? "nt stores" : "-",
