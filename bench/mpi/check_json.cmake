@@ -1,11 +1,12 @@
 # bench_mpi_np2: runs triax-bench-mpi under mpirun -np 2 on 16^3 (split along x) and checks that
 # it exits 0 and that its JSON names every method, each compared with the single-rank solve.
-# With -DBOUND=ON (bench_mpi_np2_bound) it adds --bound and checks that every row has a finite,
-# positive comm_bound_ms (the messages alone; no order against the solve is guaranteed).
+# With -DBOUND=ON (bench_mpi_np2_bound) it adds --bound and --cpu-bound and checks that every row
+# has a finite, positive comm_bound_ms (the messages alone; no order against the solve is
+# guaranteed) and a positive % of each CPU floor, and that both floors ran for both precisions.
 cmake_minimum_required(VERSION 3.25)  # IN_LIST and string(JSON) in script mode
 set(extra)
 if(BOUND)
-  set(extra --bound)
+  set(extra --bound --cpu-bound)
 endif()
 execute_process(
   COMMAND ${MPIEXEC} ${NP_FLAG} 2 ${OVERSUBSCRIBE} ${BENCH} --extents 16x16x16 --axis 0
@@ -34,6 +35,12 @@ foreach(i RANGE ${last})
     if(missing OR NOT comm MATCHES "^[0-9.eE+-]+$" OR NOT comm GREATER 0)
       message(FATAL_ERROR "${precision} ${method}: comm_bound_ms '${comm}' is not positive")
     endif()
+    foreach(field pct_of_cpu_bound pct_of_cpu_min)
+      string(JSON pct ERROR_VARIABLE missing GET "${text}" results ${i} ${field})
+      if(missing OR NOT pct MATCHES "^[0-9.eE+-]+$" OR NOT pct GREATER 0)
+        message(FATAL_ERROR "${precision} ${method}: ${field} '${pct}' is not positive")
+      endif()
+    endforeach()
   endif()
   if(NOT method STREQUAL "jacobi")
     # The exact methods agree with the single-rank solve to rounding.
@@ -55,6 +62,20 @@ foreach(precision float double)
     endif()
   endforeach()
 endforeach()
+if(BOUND)
+  string(JSON floors LENGTH "${text}" cpu_bounds)
+  if(NOT floors EQUAL 2)
+    message(FATAL_ERROR "JSON has ${floors} cpu_bounds rows, expected 2")
+  endif()
+  foreach(i 0 1)
+    foreach(field median_ms two_pass_min_ms)
+      string(JSON ms GET "${text}" cpu_bounds ${i} ${field})
+      if(NOT ms GREATER 0)
+        message(FATAL_ERROR "cpu_bounds ${i}: ${field} '${ms}' is not positive")
+      endif()
+    endforeach()
+  endforeach()
+endif()
 string(JSON single LENGTH "${text}" single_rank)
 if(NOT single EQUAL 2)
   message(FATAL_ERROR "JSON has ${single} single-rank rows, expected 2")

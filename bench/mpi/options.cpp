@@ -93,9 +93,10 @@ MpiConfig parse_mpi_command_line(int argc, char** argv, int rank) {
                "solve against the total bound (a line of one rank needs --checked to run the "
                "local passes)");
   app.add_flag("--cpu-bound", c.cpu_bound,
-               "CPU ranks: also time an arithmetic-free pass moving the local passes' bytes in "
-               "the plan's batches and order, with a neighbour exchange of the reduced rows; "
-               "print each row's % of it (where the axis is split, or with --checked)");
+               "CPU ranks: also time arithmetic-free floors, streamed in memory order in the "
+               "plan's batches with a neighbour exchange of the reduced rows: the plan's bytes "
+               "(11 values an element) and the two-pass minimum (9); print each row's % of both "
+               "(where the axis is split, or with --checked)");
   std::string reduced_rows = "two";
   app.add_option("--reduced-rows", reduced_rows,
                  "two (two rows per rank, every method) or one (paper 003's Algorithm 6 form: "

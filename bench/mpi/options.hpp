@@ -33,9 +33,9 @@ struct MpiConfig {
   /// (comm_bound.hpp); GPU ranks: also arithmetic-free kernels moving the local passes' bytes in
   /// their order (gpu_bound.hpp), and report the local passes and the solve against them.
   bool bound = false;
-  /// CPU ranks: also time an arithmetic-free pass moving the local passes' bytes in the plan's
-  /// batches and order, with a neighbour exchange of the reduced rows (cpu_bound.hpp), where the
-  /// local passes run (axis split, or --checked); each row then gets its % of that bound.
+  /// CPU ranks: also time arithmetic-free floors of the local passes (the plan's bytes and the
+  /// two-pass minimum, streamed, with a neighbour exchange of the reduced rows: cpu_bound.hpp),
+  /// where the local passes run (axis split, or --checked); each row gets its % of both.
   bool cpu_bound = false;
   /// triax::mpi::Options::reduced_rows of every method (one: pcr, jacobi and automatic only).
   triax::mpi::ReducedRows reduced_rows = triax::mpi::ReducedRows::two_per_rank;

@@ -46,9 +46,11 @@ struct PrecisionResult {
   /// The largest rank block's share of the global array: the single-rank time times this is
   /// the one-GPU time of one rank's piece (exact for one rank, proportional otherwise).
   double piece_share = 1;
-  /// --cpu-bound: the median ms of CpuBound's pass (the slowest rank's), 0 = not run, and the
-  /// batches it ran.
-  double cpu_bound_ms = 0;
+  /// --cpu-bound: the median ms (the slowest rank's) of CpuBound's plan traffic (11 values an
+  /// element) and of the two-pass minimum (9), 0 = not run; whether each was faster with
+  /// non-temporal stores; the batches they ran.
+  double cpu_bound_ms = 0, cpu_min_ms = 0;
+  bool cpu_bound_streaming = false, cpu_min_streaming = false;
   std::int64_t cpu_bound_batches = 0;
 };
 

@@ -469,7 +469,14 @@ class Solver<T>::Impl {
 #endif
     lanes_ = detail::dist_lanes::lane_passes<T>();
     strips_ = detail::dist_lanes::strips_from_environment();
-    piece_work_.resize(3 * count * static_cast<std::size_t>(problem_.n));
+    recompute_ = detail::dist_lanes::recompute_from_environment();
+    if (recompute_) {
+      // A slice a thread (LaneJob::recompute), no workspace per system.
+      slice_ = detail::dist_lanes::recompute_slice<T>(problem_.n, problem_.count);
+      piece_work_.resize(static_cast<std::size_t>(std::max(1, threads_) * slice_));
+    } else {
+      piece_work_.resize(3 * count * static_cast<std::size_t>(problem_.n));
+    }
     rows_.resize(count);
     ends_.resize(2 * count);
     if (options_.checked) first_bad_row_.resize(count);
@@ -503,16 +510,19 @@ class Solver<T>::Impl {
   // The CPU ranks' local passes of one solve (W systems at a time in SIMD lanes: cpu_lanes/).
   detail::dist_lanes::LaneJob<T> lane_job(const detail::Problem& p, const detail::Operands<T>& ops,
                                           bool checked) {
-    return {p,
-            ops,
-            place_,
-            piece_work_.data(),
-            rows_.data(),
-            ends_.data(),
-            checked ? first_bad_row_.data() : nullptr,
-            first_row_,
-            threads_,
-            strips_};
+    detail::dist_lanes::LaneJob<T> job{p,
+                                       ops,
+                                       place_,
+                                       piece_work_.data(),
+                                       rows_.data(),
+                                       ends_.data(),
+                                       checked ? first_bad_row_.data() : nullptr,
+                                       first_row_,
+                                       threads_,
+                                       strips_};
+    job.recompute = recompute_;
+    job.slice = slice_;
+    return job;
   }
 
   void run(const T* a, const T* b, const T* c, const T* d, T* x, detail::SolveMode mode,
@@ -812,6 +822,9 @@ class Solver<T>::Impl {
   std::int64_t batches_ = 1;  // resolve_batches: options.batches, or the automatic choice
   detail::dist_lanes::LanePasses<T> lanes_;  // the CPU ranks' local passes (allocate picks)
   bool strips_ = true;  // their order along y and z (allocate reads TRIAX_DIST_STRIPS)
+  // No workspace per system, a slice a thread (allocate reads TRIAX_DIST_RECOMPUTE).
+  bool recompute_ = false;
+  std::int64_t slice_ = 0;
   std::vector<T> piece_work_;
   std::vector<detail::ReducedPair<T>> rows_;
   std::vector<T> ends_;

@@ -50,11 +50,6 @@ TEST(CacheBatchCount, Limits) {
   EXPECT_EQ(cache_batch_count(0, 10, 8, 1, true, 1, 1 << 28), 1);
 }
 
-template <class T>
-bool same_bits(const std::vector<T>& x, const std::vector<T>& y) {
-  return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(T)) == 0;
-}
-
 /// Sets TRIAX_DIST_CACHE_BYTES for the scope (this rank's value), restoring "unset" after.
 struct CacheBytes {
   explicit CacheBytes(std::int64_t bytes) {

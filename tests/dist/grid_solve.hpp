@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -80,6 +81,12 @@ GridSolve<T> solve_on_grid(const GlobalProblem<T>& p, const std::vector<bool>& s
   MPI_Comm free_me = cart;
   MPI_Comm_free(&free_me);
   return got;
+}
+
+/// Whether two solves' outputs are the same bits.
+template <class T>
+bool same_bits(const std::vector<T>& x, const std::vector<T>& y) {
+  return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(T)) == 0;
 }
 
 /// solve_on_grid split over every dimension, or with `along_axis_only` over the axis alone, into

@@ -27,11 +27,6 @@ constexpr Form forms[] = {
     {mpi::Method::jacobi, mpi::ReducedRows::one_per_rank},
 };
 
-template <class T>
-bool same_bits(const std::vector<T>& x, const std::vector<T>& y) {
-  return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(T)) == 0;
-}
-
 /// Every form, batch count and mode on p, one thread per rank (CI runs up to 4 ranks on 2
 /// cores, where OpenMP's barriers between the many small loops would spin for seconds each) (split
 /// over the splittable dimensions): overlap on equals overlap off bit for bit on every rank, info

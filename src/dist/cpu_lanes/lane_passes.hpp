@@ -16,6 +16,7 @@
 // same way, rows of L lanes. Groups and strips never straddle batches, so the overlapped batches
 // of Options::overlap never share workspace.
 
+#include <algorithm>
 #include <cstdint>
 
 #include "core/problem.hpp"
@@ -23,13 +24,27 @@
 
 namespace triax::detail::dist_lanes {
 
+/// The most systems of one strip (strips.inc: its stack state, 4 values a lane in the forward
+/// pass).
+constexpr std::int64_t max_strip_lanes = 512;
+
+/// A strip's workspace (3 n values a lane) within this, so that the back substitution finds
+/// it in the core's L2 where the batch does not hold more (the single-rank kernel's budget
+/// for its 2 n values a lane, cpu_plan.cpp).
+constexpr std::int64_t strip_workspace_bytes = std::int64_t(1) << 20;
+
 /// What one solve's local passes read and write (the plan's arrays; nothing is allocated).
+/// With `recompute` (TRIAX_DIST_RECOMPUTE=1, docs/notes/2026-11-27-dist28.md) no workspace
+/// outlives a group or strip: `work` holds `threads` slices of `slice` values, each thread's
+/// item writes its own slice (reduce: then drops it; finish: reduces the item again into it,
+/// then back-substitutes from it while it is in the core's caches), so the passes move 9
+/// values an element instead of 11, with the same arithmetic and bits.
 template <class T>
 struct LaneJob {
   Problem p;  ///< in place: x's map is d's
   Operands<T> ops;
   PiecePlace place;
-  T* work;                  ///< 3 n values per system, laid out as above
+  T* work;                  ///< 3 n values per system, laid out as above (or the slices)
   ReducedPair<T>* rows;     ///< the reduced rows, one pair per system (written by reduce)
   const T* ends;            ///< x[0] and x[n-1] of system s at 2 s, 2 s + 1 (read by finish)
   std::int64_t* first_bad;  ///< checked mode: per system, first_row + the first non-finite
@@ -37,7 +52,26 @@ struct LaneJob {
   std::int64_t first_row;   ///< this rank's first global row
   int threads;
   bool strips = false;  ///< systems adjacent: walk whole rows of strips (strips.inc), else groups
+  bool recompute = false;  ///< the slices above, not a workspace per system
+  std::int64_t slice = 0;  ///< recompute: values of each thread's slice
+  std::int64_t work_first = 0;  ///< the system whose workspace begins at work (one item's job)
 };
+
+/// Whether the plan's passes recompute (LaneJob::recompute): TRIAX_DIST_RECOMPUTE is "1" (read
+/// when a plan is made).
+bool recompute_from_environment();
+
+/// Recompute: values of one thread's slice, the largest item of a batch (a strip of at most
+/// strip_workspace_bytes or max_strip_lanes, a group of up to 4 vectors of 16 lanes, a tail
+/// system), for pieces of n rows and `count` systems.
+template <class T>
+std::int64_t recompute_slice(std::int64_t n, std::int64_t count) {
+  const std::int64_t per_lane = 3 * n;
+  const std::int64_t strip = std::min<std::int64_t>(
+      max_strip_lanes, strip_workspace_bytes / (per_lane * static_cast<std::int64_t>(sizeof(T))));
+  const std::int64_t lanes = std::min<std::int64_t>(count, std::max<std::int64_t>(64, strip));
+  return per_lane * std::max<std::int64_t>(1, lanes);
+}
 
 /// Whether the plan's passes walk in strips: unless TRIAX_DIST_STRIPS is "0" (the groups' order,
 /// for comparisons; read when a plan is made).

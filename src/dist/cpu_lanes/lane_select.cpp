@@ -23,6 +23,11 @@ bool strips_from_environment() {
   return !(v && std::strcmp(v, "0") == 0);
 }
 
+bool recompute_from_environment() {
+  const char* v = std::getenv("TRIAX_DIST_RECOMPUTE");
+  return v && std::strcmp(v, "1") == 0;
+}
+
 template LanePasses<float> lane_passes<float>();
 template LanePasses<double> lane_passes<double>();
 
