@@ -53,10 +53,14 @@ class FactoredBackendPlan {
   }
 };
 
+/// plan_breakdown: the breakdown row + 1 the plan's table found (0: none), which the reference
+/// honours too where its own long double factoring would go on (factor_info's contract: a
+/// breakdown makes every solve NaN on every backend).
 template <class T>
 std::unique_ptr<FactoredBackendPlan<T>> make_reference_factored_plan(const Problem& problem,
                                                                      const Options& options,
-                                                                     const FactoredMatrix<T>& m);
+                                                                     const FactoredMatrix<T>& m,
+                                                                     int plan_breakdown);
 template <class T>
 std::unique_ptr<FactoredBackendPlan<T>> make_cpu_factored_plan(const Problem& problem,
                                                                const Options& options,

@@ -447,8 +447,9 @@ class FactoredSolver<T>::Impl {
                                                             const std::vector<T>& c) const {
     switch (backend_) {
       case Backend::reference:
-        return detail::make_reference_factored_plan<T>(g.problem, options_,
-                                                       detail::FactoredMatrix<T>{a, b, c});
+        return detail::make_reference_factored_plan<T>(
+            g.problem, options_, detail::FactoredMatrix<T>{a, b, c},
+            static_cast<int>(is_cr(algorithm_) ? g.cr.layout.breakdown : g.table.breakdown));
       case Backend::cpu:
         return algorithm_ == FactoredAlgorithm::cpu_cr
                    ? detail::make_cpu_factored_cr_plan<T>(g.problem, options_, g.cr)

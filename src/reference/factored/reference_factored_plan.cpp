@@ -15,7 +15,8 @@ namespace {
 template <class T>
 class ReferenceFactoredPlan final : public FactoredBackendPlan<T> {
  public:
-  ReferenceFactoredPlan(const Problem& p, const Options& o, const FactoredMatrix<T>& m)
+  ReferenceFactoredPlan(const Problem& p, const Options& o, const FactoredMatrix<T>& m,
+                        int plan_breakdown)
       : threads_(host_threads(o.num_threads)), n_(p.n) {
     a_.assign(m.a.begin(), m.a.end());
     b_.assign(m.b.begin(), m.b.end());
@@ -34,6 +35,8 @@ class ReferenceFactoredPlan final : public FactoredBackendPlan<T> {
       cp_[i] = cp;
       cp_prev = cp;
     }
+    // Pivots more than T's range apart are a breakdown of the T factors only: honoured here too.
+    if (breakdown_ == 0) breakdown_ = plan_breakdown;
     work_.resize(static_cast<std::size_t>(n_ * threads_));
   }
 
@@ -85,12 +88,13 @@ class ReferenceFactoredPlan final : public FactoredBackendPlan<T> {
 template <class T>
 std::unique_ptr<FactoredBackendPlan<T>> make_reference_factored_plan(const Problem& p,
                                                                      const Options& o,
-                                                                     const FactoredMatrix<T>& m) {
-  return std::make_unique<ReferenceFactoredPlan<T>>(p, o, m);
+                                                                     const FactoredMatrix<T>& m,
+                                                                     int plan_breakdown) {
+  return std::make_unique<ReferenceFactoredPlan<T>>(p, o, m, plan_breakdown);
 }
 template std::unique_ptr<FactoredBackendPlan<float>> make_reference_factored_plan(
-    const Problem&, const Options&, const FactoredMatrix<float>&);
+    const Problem&, const Options&, const FactoredMatrix<float>&, int);
 template std::unique_ptr<FactoredBackendPlan<double>> make_reference_factored_plan(
-    const Problem&, const Options&, const FactoredMatrix<double>&);
+    const Problem&, const Options&, const FactoredMatrix<double>&, int);
 
 }  // namespace triax::detail
