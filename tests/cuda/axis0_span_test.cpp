@@ -84,7 +84,9 @@ void run_cases(const char* aligned) {
         SCOPED_TRACE("n " + std::to_string(n) + ", " + std::string(to_string(alg)) + ", k " +
                      std::to_string(k));
         const int shift = (k / 3) % (16 / static_cast<int>(sizeof(T)));
-        expect_matches_reference<T>(layouts, 0, all_modes[k % 3], draw + 7919u * ++k,
+        const Mode mode = all_modes[k % 3];
+        ++k;
+        expect_matches_reference<T>(layouts, 0, mode, draw + 7919u * k,
                                     shifted_runner<T>(alg, shift));
       }
     }
