@@ -9,6 +9,8 @@
 //    instruction (lane i takes rows R0 + i, R0 + i + 32, ...) and hands each thread its chunk
 //    through a per-warp shared-memory transpose; x leaves the same way. With P <= 32 the reduced
 //    system never leaves the warp (pair_solve over shuffles, no block barrier).
+//    Mapping::chunk_span is the same arrangement with the group's run moved between global and
+//    shared memory in aligned 16-byte vectors only (aligned_span.cuh).
 //  * Mapping::system_fastest (Algorithm 11, neighbouring systems adjacent in memory: axes >= 1).
 //    The S threads of one chunk index are consecutive: each row of a chunk is one contiguous run
 //    of S systems, read straight into registers. The reduced rows go through shared memory to
