@@ -4,10 +4,14 @@
 // vectors the lanes copy cover the run, stay inside the group's staging area and are 16-byte
 // aligned there; each lane's rotated reads (rows < L only) return exactly its chunk's rows after
 // rotate_right; span_write (rotate_left, writes of rows < L) puts every row in its place and
-// nothing else; the lanes of a warp read spread over the banks.
+// nothing else; the lanes of a warp read spread over the banks. And over whole layouts (packed,
+// ghost layers, offsets, first element anywhere in a 16-byte vector): SpanBounds gives each
+// operand's lowest and highest element, and no read that the copies plan leaves them.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <set>
 #include <vector>
 
@@ -17,6 +21,7 @@ namespace {
 
 using triax::detail::cuda::rotate_left;
 using triax::detail::cuda::rotate_right;
+using triax::detail::cuda::SpanBounds;
 using triax::detail::cuda::SpanIndex;
 
 // Chunks of a run: len rows in `chunks` chunks of q or q + 1 rows (the kernel's split).
@@ -148,5 +153,129 @@ TEST(SpanIndex, RotationsAreInverse) {
     for (int k = 0; k < 8; ++k) EXPECT_EQ(v[k], w[k]);
   }
 }
+
+// A 2-d batch (systems of n rows along axis 0, `count` systems in `planes` planes) with the
+// given strides and offset in every operand, as the kernel sees it.
+triax::detail::Problem layout_problem(std::int64_t n, std::int64_t count, std::int64_t planes,
+                              std::int64_t sys_stride, std::int64_t plane_stride,
+                              std::int64_t offset) {
+  triax::detail::Problem p{};
+  p.n = n;
+  p.count = count * planes;
+  p.batch_rank = 2;
+  p.batch_extents[0] = count;
+  p.batch_extents[1] = planes;
+  for (int op = 0; op < triax::detail::operand_count; ++op) {
+    p.map[op].offset = offset;
+    p.map[op].row_stride = 1;
+    p.map[op].batch_strides[0] = sys_stride;
+    p.map[op].batch_strides[1] = plane_stride;
+  }
+  return p;
+}
+
+TEST(SpanIndex, BoundsAreTheLayoutsExtremes) {
+  for (std::int64_t sign : {1, -1}) {
+    triax::detail::Problem p = layout_problem(7, 5, 3, sign * 9, 50, 200);
+    p.map[triax::detail::op_c].batch_strides[0] = 0;  // c the same for every system of a plane
+    const SpanBounds b = SpanBounds::make(p);
+    for (int op = 0; op < triax::detail::operand_count; ++op) {
+      std::int64_t lo = std::numeric_limits<std::int64_t>::max(), hi = -lo;
+      for (std::int64_t s = 0; s < p.count; ++s) {
+        for (std::int64_t r = 0; r < p.n; ++r) {
+          const std::int64_t e = p.system_offset(op, s) + r * p.map[op].row_stride;
+          lo = std::min(lo, e);
+          hi = std::max(hi, e);
+        }
+      }
+      EXPECT_EQ(b.lo[op], lo) << "operand " << op << " sign " << sign;
+      EXPECT_EQ(b.hi[op], hi) << "operand " << op << " sign " << sign;
+    }
+  }
+}
+
+// Replays span_copy's plan over every group run of a layout: the operand's element e lies at
+// address shift + e - lo (elements; 16-byte boundaries at multiples of V), so the allocation
+// holds exactly [lo, hi] and its first element is `shift` past a boundary. Every run element is
+// read, no read leaves [lo, hi], and element-wise loads happen only in the vectors holding lo and
+// hi. Returns whether copying every vector whole would have read outside (the case tests the
+// bound).
+template <class T, int M>
+bool check_layout_reads(const triax::detail::Problem& p, int gw, int shift) {
+  using I = SpanIndex<T>;
+  constexpr int V = I::V;
+  const SpanBounds b = SpanBounds::make(p);
+  const std::int64_t lo = shift, hi = shift + b.hi[triax::detail::op_d] - b.lo[triax::detail::op_d];
+  const std::int64_t lo_vec = lo / V * V, hi_vec = hi / V * V;
+  bool whole_would_leave = false;
+  // Chunks of at most M rows, at least 4 groups' worth where n allows (the kernel's split).
+  const int chunks = static_cast<int>(
+      std::max<std::int64_t>((p.n + M - 1) / M, std::min<std::int64_t>(p.n, 4 * gw)));
+  const std::vector<int> st = chunk_starts(static_cast<int>(p.n), chunks);
+  for (std::int64_t s = 0; s < p.count; ++s) {
+    const std::int64_t row0 = shift + p.system_offset(triax::detail::op_d, s) - b.lo[triax::detail::op_d];
+    for (int g = 0; g < chunks; g += gw) {
+      const int R0 = st[g], R1 = st[std::min(g + gw, chunks)], len = R1 - R0;
+      const std::int64_t run = row0 + R0;
+      const int mis = static_cast<int>(run % V);
+      const std::int64_t span = run - mis;
+      std::vector<int> got(len, 0);
+      for (int gi = 0; gi < gw; ++gi) {
+        for (int i = 0; i < I::template copies_per_lane<M>; ++i) {
+          const int v = gi + gw * i;
+          if (v >= I::vectors(mis, len)) continue;
+          const std::int64_t first = span + v * V;
+          if (first < lo || first + V - 1 > hi) whole_would_leave = true;
+          if (I::inside(first, lo, hi)) {
+            EXPECT_GE(first, lo) << "system " << s << " run " << R0 << " vector " << v;
+            EXPECT_LE(first + V - 1, hi) << "system " << s << " run " << R0 << " vector " << v;
+            for (int k = 0; k < V; ++k) {
+              const int e = v * V - mis + k;
+              if (e >= 0 && e < len) ++got[e];
+            }
+            continue;
+          }
+          EXPECT_TRUE(first == lo_vec || first == hi_vec)
+              << "element-wise load of a vector away from the bounds, system " << s;
+          for (int k = 0; k < V; ++k) {
+            const int e = v * V - mis + k;
+            if (e < 0 || e >= len) continue;
+            EXPECT_GE(run + e, lo);
+            EXPECT_LE(run + e, hi);
+            ++got[e];
+          }
+        }
+      }
+      for (int e = 0; e < len; ++e) {
+        EXPECT_EQ(got[e], 1) << "system " << s << " run " << R0 << " element " << e;
+      }
+    }
+  }
+  return whole_would_leave;
+}
+
+template <class T, int M>
+void check_layouts() {
+  constexpr int V = SpanIndex<T>::V;
+  int leaving = 0;
+  for (std::int64_t n : {1, 2, 3, 5, 8, 31, 33, 64, 100, 257}) {
+    for (int shift = 0; shift < V; ++shift) {
+      for (int gw : {1, 4, 32}) {
+        SCOPED_TRACE(::testing::Message() << "n " << n << " shift " << shift << " gw " << gw);
+        // packed; ghost layers (rows of n + 2, 7 rows a plane for 5); rows of n + 5, offset 3
+        leaving += check_layout_reads<T, M>(layout_problem(n, 9, 1, n, 9 * n, 0), gw, shift);
+        leaving += check_layout_reads<T, M>(
+            layout_problem(n, 5, 3, n + 2, (n + 2) * 7, 1 + (n + 2)), gw, shift);
+        leaving += check_layout_reads<T, M>(layout_problem(n, 6, 2, n + 5, (n + 5) * 6, 3), gw,
+                                            shift);
+      }
+    }
+  }
+  EXPECT_GT(leaving, 0) << "no case where whole vectors would have left the operand";
+}
+
+TEST(SpanIndex, FloatReadsStayInsideTheOperand) { check_layouts<float, 8>(); }
+
+TEST(SpanIndex, DoubleReadsStayInsideTheOperand) { check_layouts<double, 8>(); }
 
 }  // namespace

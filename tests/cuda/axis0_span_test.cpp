@@ -4,7 +4,10 @@
 // pointers one element past a 16-byte boundary, x laid out apart from d, the three output modes.
 // The harness poisons input padding with NaN and output padding with a sentinel that must come
 // back bit for bit (support/compare.hpp), so a stray read or store of the rounded-out vectors
-// shows. Every test reports SKIPPED without a device.
+// shows; every other case allocates each operand exactly from its lowest to its highest element,
+// its first element `shift` past the allocation's start, so that a read past the operand's ends
+// leaves the allocation (compute-sanitizer memcheck, .deps/call_gpux26.sh). Every test reports
+// SKIPPED without a device.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -26,11 +29,18 @@ using ValueTypes = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(CudaAxis0Span, ValueTypes);
 
 // cuda_runner with every operand `shift` elements past a 256-byte boundary: base pointers that
-// are not 16-byte aligned (shift 1 .. V - 1) as well as aligned ones.
+// are not 16-byte aligned (shift 1 .. V - 1) as well as aligned ones. Exact: each allocation
+// holds only the operand's elements from its lowest (`shift` past the allocation's start) to its
+// highest (the allocation's last), so a read past either end leaves it (memcheck reports it).
 template <class T>
-Runner<T> shifted_runner(Algorithm algorithm, int shift) {
+Runner<T> shifted_runner(Algorithm algorithm, int shift, bool exact) {
   return [=](const OperandLayouts& layouts, int axis, Mode mode, Batch<T>& batch) {
-    const DeviceOperands<T> o(batch.a, batch.b, batch.c, batch.d, batch.x, shift);
+    typename DeviceOperands<T>::Lows from{};
+    if (exact) {  // strides are >= 0: the lowest element is at the layout's offset
+      from = {layouts.a.offset(), layouts.b.offset(), layouts.c.offset(), layouts.d.offset(),
+              layouts.x.offset()};
+    }
+    const DeviceOperands<T> o(batch.a, batch.b, batch.c, batch.d, batch.x, shift, from);
     ASSERT_TRUE(o.allocated()) << "cudaMalloc failed";
     Solver<T> solver(Backend::cuda, layouts, axis, {.algorithm = algorithm});
     solve_in_mode(solver, mode, std::tuple(o.a(), o.b(), o.c()), o.d(), o.x());
@@ -85,9 +95,11 @@ void run_cases(const char* aligned) {
                      std::to_string(k));
         const int shift = (k / 3) % (16 / static_cast<int>(sizeof(T)));
         const Mode mode = all_modes[k % 3];
+        const bool exact = k % 2 == 0;
+        SCOPED_TRACE(exact ? "exact allocations" : "whole buffers");
         ++k;
         expect_matches_reference<T>(layouts, 0, mode, draw + 7919u * k,
-                                    shifted_runner<T>(alg, shift));
+                                    shifted_runner<T>(alg, shift, exact));
       }
     }
   }

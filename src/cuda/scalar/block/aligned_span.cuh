@@ -1,12 +1,13 @@
 #pragma once
 // The axis-0 aligned-span path (Mapping::chunk_span; index arithmetic and its reasons in
 // span_index.hpp): a group of lanes moves its contiguous run of rows between global and shared
-// memory in aligned 16-byte vectors only, whatever the run's length and the alignment of its first
-// element. Loads are cp.async copies straight into shared memory, so no register holds a value
-// in flight (the staged path held every loaded vector and each run's single end elements in
-// registers: 86 registers and three blocks per SM, docs/notes/2026-11-26-shapes.md). Stores write
-// whole vectors inside the run and single elements in the two vectors it shares with its
-// neighbours, which are never written.
+// memory in aligned 16-byte vectors, whatever the run's length and the alignment of its first
+// element, and never outside an operand's lowest and highest element (the few vectors that
+// cross one go element by element). Loads are cp.async copies straight into shared memory, so
+// no register holds a value in flight (the staged path held every loaded vector and each run's
+// single end elements in registers: 86 registers and three blocks per SM,
+// docs/notes/2026-11-26-shapes.md). Stores write whole vectors inside the run and single
+// elements in the two vectors it shares with its neighbours, which are never written.
 #include <cuda_pipeline_primitives.h>
 #include <cuda_runtime.h>
 
@@ -26,18 +27,31 @@ __device__ __forceinline__ int span_misalignment(const T* p) {
 
 /// Starts the copies of the vectors covering the run of len elements at run into the group's
 /// area (slots from gstart of the operand's array `st`); lane gi of gw takes vectors gi + gw i.
+/// A vector that crosses the operand's lowest (lo) or highest (hi) element is loaded element by
+/// element, the run's elements only (span_index.hpp: memory past them may not be the caller's).
 /// Returns the run's misalignment. The caller commits and waits (__pipeline_*), then __syncwarp.
 template <class T, int M>
-__device__ __forceinline__ int span_copy(const T* run, int len, int gi, int gw, T* st,
-                                         int gstart) {
+__device__ __forceinline__ int span_copy(const T* run, int len, const T* lo, const T* hi, int gi,
+                                         int gw, T* st, int gstart) {
   using I = SpanIndex<T>;
+  constexpr int V = I::V;
   const int mis = span_misalignment(run);
   const T* span = run - mis;
   const int nv = I::vectors(mis, len);
 #pragma unroll
   for (int i = 0; i < I::template copies_per_lane<M>; ++i) {
     const int v = gi + gw * i;
-    if (v < nv) copy_16_async(st + I::slot(gstart + v * I::V), span + v * I::V);
+    if (v >= nv) continue;
+    T* to = st + I::slot(gstart + v * V);
+    if (I::inside(span + v * V, lo, hi)) {
+      copy_16_async(to, span + v * V);
+    } else {
+#pragma unroll
+      for (int k = 0; k < V; ++k) {
+        const int e = v * V - mis + k;
+        if (e >= 0 && e < len) to[k] = run[e];
+      }
+    }
   }
   return mis;
 }

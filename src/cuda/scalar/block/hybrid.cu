@@ -775,6 +775,7 @@ void hybrid_run(const Problem& p, const Operands<T>& ops, const HybridConfig& cf
     HybridShape sh = split_rows(p.n, c0.P * c0.C, c0.P, c0.S);
     sh.C = c0.C;
     sh.vector_stage = vector_stage_on<T>(sh.P);
+    sh.bounds = SpanBounds::make(p);
     HybridConfig c = c0;
     if (c.map == Mapping::chunk_direct && !direct_aligned(p, ops, sh))
       c.map = span_rows(p) ? Mapping::chunk_span : Mapping::chunk_fastest;
@@ -797,6 +798,7 @@ void hybrid_run(const Problem& p, const Operands<T>& ops, const HybridConfig& cf
   LongSplit ls = long_split<T>(p, cfg);
   ls.shape.red = workspace;
   ls.shape.vector_stage = vector_stage_on<T>(ls.shape.P);
+  ls.shape.bounds = SpanBounds::make(p);
   const Problem r = reduced_problem<T>(p, ls);
   T* planes = static_cast<T*>(workspace);
   const std::int64_t plane = p.count * ls.shape.reduced_rows;

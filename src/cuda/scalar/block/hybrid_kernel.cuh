@@ -72,6 +72,9 @@ struct HybridShape {
   // chunk_fastest: operands with contiguous rows go between global and shared memory in 16-byte
   // vectors, with single elements at each end of a group's run (RunShare, store_run).
   bool vector_stage;
+  // chunk_span: each operand's lowest and highest element, which its copies never pass
+  // (span_index.hpp); hybrid_run sets them from the layout.
+  SpanBounds bounds;
   // Long path (P a multiple of 32): each tile of 32 consecutive chunks of a system (a warp's own
   // along axis 0; spread over S warps and met in shared memory along axes >= 1) leaves two
   // reduced equations, not two per chunk (long_tile.hpp). The reduced system
@@ -424,12 +427,15 @@ __global__ void __launch_bounds__(HybridBounds<T, M, Map>::threads,
       const int arr = lay.stage_stride / 4;
       const int gstart = (lane / gw) * SpanIndex<T>::group_elems(gw, M);
       const int len = valid ? R1 - R0 : 0;
-      const int mis_a = span_copy<T, M>(ops.a + off[op_a] + R0, len, gi, gw, stage, gstart);
-      const int mis_b = span_copy<T, M>(ops.b + off[op_b] + R0, len, gi, gw, stage + arr, gstart);
-      const int mis_c =
-          span_copy<T, M>(ops.c + off[op_c] + R0, len, gi, gw, stage + 2 * arr, gstart);
-      const int mis_d =
-          span_copy<T, M>(ops.d + off[op_d] + R0, len, gi, gw, stage + 3 * arr, gstart);
+      const SpanBounds& sb = sh.bounds;
+      const auto copy = [&](const T* base, int op, T* st) {
+        return span_copy<T, M>(base + off[op] + R0, len, base + sb.lo[op], base + sb.hi[op], gi,
+                               gw, st, gstart);
+      };
+      const int mis_a = copy(ops.a, op_a, stage);
+      const int mis_b = copy(ops.b, op_b, stage + arr);
+      const int mis_c = copy(ops.c, op_c, stage + 2 * arr);
+      const int mis_d = copy(ops.d, op_d, stage + 3 * arr);
       __pipeline_commit();
       __pipeline_wait_prior(0);
       __syncwarp();

@@ -16,6 +16,17 @@
 // skew = (i - first) mod V: the lanes then read all V residues. The values land rotated and are
 // turned back by rotate_right (log2 V selects per row; no register array indexed at run time).
 // Rows past the chunk's L are not read (they hold 0 and are never used).
+//
+// Bounds: between the systems of one operand, the rounded-out elements are the array's own
+// (ghosts, padding, neighbours' rows), but before its lowest addressed element and after its
+// highest they may lie outside the caller's allocation (a pool's sub-allocation, an exact
+// cudaMalloc). So a vector is copied whole only where it lies inside [lo, hi] of its operand
+// (SpanBounds, made on the host from the layout); one that crosses a bound, which only the
+// first and last systems of a batch can have, is loaded element by element, its run's elements
+// only.
+#include <algorithm>
+#include <cstdint>
+
 #include "core/problem.hpp"  // TRIAX_HOST_DEVICE
 
 namespace triax::detail::cuda {
@@ -42,6 +53,12 @@ struct SpanIndex {
   TRIAX_HOST_DEVICE static constexpr int array_slots(int gw, int M) {
     return slot((32 / gw) * group_elems(gw, M) - 1) + 1;
   }
+  /// Whether the vector whose first element is at `first` lies inside [lo, hi] (element
+  /// offsets, or pointers on the device): then it is copied whole, else element by element.
+  template <class P>
+  TRIAX_HOST_DEVICE static constexpr bool inside(P first, P lo, P hi) {
+    return lo <= first && first + (V - 1) <= hi;
+  }
   /// The rotation that spreads a lane's reads over the V residues.
   TRIAX_HOST_DEVICE static constexpr int skew(int lane, int first) {
     return ((lane - first) % V + V) % V;
@@ -50,6 +67,31 @@ struct SpanIndex {
   /// none there, and a read would only add bank conflicts).
   TRIAX_HOST_DEVICE static constexpr int read_row(int k, int skew, int M) {
     return (k + skew) & (M - 1);
+  }
+};
+
+/// Each operand's lowest and highest addressed element over the whole layout (element offsets
+/// from its base pointer, as Problem::map's offsets): what the aligned-span path may read.
+struct SpanBounds {
+  std::int64_t lo[operand_count];
+  std::int64_t hi[operand_count];
+  static SpanBounds make(const Problem& p) {
+    SpanBounds b{};
+    for (int op = 0; op < operand_count; ++op) {
+      const OperandMap& m = p.map[op];
+      std::int64_t lo = m.offset, hi = m.offset;
+      const auto extend = [&](std::int64_t extent, std::int64_t stride) {
+        if (extent <= 0) return;
+        const std::int64_t far = (extent - 1) * stride;
+        lo += std::min<std::int64_t>(far, 0);
+        hi += std::max<std::int64_t>(far, 0);
+      };
+      extend(p.n, m.row_stride);
+      for (int k = 0; k < p.batch_rank; ++k) extend(p.batch_extents[k], m.batch_strides[k]);
+      b.lo[op] = lo;
+      b.hi[op] = hi;
+    }
+    return b;
   }
 };
 
