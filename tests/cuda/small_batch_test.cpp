@@ -33,18 +33,21 @@ detail::cuda::HybridConfig choice(std::int64_t n, std::int64_t systems) {
   return cfg;
 }
 
-// The switch does what it says: off (today's rule) 256 systems of 512 rows get 64 chunk threads
-// each; on, more, one system per block; a batch that fills the device is left alone.
+// The switch does what it says: off (today's rule) 16 systems of 512 rows get 64 chunk threads
+// each, 4 systems a block; on, more chunk threads and fewer systems a block (16 x 64 threads are
+// fewer than the default fill wants on any device of 2 SMs or more); a batch that fills the
+// device is left alone.
 TYPED_TEST(SmallBatch, SwitchChangesTheConfiguration) {
   using T = TypeParam;
   const ScopedEnv off("TRIAX_CUDA_SMALL_BATCH", "0");
-  const detail::cuda::HybridConfig today = choice<T>(512, 256);
+  const detail::cuda::HybridConfig today = choice<T>(512, 16);
   EXPECT_EQ(today.P, 64);
+  EXPECT_EQ(today.S, 4);
   const detail::cuda::HybridConfig big_today = choice<T>(512, 1 << 16);
   const ScopedEnv on("TRIAX_CUDA_SMALL_BATCH", "1");
-  const detail::cuda::HybridConfig spread = choice<T>(512, 256);
+  const detail::cuda::HybridConfig spread = choice<T>(512, 16);
   EXPECT_GT(spread.P, today.P);
-  EXPECT_EQ(spread.S, 1);
+  EXPECT_LT(spread.S, today.S);
   const detail::cuda::HybridConfig big = choice<T>(512, 1 << 16);
   EXPECT_EQ(big.P, big_today.P);
   EXPECT_EQ(big.S, big_today.S);
