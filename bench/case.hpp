@@ -3,6 +3,7 @@
 // (a Row per algorithm or baseline per axis).
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "triax/options.hpp"
@@ -15,6 +16,15 @@ enum class Precision { f32, f64 };
 const char* to_string(Mode mode);
 const char* to_string(Precision precision);
 inline std::size_t size_of(Precision p) { return p == Precision::f32 ? 4 : 8; }
+
+/// A solve timed under environment switches of the library (a tuning knob, or the rule a switch
+/// restores): `algorithm` with `env` set while its plan is made and timed; its rows are named
+/// "<algorithm> [label]". How one process times today's rule beside a candidate (--suite small).
+struct EnvVariant {
+  std::string label;
+  Algorithm algorithm = Algorithm::automatic;
+  std::vector<std::pair<std::string, std::string>> env;  ///< name, value
+};
 
 /// One generated array (extents, precision), solved along each of `axes`.
 struct Case {
@@ -31,6 +41,7 @@ struct Case {
   int launches = 1;
   bool baselines = true;        ///< run LAPACK (cpu) or cuSPARSE (cuda) where they apply
   bool baselines_only = false;  ///< skip triax (records the baselines and copy alone)
+  std::vector<EnvVariant> variants;  ///< timed after the requested algorithms
 };
 
 /// One measured line of the table.

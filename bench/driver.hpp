@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "case.hpp"
+#include "env_scope.hpp"
 #include "host_memory.hpp"
 #include "inputs.hpp"
 #include "options.hpp"
@@ -91,14 +92,15 @@ void run_case(const Case& c, const CopyReference& copy, Env& env, std::vector<Ro
     for (std::size_t i = first; i < baseline_end; ++i) finish_row(rows[i], copy);
 
     const Algorithm pick = automatic_pick<T>(env, c, layout, axis);
-    for (Algorithm alg : requested_algorithms(c)) {
+    // One algorithm's row; `label` names an EnvVariant (its rows are never the pick's).
+    auto time_algorithm = [&](Algorithm alg, const std::string& label) {
       std::unique_ptr<Solver<T>> solver;
       try {
         solver = std::make_unique<Solver<T>>(c.backend, layout, axis, env.options(alg));
       } catch (const invalid_argument& e) {
-        std::printf("  skipped %s on axis %d: %s\n", std::string(to_string(alg)).c_str(), axis,
-                    e.what());
-        continue;
+        std::printf("  skipped %s%s on axis %d: %s\n", std::string(to_string(alg)).c_str(),
+                    label.empty() ? "" : (" [" + label + "]").c_str(), axis, e.what());
+        return;
       }
       auto prepare = [&] {
         if (c.mode != Mode::separate) env.copy(in.out, in.d, count);  // d (inplace) or u0 = d
@@ -117,9 +119,10 @@ void run_case(const Case& c, const CopyReference& copy, Env& env, std::vector<Ro
             break;
         }
       };
-      Row r = base_row<T>(c, axis, std::string(to_string(c.backend)),
-                          std::string(to_string(solver->algorithm())));
-      r.automatic = solver->algorithm() == pick;
+      Row r = base_row<T>(
+          c, axis, std::string(to_string(c.backend)),
+          std::string(to_string(solver->algorithm())) + (label.empty() ? "" : " [" + label + "]"));
+      r.automatic = label.empty() && solver->algorithm() == pick;
       try {
         auto solves = [&] {
           for (int k = 0; k < c.launches; ++k) solve();
@@ -138,7 +141,7 @@ void run_case(const Case& c, const CopyReference& copy, Env& env, std::vector<Ro
                                          c.mode == Mode::increment ? in.host_d : nullptr);
       } catch (const error& e) {  // a failed launch: report it, go on with the next algorithm
         std::printf("  FAILED %s on axis %d: %s\n", r.algorithm.c_str(), axis, e.what());
-        continue;
+        return;
       }
       // The speedup column compares with the last baseline of this axis, if there is one.
       if (baseline_end > first) {
@@ -156,6 +159,11 @@ void run_case(const Case& c, const CopyReference& copy, Env& env, std::vector<Ro
         }
       }
       rows.push_back(r);
+    };
+    for (Algorithm alg : requested_algorithms(c)) time_algorithm(alg, "");
+    for (const EnvVariant& v : c.variants) {
+      const EnvScope scope(v.env);
+      time_algorithm(v.algorithm, v.label);
     }
   }
 }

@@ -131,6 +131,7 @@ int main(int argc, char** argv) {
     }
     run_cases(cfg.block_cases, info, rows, run_block_case, gpu_block_case, print_block_row);
 
+    if (cfg.suite == "small") print_small_table(rows);
     std::vector<TargetResult> targets;
     if (cfg.check_targets) {
       if (cfg.cases.empty() || cfg.cases.front().baselines_only) {

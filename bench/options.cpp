@@ -83,7 +83,76 @@ std::vector<Case> cyclic_suite(const Case& base) {
   return cases;
 }
 
-constexpr Suite suites[] = {{"cpu", cpu_suite}, {"gpu", gpu_suite}, {"cyclic", cyclic_suite}};
+/// The knob sweep of the small-batch spread (TRIAX_CUDA_SMALL_*, cuda/scalar/block/
+/// small_batch.hpp), each a variant of `automatic`, and today's rule ("old") beside them.
+std::vector<EnvVariant> small_batch_variants() {
+  std::vector<EnvVariant> out;
+  out.push_back({"old", Algorithm::automatic, {{"TRIAX_CUDA_SMALL_BATCH", "0"}}});
+  for (int fill : {1, 2, 3, 6}) {
+    for (int rows : {2, 4, 8}) {
+      out.push_back({"fill " + std::to_string(fill) + " rows " + std::to_string(rows),
+                     Algorithm::automatic,
+                     {{"TRIAX_CUDA_SMALL_BATCH", "1"},
+                      {"TRIAX_CUDA_SMALL_FILL", std::to_string(fill)},
+                      {"TRIAX_CUDA_SMALL_ROWS", std::to_string(rows)}}});
+    }
+  }
+  return out;
+}
+
+/// A cyclic algorithm with each thread's rows loaded at once (TRIAX_CYCLIC_ROWS_IN_FLIGHT=8, as
+/// many as a thread has: block_cyclic.cuh).
+EnvVariant rows_in_flight(Algorithm a) {
+  return {"in flight 8", a, {{"TRIAX_CYCLIC_ROWS_IN_FLIGHT", "8"}}};
+}
+
+/// CR+PCR's switch size (TRIAX_CYCLIC_SWITCH_ROWS; 256 by default) for the bar against CR and
+/// PCR on 512 systems of 512 rows, with today's loads and with every row in flight (the same for
+/// CR and PCR, so that the bar compares like with like).
+std::vector<EnvVariant> cr_pcr_switch_variants() {
+  std::vector<EnvVariant> out;
+  for (int rows : {8, 16, 32, 64, 128}) {
+    const std::string s = std::to_string(rows);
+    out.push_back({"switch " + s, Algorithm::cuda_cr_pcr, {{"TRIAX_CYCLIC_SWITCH_ROWS", s}}});
+    out.push_back({"switch " + s + " in flight 8",
+                   Algorithm::cuda_cr_pcr,
+                   {{"TRIAX_CYCLIC_SWITCH_ROWS", s}, {"TRIAX_CYCLIC_ROWS_IN_FLIGHT", "8"}}});
+  }
+  out.push_back(rows_in_flight(Algorithm::cuda_cr));
+  out.push_back(rows_in_flight(Algorithm::cuda_pcr));
+  return out;
+}
+
+/// Issue 30's small batches on the GPU: {256 .. 4096} systems x n in {64 .. 4096}, each system
+/// contiguous (axis 0, as --suite cyclic has them: the hybrid's spread and cuSPARSE
+/// gtsv2StridedBatch both take that layout). Rows: automatic, today's automatic ("[old]", the
+/// rule TRIAX_CUDA_SMALL_BATCH=0 keeps), the spread's knob sweep, CR+PCR (the cyclic family's
+/// best that does not overflow: docs/performance.md), cuSPARSE and the copy; on 512 x 512 the
+/// whole family, CR+PCR's switch sizes and the family's loads with every row in flight (issue
+/// 30's CR+PCR bar). --check-targets judges each size (report.cpp).
+std::vector<Case> small_suite(const Case& base) {
+  std::vector<Case> cases;
+  Case c = base;
+  c.backend = Backend::cuda;
+  c.axes = {0};
+  for (std::int64_t systems = 256; systems <= 4096; systems *= 2) {
+    for (std::int64_t n = 64; n <= 4096; n *= 2) {
+      c.extents = {n, systems};
+      const bool paper_size = systems == 512 && n == 512;
+      c.algorithm = paper_size ? "cyclic" : "small";
+      c.variants = small_batch_variants();
+      c.variants.push_back(rows_in_flight(Algorithm::cuda_cr_pcr));
+      if (paper_size) {
+        for (const EnvVariant& v : cr_pcr_switch_variants()) c.variants.push_back(v);
+      }
+      cases.push_back(c);
+    }
+  }
+  return cases;
+}
+
+constexpr Suite suites[] = {
+    {"cpu", cpu_suite}, {"gpu", gpu_suite}, {"cyclic", cyclic_suite}, {"small", small_suite}};
 
 std::vector<std::string> suite_names() {
   std::vector<std::string> names;
@@ -250,6 +319,7 @@ std::vector<Algorithm> requested_algorithms(const Case& c) {
   if (c.baselines_only) return {};
   if (c.algorithm == "automatic") return {Algorithm::automatic};
   if (c.algorithm == "all") return algorithms_of(c.backend);
+  if (c.algorithm == "small") return {Algorithm::automatic, Algorithm::cuda_cr_pcr};
   if (c.algorithm == "cyclic") {
     std::vector<Algorithm> out = backend_algorithms(c.backend, false);
     out.push_back(Algorithm::automatic);
@@ -454,6 +524,13 @@ Config parse_command_line(int argc, char** argv) {
   }
   if (!cfg.suite.empty()) {
     cfg.cases = suite_cases(cfg.suite, c.backend, c.reps, baselines_only);
+    // A suite runs both precisions unless --precision names them (one process each keeps a
+    // time-limited run's first half when the second runs out).
+    if (!precision_names.empty()) {
+      std::erase_if(cfg.cases, [&](const Case& s) {
+        return std::find(precisions.begin(), precisions.end(), s.precision) == precisions.end();
+      });
+    }
     for (auto& s : cfg.cases) {
       s.mode = c.mode;
       s.launches = c.launches;

@@ -11,7 +11,7 @@ namespace triax::bench {
 
 struct Config {
   std::vector<Case> cases;
-  std::string suite;      ///< "", "cpu", "gpu", "cyclic" or "shapes"
+  std::string suite;      ///< "", "cpu", "gpu", "cyclic", "small" or "shapes"
   std::string json_path;  ///< "" = no JSON
   bool check_targets = false;
   double copy_gib = 0;  ///< size of each copy-reference buffer (0 = the backend's default)
@@ -28,9 +28,9 @@ struct Config {
 /// Parses argv; prints usage and exits on --help or on a bad argument.
 Config parse_command_line(int argc, char** argv);
 
-/// The cases of a predefined suite ("cpu", "gpu" or "cyclic"), `reps` repetitions each; "cyclic"
-/// runs on `backend` (the others have their own); throws std::invalid_argument for an unknown
-/// name.
+/// The cases of a predefined suite ("cpu", "gpu", "cyclic" or "small"), `reps` repetitions
+/// each; "cyclic" runs on `backend` (the others have their own); throws std::invalid_argument for
+/// an unknown name.
 std::vector<Case> suite_cases(const std::string& suite, Backend backend, int reps,
                               bool baselines_only);
 

@@ -1,11 +1,13 @@
 #include "report.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <map>
 #include <stdexcept>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -25,6 +27,7 @@ struct Group {
   const Row* pick = nullptr;
   const Row* best = nullptr;
   std::map<std::string, double> baseline_ms;
+  std::map<std::string, const Row*> by_name;  ///< the triax rows by algorithm (variants included)
 };
 
 std::map<std::string, Group> group_rows(const std::vector<Row>& rows) {
@@ -35,6 +38,7 @@ std::map<std::string, Group> group_rows(const std::vector<Row>& rows) {
       g.baseline_ms[r.algorithm] = r.median_ms;
       continue;
     }
+    g.by_name[r.algorithm] = &r;
     if (r.automatic) g.pick = &r;
     if (!g.best || r.pct_copy > g.best->pct_copy) g.best = &r;
   }
@@ -77,7 +81,99 @@ double speedup_over(const Row& r, const Group& g, const std::string& prefix) {
   return 0;
 }
 
+/// How many times faster than the triax row named `name` (0 when the group has none).
+double speedup_over_row(const Row& r, const Group& g, const std::string& name) {
+  const auto it = g.by_name.find(name);
+  return it == g.by_name.end() || r.median_ms <= 0 ? 0 : it->second->median_ms / r.median_ms;
+}
+
+/// The row named "<pick's algorithm> [old]": today's automatic rule (--suite small).
+double speedup_over_old(const Row& r, const Group& g) {
+  const Row* pick = g.pick ? g.pick : &r;
+  return speedup_over_row(r, g, pick->algorithm + " [old]");
+}
+
+/// The fastest row of an algorithm and its variants ("<name>" or "<name> [...]"); null if none.
+const Row* fastest_named(const Group& g, const std::string& name) {
+  const Row* best = nullptr;
+  for (const auto& [n, r] : g.by_name) {
+    if ((n == name || n.starts_with(name + " [")) && (!best || r->median_ms < best->median_ms))
+      best = r;
+  }
+  return best;
+}
+
+/// Issue 30's CR+PCR bars on a group whose pick is the CR+PCR row judged.
+void cr_pcr_bars(const std::string& label, const std::string& at, const Group& family,
+                 std::vector<TargetResult>& out) {
+  out.push_back(
+      judge(label + "cuda_cr_pcr >= 1.2x cuda_pcr", at, family, 1.2,
+            [](const Row& x, const Group& gg) { return speedup_over_row(x, gg, "cuda_pcr"); }));
+  out.push_back(
+      judge(label + "cuda_cr_pcr >= 1.5x cuda_cr", at, family, 1.5,
+            [](const Row& x, const Group& gg) { return speedup_over_row(x, gg, "cuda_cr"); }));
+}
+
+/// Issue 30's small-batch bars (--suite small), and its CR+PCR bar where the family ran.
+void small_targets(const std::string& at, const Group& g, std::vector<TargetResult>& out) {
+  out.push_back(judge(">= 2x gtsv2StridedBatch", at, g, 2.0, [](const Row& x, const Group& gg) {
+    return speedup_over(x, gg, "gtsv2StridedBatch");
+  }));
+  // >= 1.3x today's rule, or >= 80% of the copy: judged as the first, passed by either.
+  TargetResult t = judge(">= 1.3x today's automatic or >= 80% copy", at, g, 1.3, speedup_over_old);
+  if (g.pick && !t.pass && g.pick->pct_copy >= 80.0) {
+    t.pass = true;
+    t.note = "80% of the copy; " + t.note;
+  }
+  out.push_back(t);
+  const auto cr_pcr = g.by_name.find("cuda_cr_pcr");
+  if (cr_pcr == g.by_name.end() || !g.by_name.count("cuda_cr") || !g.by_name.count("cuda_pcr"))
+    return;
+  // The defaults (switch 256, today's loads)...
+  cr_pcr_bars("", at, Group{cr_pcr->second, cr_pcr->second, g.baseline_ms, g.by_name}, out);
+  // ...and the fastest CR+PCR timed (switch sizes, loads) against the fastest CR and PCR.
+  const Row* fastest = fastest_named(g, "cuda_cr_pcr");
+  std::map<std::string, const Row*> best_of = g.by_name;
+  best_of["cuda_pcr"] = fastest_named(g, "cuda_pcr");
+  best_of["cuda_cr"] = fastest_named(g, "cuda_cr");
+  cr_pcr_bars("fastest: ", at, Group{fastest, fastest, g.baseline_ms, best_of}, out);
+}
+
 }  // namespace
+
+void print_small_table(const std::vector<Row>& rows) {
+  std::printf(
+      "\nsmall batches (ms; x = cuSPARSE gtsv2StridedBatch / row; best = fastest triax row):\n");
+  std::printf("%-6s %6s %5s %8s %8s %8s %6s %8s %6s %6s  %s\n", "prec", "systems", "n", "cusparse",
+              "old", "auto", "x", "best", "x", "%copy", "best row");
+  const std::map<std::string, Group> groups = group_rows(rows);
+  std::vector<const Group*> order;  // by precision, systems, n
+  for (const auto& [at, g] : groups) {
+    if (g.pick) order.push_back(&g);
+  }
+  std::sort(order.begin(), order.end(), [](const Group* x, const Group* y) {
+    return std::tie(x->pick->precision, x->pick->systems, x->pick->n) <
+           std::tie(y->pick->precision, y->pick->systems, y->pick->n);
+  });
+  for (const Group* gp : order) {
+    const Group& g = *gp;
+    const Row* best = g.pick;
+    for (const auto& [name, r] : g.by_name) {
+      if (r->median_ms > 0 && r->median_ms < best->median_ms) best = r;
+    }
+    double cus = 0;
+    for (const auto& [name, ms] : g.baseline_ms) {
+      if (name.find("gtsv2StridedBatch") != std::string::npos) cus = ms;
+    }
+    const auto old = g.by_name.find(g.pick->algorithm + " [old]");
+    std::printf("%-6s %6lld %5lld %8.4f %8.4f %8.4f %6.2f %8.4f %6.2f %6.1f  %s\n",
+                g.pick->precision.c_str(), static_cast<long long>(g.pick->systems),
+                static_cast<long long>(g.pick->n), cus,
+                old == g.by_name.end() ? 0.0 : old->second->median_ms, g.pick->median_ms,
+                cus / g.pick->median_ms, best->median_ms, cus / best->median_ms, best->pct_copy,
+                best->algorithm.c_str());
+  }
+}
 
 void print_copy(const char* what, const CopyReference& copy) {
   std::printf("%s copy reference: %.1f GB/s (%s; 2 x %.2f GiB moved per copy;", what, copy.gbps,
@@ -144,6 +240,8 @@ std::vector<TargetResult> check_targets(const std::string& suite, const std::vec
                               return speedup_over(x, gg, "gtsvInterleavedBatch");
                             }));
       }
+    } else if (suite == "small") {
+      small_targets(at, g, out);
     }
   }
   return out;

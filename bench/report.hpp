@@ -31,6 +31,8 @@ void print_row(const Row& row);
 /// The targets of a suite ("cpu" or "gpu"), judged on the rows of the automatic pick.
 std::vector<TargetResult> check_targets(const std::string& suite, const std::vector<Row>& rows);
 void print_targets(const std::vector<TargetResult>& results);
+/// --suite small: one line per size, cuSPARSE, today's automatic, automatic and the fastest row.
+void print_small_table(const std::vector<Row>& rows);
 
 void write_json(const std::string& path, const RunInfo& info, const std::vector<Row>& rows,
                 const std::vector<TargetResult>& targets);

@@ -191,24 +191,7 @@ TYPED_TEST(CudaVsReference, LongSystemsAcrossBlocks) {
       quick_mode() ? std::vector<Mode>{Mode::increment}
                    : std::vector<Mode>(std::begin(all_modes), std::end(all_modes));
   // Checked: the same answers, and info 0 for every system.
-  const Runner<T> checked = [](const OperandLayouts& layouts, int axis, Mode mode,
-                               Batch<T>& batch) {
-    ASSERT_EQ(mode, Mode::separate);
-    DeviceBuffer<T> a(batch.a), b(batch.b), c(batch.c), d(batch.d), x(batch.x);
-    const std::int64_t systems = batch.d.size() / layouts.d.extent(axis);
-    int* dinfo = nullptr;
-    TRIAX_TEST_CUDA_OK(cudaMalloc(&dinfo, systems * sizeof(int)));
-    TRIAX_TEST_CUDA_OK(cudaMemset(dinfo, 0xff, systems * sizeof(int)));
-    Solver<T> s(Backend::cuda, layouts, axis,
-                {.algorithm = Algorithm::cuda_block_thomas_pcr, .checked = true});
-    s.solve(a.get(), b.get(), c.get(), d.get(), x.get(), dinfo);
-    std::vector<int> info(systems, -1);
-    TRIAX_TEST_CUDA_OK(
-        cudaMemcpy(info.data(), dinfo, systems * sizeof(int), cudaMemcpyDeviceToHost));
-    TRIAX_TEST_CUDA_OK(cudaFree(dinfo));
-    for (std::int64_t q = 0; q < systems; ++q) ASSERT_EQ(info[q], 0) << "system " << q;
-    x.download(batch.x);
-  };
+  const Runner<T> checked = cuda_checked_runner<T>(Algorithm::cuda_block_thomas_pcr);
   // Clusters off; on wherever they fit, register and staged blocks; the default rule.
   const std::pair<const char*, const char*> settings[] = {
       {"0", "default"}, {"1", "0"}, {"1", "1"}, {"default", "default"}};

@@ -12,6 +12,7 @@
 #include "support/cyclic_checks.hpp"
 #include "support/device_runner.hpp"
 #include "support/quick_mode.hpp"
+#include "support/scoped_env.hpp"
 
 namespace triax::test {
 namespace {
@@ -67,6 +68,24 @@ TYPED_TEST(CudaCyclicVsReference, ManySystems) {
   using T = TypeParam;
   const std::int64_t systems = quick_mode() ? 300 : 5000;
   expect_lengths_match<T>(Backend::cuda, cuda_runner<T>, {37}, systems);
+}
+
+// Each thread's rows loaded before any is stored (TRIAX_CYCLIC_ROWS_IN_FLIGHT, block_cyclic.cuh):
+// 3 leaves a partial group at the end of most systems, 8 takes all of a thread's rows at 4096
+// float rows; lengths as above, every axis and mode, padded layouts.
+TYPED_TEST(CudaCyclicVsReference, RowsInFlight) {
+  using T = TypeParam;
+  std::vector<std::int64_t> lengths = {1, 2, 3, 31, 33, 255, 256, 257, 300, 513, 1025, limit<T>};
+  if (!quick_mode()) {
+    for (std::int64_t n = 4; n < 300; n += 7) lengths.push_back(n);
+  }
+  for (const char* k : {"3", "8"}) {
+    SCOPED_TRACE(std::string("rows in flight ") + k);
+    const ScopedEnv in_flight("TRIAX_CYCLIC_ROWS_IN_FLIGHT", k);
+    expect_lengths_match<T>(Backend::cuda, cuda_runner<T>, lengths, 5);
+    expect_every_axis_and_mode_match<T>(Backend::cuda, cuda_runner<T>);
+    expect_padded_layouts_match<T>(Backend::cuda, cuda_runner<T>);
+  }
 }
 
 TYPED_TEST(CudaCyclicVsReference, LongerSystemsAreRejectedByName) {

@@ -101,4 +101,25 @@ Runner<T> cuda_runner(Algorithm algorithm) {
   };
 }
 
+/// The same in checked mode (Mode::separate only): the answers, and info 0 for every system.
+template <class T>
+Runner<T> cuda_checked_runner(Algorithm algorithm) {
+  return [=](const OperandLayouts& layouts, int axis, Mode mode, Batch<T>& batch) {
+    ASSERT_EQ(mode, Mode::separate);
+    DeviceBuffer<T> a(batch.a), b(batch.b), c(batch.c), d(batch.d), x(batch.x);
+    const std::int64_t systems = batch.d.size() / layouts.d.extent(axis);
+    int* dinfo = nullptr;
+    TRIAX_TEST_CUDA_OK(cudaMalloc(&dinfo, systems * sizeof(int)));
+    TRIAX_TEST_CUDA_OK(cudaMemset(dinfo, 0xff, systems * sizeof(int)));
+    Solver<T> s(Backend::cuda, layouts, axis, {.algorithm = algorithm, .checked = true});
+    s.solve(a.get(), b.get(), c.get(), d.get(), x.get(), dinfo);
+    std::vector<int> info(systems, -1);
+    TRIAX_TEST_CUDA_OK(
+        cudaMemcpy(info.data(), dinfo, systems * sizeof(int), cudaMemcpyDeviceToHost));
+    TRIAX_TEST_CUDA_OK(cudaFree(dinfo));
+    for (std::int64_t q = 0; q < systems; ++q) ASSERT_EQ(info[q], 0) << "system " << q;
+    x.download(batch.x);
+  };
+}
+
 }  // namespace triax::test

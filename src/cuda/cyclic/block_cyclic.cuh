@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <cstdlib>
 
 #include "core/cyclic_variants.hpp"
 #include "core/problem.hpp"
@@ -31,9 +32,22 @@ inline int block_threads(std::int64_t n) {
   return static_cast<int>(std::clamp<std::int64_t>((pairs + 31) / 32 * 32, 32, max_block_threads));
 }
 
+/// The most rows a thread loads before it stores any (n = 4096 over 512 threads: all of them).
+inline constexpr int max_rows_in_flight = 8;
+
+/// Rows each thread has in flight while it loads its system (1 to max_rows_in_flight), from
+/// TRIAX_CYCLIC_ROWS_IN_FLIGHT, read at every solve; 1 (each row stored before the next is read,
+/// one global round trip a row) unless set, until the H100 measures the others
+/// (docs/notes/2026-11-27-small30.md: the part of a solve that CR and CR+PCR share).
+inline int rows_in_flight() {
+  const char* v = std::getenv("TRIAX_CYCLIC_ROWS_IN_FLIGHT");
+  const int k = v == nullptr ? 1 : std::atoi(v);
+  return std::clamp(k, 1, max_rows_in_flight);
+}
+
 template <class T, InnerSolver Inner, bool Accumulate, bool Checked>
 __global__ void __launch_bounds__(max_block_threads)
-    block_cyclic_kernel(Problem p, Operands<T> ops, SharedLayout layout) {
+    block_cyclic_kernel(Problem p, Operands<T> ops, SharedLayout layout, int in_flight) {
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   __shared__ int breakdown_key, last_bad_row;
   __shared__ unsigned long long largest[3];
@@ -75,7 +89,20 @@ __global__ void __launch_bounds__(max_block_threads)
                    n, 1, row, breakdown);
       __syncthreads();
     } else {
-      for (int i = threadIdx.x; i < n; i += blockDim.x) rows.set(i, row(i));
+      // `in_flight` of a thread's rows read before any is stored, so that their loads overlap.
+      for (int first = threadIdx.x; first < n; first += in_flight * blockDim.x) {
+        Equation<T> held[max_rows_in_flight];
+#pragma unroll
+        for (int u = 0; u < max_rows_in_flight; ++u) {
+          const int i = first + u * static_cast<int>(blockDim.x);
+          if (u < in_flight && i < n) held[u] = row(i);
+        }
+#pragma unroll
+        for (int u = 0; u < max_rows_in_flight; ++u) {
+          const int i = first + u * static_cast<int>(blockDim.x);
+          if (u < in_flight && i < n) rows.set(i, held[u]);
+        }
+      }
       __syncthreads();
       block_cr_reduce(rows, n, stride, breakdown);
       if constexpr (Inner == InnerSolver::pcr) {
@@ -155,7 +182,7 @@ void launch_block_cyclic(const Problem& p, const Operands<T>& ops, const SharedL
       TRIAX_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                             static_cast<int>(smem)));
     }
-    launch_kernel(kernel, grid, threads, smem, stream, p, ops, layout);
+    launch_kernel(kernel, grid, threads, smem, stream, p, ops, layout, rows_in_flight());
   });
 }
 

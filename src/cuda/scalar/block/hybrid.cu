@@ -14,12 +14,15 @@
 #include "cuda/scalar/block/hybrid_kernel.cuh"
 #include "cuda/scalar/block/long_block.hpp"
 #include "cuda/scalar/block/pipelined_kernel.cuh"
+#include "cuda/scalar/block/small_batch.hpp"
 #include "cuda/scalar/block/staged_kernel.cuh"
 #include "cuda/cuda_check.hpp"
 #include "cuda/launch/launch_kernel.hpp"
 #include "cuda/solve_modes.cuh"
 
 namespace triax::detail::cuda {
+static_assert(small_batch_block_threads == chunk_block_threads,
+              "small_batch.hpp's block is the chunk arrangement's");
 namespace {
 
 constexpr std::size_t workspace_alignment = 256;
@@ -123,6 +126,31 @@ bool span_rows(const Problem& p) {
   for (int op = 0; op < operand_count; ++op) {
     if (p.map[op].row_stride != 1) return false;
   }
+  return true;
+}
+
+/// SMs of the current device (132, an H100's, without one: host-side callers only size things).
+int sm_count() {
+  const int v = device_attribute<cudaDevAttrMultiProcessorCount>();
+  return v > 0 ? v : 132;
+}
+
+/// A positive integer knob from the environment, or `fallback` when unset or not one.
+int env_int(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  const int got = v == nullptr ? 0 : std::atoi(v);
+  return got > 0 ? got : fallback;
+}
+
+/// Whether the small-batch spread (small_batch.hpp) applies, and its knobs.
+/// TRIAX_CUDA_SMALL_BATCH=1 turns it on, anything else leaves today's rule: it is off by default
+/// until the H100 sweep (bench --suite small, docs/algorithms.md "Small batches") says where it
+/// wins. TRIAX_CUDA_SMALL_FILL: blocks of 256 threads wanted per SM; TRIAX_CUDA_SMALL_ROWS: the
+/// fewest rows per chunk thread. Read at every choice, so one process times every setting.
+bool small_batch_on(SmallBatchKnobs& k) {
+  if (env_switch("TRIAX_CUDA_SMALL_BATCH") != 1) return false;
+  k.fill = env_int("TRIAX_CUDA_SMALL_FILL", k.fill);
+  k.min_rows = env_int("TRIAX_CUDA_SMALL_ROWS", k.min_rows);
   return true;
 }
 
@@ -652,6 +680,13 @@ bool choose(const Problem& p, HybridFamily family, Allowed allowed, HybridConfig
     // (P = 128, S = 2: 1.46 TB/s on the H100). S * P stays a multiple of 32.
     cfg.S = static_cast<int>(std::clamp<std::int64_t>(p.count, 1, std::max(1, 256 / P)));
     while (cfg.S * P % 32 != 0) ++cfg.S;
+    // Small batches: spread over every SM (small_batch.hpp), where switched on.
+    SmallBatchKnobs knobs;
+    if (family == HybridFamily::block && !long_path && small_batch_on(knobs)) {
+      const ChunkSpread sp = small_batch_spread(n, p.count, cfg.P, cfg.S, sm_count(), knobs);
+      cfg.P = sp.P;
+      cfg.S = sp.S;
+    }
   } else {
     cfg.S = systems_per_block<T>(P);
     if (long_path) {
