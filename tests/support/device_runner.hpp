@@ -4,8 +4,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <array>
-#include <cstdint>
 #include <vector>
 
 #include "support/compare.hpp"
@@ -36,51 +34,42 @@ class DeviceBuffer {
 };
 
 /// The five operands on the device, each `shift` elements past a cudaMalloc'ed (256-byte aligned)
-/// base so that a solve's rows can start anywhere in a vector (shift 0: aligned). With `from`
-/// (each operand's lowest element, in the order a, b, c, d, x), an allocation holds only the
-/// host buffer's elements from there to its end: it ends exactly at the operand's highest
-/// element, so a read past either end is outside it (compute-sanitizer memcheck reports it); the
-/// pointers handed to a solve then lie `from` elements before that element.
+/// base so that a solve's rows can start anywhere in a vector (shift 0: aligned).
 template <class T>
 class DeviceOperands {
  public:
-  using Lows = std::array<std::int64_t, 5>;
   DeviceOperands(const std::vector<T>& a, const std::vector<T>& b, const std::vector<T>& c,
-                 const std::vector<T>& d, const std::vector<T>& x, int shift = 0,
-                 const Lows& from = {})
+                 const std::vector<T>& d, const std::vector<T>& x, int shift = 0)
       : shift_(shift),
-        from_(from),
-        a_(shifted(a, shift, from[0])),
-        b_(shifted(b, shift, from[1])),
-        c_(shifted(c, shift, from[2])),
-        d_(shifted(d, shift, from[3])),
-        x_(shifted(x, shift, from[4])) {}
+        a_(shifted(a, shift)),
+        b_(shifted(b, shift)),
+        c_(shifted(c, shift)),
+        d_(shifted(d, shift)),
+        x_(shifted(x, shift)) {}
   bool allocated() const { return a_.get() && b_.get() && c_.get() && d_.get() && x_.get(); }
-  T* a() const { return a_.get() + shift_ - from_[0]; }
-  T* b() const { return b_.get() + shift_ - from_[1]; }
-  T* c() const { return c_.get() + shift_ - from_[2]; }
-  T* d() const { return d_.get() + shift_ - from_[3]; }
-  T* x() const { return x_.get() + shift_ - from_[4]; }
+  T* a() const { return a_.get() + shift_; }
+  T* b() const { return b_.get() + shift_; }
+  T* c() const { return c_.get() + shift_; }
+  T* d() const { return d_.get() + shift_; }
+  T* x() const { return x_.get() + shift_; }
   /// Copies the outputs, d and x, back.
   void download(std::vector<T>& d, std::vector<T>& x) const {
-    back(d_, d, from_[3]);
-    back(x_, x, from_[4]);
+    back(d_, d);
+    back(x_, x);
   }
 
  private:
-  static std::vector<T> shifted(const std::vector<T>& h, int shift, std::int64_t from) {
+  static std::vector<T> shifted(const std::vector<T>& h, int shift) {
     std::vector<T> s(static_cast<std::size_t>(shift), T(0));
-    s.insert(s.end(), h.begin() + from, h.end());
+    s.insert(s.end(), h.begin(), h.end());
     return s;
   }
-  void back(const DeviceBuffer<T>& buf, std::vector<T>& h, std::int64_t from) const {
-    std::vector<T> all(h.size() - static_cast<std::size_t>(from) +
-                       static_cast<std::size_t>(shift_));
+  void back(const DeviceBuffer<T>& buf, std::vector<T>& h) const {
+    std::vector<T> all(h.size() + static_cast<std::size_t>(shift_));
     buf.download(all);
-    std::copy(all.begin() + shift_, all.end(), h.begin() + from);
+    std::copy(all.begin() + shift_, all.end(), h.begin());
   }
   int shift_;
-  Lows from_;
   DeviceBuffer<T> a_, b_, c_, d_, x_;
 };
 

@@ -116,19 +116,6 @@ bool vector_stage_on(int P) {
   return sw == -1 ? sizeof(T) == 4 && P <= 32 : sw == 1;
 }
 
-/// Whether axis 0 takes the aligned-span path (Mapping::chunk_span, aligned_span.cuh) where the
-/// aligned vector path (chunk_direct) cannot run: every operand's rows contiguous (a, b or c
-/// constant along the row keeps the element-wise path, which reads them once).
-/// TRIAX_CUDA_AXIS0_ALIGNED=0 keeps the staged path of before (RunShare, store_run), for
-/// comparisons in one process; read at every solve, as the other switches are.
-bool span_rows(const Problem& p) {
-  if (env_switch("TRIAX_CUDA_AXIS0_ALIGNED") == 0) return false;
-  for (int op = 0; op < operand_count; ++op) {
-    if (p.map[op].row_stride != 1) return false;
-  }
-  return true;
-}
-
 /// SMs of the current device (132, an H100's, without one: host-side callers only size things).
 int sm_count() {
   const int v = device_attribute<cudaDevAttrMultiProcessorCount>();
@@ -483,8 +470,6 @@ void launch_phase(const HybridConfig& cfg, const Problem& p, const Operands<T>& 
     launch_m<T, Mapping::system_fastest, Ph, Acc, Chk>(cfg.M, p, ops, sh, tiles, stream);
   } else if (cfg.map == Mapping::system_fastest) {
     launch_m<T, Mapping::system_fastest, Ph, Acc, Chk>(cfg.M, p, ops, sh, tiles, stream);
-  } else if (cfg.map == Mapping::chunk_span) {
-    launch_m<T, Mapping::chunk_span, Ph, Acc, Chk>(cfg.M, p, ops, sh, tiles, stream);
   } else if (Ph == Phase::fused && cfg.map == Mapping::chunk_direct) {
     launch_m<T, Mapping::chunk_direct, Phase::fused, Acc, Chk>(cfg.M, p, ops, sh, tiles, stream);
   } else {
@@ -810,10 +795,9 @@ void hybrid_run(const Problem& p, const Operands<T>& ops, const HybridConfig& cf
     HybridShape sh = split_rows(p.n, c0.P * c0.C, c0.P, c0.S);
     sh.C = c0.C;
     sh.vector_stage = vector_stage_on<T>(sh.P);
-    sh.bounds = SpanBounds::make(p);
     HybridConfig c = c0;
     if (c.map == Mapping::chunk_direct && !direct_aligned(p, ops, sh))
-      c.map = span_rows(p) ? Mapping::chunk_span : Mapping::chunk_fastest;
+      c.map = Mapping::chunk_fastest;
     with_solve_mode(ops, [&](auto acc, auto chk) {
       if constexpr (!chk.value) {
         if (c.C > 1) {
@@ -826,14 +810,9 @@ void hybrid_run(const Problem& p, const Operands<T>& ops, const HybridConfig& cf
     return;
   }
   // Long path: reduce every chunk to two equations, solve those (recursively), finish.
-  // The first and last passes read and write the rows as the fused kernel does (chunk_direct
-  // has no long-path form: its chunks are not whole vectors there).
-  HybridConfig lc = cfg;
-  if (lc.map == Mapping::chunk_direct && span_rows(p)) lc.map = Mapping::chunk_span;
   LongSplit ls = long_split<T>(p, cfg);
   ls.shape.red = workspace;
   ls.shape.vector_stage = vector_stage_on<T>(ls.shape.P);
-  ls.shape.bounds = SpanBounds::make(p);
   const Problem r = reduced_problem<T>(p, ls);
   T* planes = static_cast<T*>(workspace);
   const std::int64_t plane = p.count * ls.shape.reduced_rows;
@@ -842,9 +821,9 @@ void hybrid_run(const Problem& p, const Operands<T>& ops, const HybridConfig& cf
       false,  nullptr};
   const bool checked = ops.info != nullptr;
   if (checked) {
-    launch_phase<T, Phase::reduce_only, false, true>(lc, p, ops, ls.shape, ls.tiles, stream);
+    launch_phase<T, Phase::reduce_only, false, true>(cfg, p, ops, ls.shape, ls.tiles, stream);
   } else {
-    launch_phase<T, Phase::reduce_only, false, false>(lc, p, ops, ls.shape, ls.tiles, stream);
+    launch_phase<T, Phase::reduce_only, false, false>(cfg, p, ops, ls.shape, ls.tiles, stream);
   }
   HybridConfig rc{};
   hybrid_choose<T>(r, HybridFamily::block, rc);
@@ -852,7 +831,7 @@ void hybrid_run(const Problem& p, const Operands<T>& ops, const HybridConfig& cf
                align_up(4 * sizeof(T) * std::size_t(p.count) * ls.shape.reduced_rows);
   hybrid_run<T>(r, rops, rc, rest, stream);
   with_solve_mode(ops, [&](auto acc, auto chk) {
-    launch_phase<T, Phase::finish_only, acc.value, chk.value>(lc, p, ops, ls.shape, ls.tiles,
+    launch_phase<T, Phase::finish_only, acc.value, chk.value>(cfg, p, ops, ls.shape, ls.tiles,
                                                               stream);
   });
   if (checked) {

@@ -21,8 +21,6 @@ enum class HybridFamily {
 enum class Mapping {
   chunk_fastest,   // a system's chunk threads consecutive; rows through a shared-memory transpose
   chunk_direct,    // the same threads, each loading its own chunk with 16-byte vectors (aligned)
-  chunk_span,      // chunk_fastest with every run moved in aligned 16-byte vectors only, for any
-                   // length and alignment (aligned_span.cuh; hybrid_run picks it, not choose)
   system_fastest,  // neighbouring systems in consecutive threads (axes >= 1)
   system_staged,   // the same threads, with a, b and c in shared memory (staged_kernel.cuh)
   system_pipelined,  // the same threads, persistent blocks streaming the next group of systems

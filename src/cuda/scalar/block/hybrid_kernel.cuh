@@ -9,8 +9,6 @@
 //    instruction (lane i takes rows R0 + i, R0 + i + 32, ...) and hands each thread its chunk
 //    through a per-warp shared-memory transpose; x leaves the same way. With P <= 32 the reduced
 //    system never leaves the warp (pair_solve over shuffles, no block barrier).
-//    Mapping::chunk_span is the same arrangement with the group's run moved between global and
-//    shared memory in aligned 16-byte vectors only (aligned_span.cuh).
 //  * Mapping::system_fastest (Algorithm 11, neighbouring systems adjacent in memory: axes >= 1).
 //    The S threads of one chunk index are consecutive: each row of a chunk is one contiguous run
 //    of S systems, read straight into registers. The reduced rows go through shared memory to
@@ -38,12 +36,10 @@
 #include <type_traits>
 
 #include "core/problem.hpp"
-#include "cuda/scalar/block/aligned_span.cuh"
 #include "cuda/scalar/block/global_loads.cuh"
 #include "cuda/scalar/block/hybrid.hpp"
 #include "cuda/scalar/block/long_tile.cuh"
 #include "cuda/scalar/block/reduced_solve.cuh"
-#include "cuda/scalar/block/vec16.cuh"
 #include "cuda/scalar/thread/thomas_steps.cuh"
 #include "cuda/scalar/warp/hybrid_math.cuh"
 
@@ -72,9 +68,6 @@ struct HybridShape {
   // chunk_fastest: operands with contiguous rows go between global and shared memory in 16-byte
   // vectors, with single elements at each end of a group's run (RunShare, store_run).
   bool vector_stage;
-  // chunk_span: each operand's lowest and highest element, which its copies never pass
-  // (span_index.hpp); hybrid_run sets them from the layout.
-  SpanBounds bounds;
   // Long path (P a multiple of 32): each tile of 32 consecutive chunks of a system (a warp's own
   // along axis 0; spread over S warps and met in shared memory along axes >= 1) leaves two
   // reduced equations, not two per chunk (long_tile.hpp). The reduced system
@@ -93,16 +86,13 @@ __host__ __device__ constexpr bool reduced_in_shared(Mapping map, Phase ph, int 
 /// Shared memory of one block, in elements of T, then S ints (checked mode).
 template <class T>
 struct HybridSmem {
-  int stage_stride;  // per warp: 4 arrays of 32 * M rows, padded (chunk_fastest, chunk_span)
+  int stage_stride;  // per warp: 4 arrays of 32 * M rows, padded (chunk_fastest only)
   int sys_stride;    // reduced rows of one system in this block: 2P + 1
   int reduced_size;  // per array: padded S * sys_stride, or 0
   int exchange;      // clustered: cluster_exchange_size(S) + cluster_records_size(S, C)
   __host__ __device__ static HybridSmem make(const HybridShape& s, int M, Mapping map, Phase ph) {
     HybridSmem m{};
-    m.stage_stride = map == Mapping::chunk_fastest ? 4 * padded_size<T>(32 * M)
-                     : map == Mapping::chunk_span
-                         ? 4 * SpanIndex<T>::array_slots(s.P < 32 ? s.P : 32, M)
-                         : 0;
+    m.stage_stride = map == Mapping::chunk_fastest ? 4 * padded_size<T>(32 * M) : 0;
     m.sys_stride = 2 * s.P + 1;
     // The long path in tiles along axes >= 1 passes the chunks' pairs to the tiles' warps
     // through the same arrays (hybrid_kernel's long path).
@@ -229,6 +219,27 @@ __device__ __forceinline__ int store_chunk_strided(T* x, std::int64_t rx, int r0
   return bad;
 }
 
+template <class T>
+using VecOf = std::conditional_t<sizeof(T) == 4, float4, double2>;
+__device__ __forceinline__ void unpack(const float4& v, float* out) {
+  out[0] = v.x;
+  out[1] = v.y;
+  out[2] = v.z;
+  out[3] = v.w;
+}
+__device__ __forceinline__ void unpack(const double2& v, double* out) {
+  out[0] = v.x;
+  out[1] = v.y;
+}
+template <class T>
+__device__ __forceinline__ VecOf<T> pack(const T* in) {
+  if constexpr (sizeof(T) == 4) {
+    return make_float4(in[0], in[1], in[2], in[3]);
+  } else {
+    return make_double2(in[0], in[1]);
+  }
+}
+
 /// chunk_direct: rows [r0, r0 + L) of one operand with 16-byte vectors, or its one value where
 /// it is constant along the row (row stride 0; then `first` is 0).
 template <class T, int M>
@@ -346,17 +357,6 @@ constexpr int chunk_block_threads = 256;
 #ifndef TRIAX_CUDA_CHUNK_MIN_BLOCKS  // a tuning aid: 4 holds them to 64 registers (some spills)
 #define TRIAX_CUDA_CHUNK_MIN_BLOCKS 3
 #endif
-/// The aligned-span path holds no loaded value in registers (cp.async), so its 8-row float chunks
-/// take four blocks per SM (64 registers; ptxas spills 8 bytes, 40 in checked mode) where the
-/// staged path holds three; double stays at two (at three, 80 registers, ptxas spilled 88-352
-/// bytes). Not yet measured on the device: TRIAX_CUDA_SPAN_MIN_BLOCKS=0 builds the staged
-/// path's budget for comparison.
-#ifndef TRIAX_CUDA_SPAN_MIN_BLOCKS
-#define TRIAX_CUDA_SPAN_MIN_BLOCKS 1
-#endif
-template <class T, int M>
-constexpr int span_min_blocks =
-    sizeof(T) == 4 && M == 8 ? (TRIAX_CUDA_SPAN_MIN_BLOCKS == 0 ? 3 : 4) : 2;
 template <class T, int M, Mapping Map>
 struct HybridBounds {
   static constexpr bool chunk_major = Map != Mapping::system_fastest;
@@ -365,7 +365,6 @@ struct HybridBounds {
   // Where neighbouring systems are adjacent, 0 as if none were named (1 made ptxas take up to a
   // third more registers for the same cap).
   static constexpr int min_blocks = !chunk_major                   ? 0
-                                    : Map == Mapping::chunk_span   ? span_min_blocks<T, M>
                                     : sizeof(T) == 4 && M == 8 ? TRIAX_CUDA_CHUNK_MIN_BLOCKS
                                                                : 2;
 };
@@ -375,9 +374,7 @@ __global__ void __launch_bounds__(HybridBounds<T, M, Map>::threads,
                                   HybridBounds<T, M, Map>::min_blocks)
     hybrid_kernel(Problem p, Operands<T> ops, HybridShape sh) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  // chunk_span: chunk_fastest's arrangement, with its runs moved in aligned vectors only.
-  constexpr bool span = Map == Mapping::chunk_span;
-  constexpr bool chunk_fastest = Map == Mapping::chunk_fastest || span;
+  constexpr bool chunk_fastest = Map == Mapping::chunk_fastest;
   constexpr bool chunk_major = Map != Mapping::system_fastest;  // a system's threads adjacent
   const int P = sh.P, S = sh.S;
   const int t = threadIdx.x, lane = t & 31, warp = t >> 5, warps = blockDim.x >> 5;
@@ -421,38 +418,8 @@ __global__ void __launch_bounds__(HybridBounds<T, M, Map>::threads,
   const int R0 = chunk_fastest ? chunk_start(sh, n, j - gi) : 0;
   const int R1 = chunk_fastest ? chunk_start(sh, n, j - gi + gw) : 0;
   if constexpr (chunk_fastest) {
-    if constexpr (span) {
-      // Every operand's rows contiguous (the host checked): the runs' aligned vectors copied
-      // into the staging area, each lane's chunk read from there (aligned_span.cuh).
-      const int arr = lay.stage_stride / 4;
-      const int gstart = (lane / gw) * SpanIndex<T>::group_elems(gw, M);
-      const int len = valid ? R1 - R0 : 0;
-      const SpanBounds& sb = sh.bounds;
-      const auto copy = [&](const T* base, int op, T* st) {
-        return span_copy<T, M>(base + off[op] + R0, len, base + sb.lo[op], base + sb.hi[op], gi,
-                               gw, st, gstart);
-      };
-      const int mis_a = copy(ops.a, op_a, stage);
-      const int mis_b = copy(ops.b, op_b, stage + arr);
-      const int mis_c = copy(ops.c, op_c, stage + 2 * arr);
-      const int mis_d = copy(ops.d, op_d, stage + 3 * arr);
-      __pipeline_commit();
-      __pipeline_wait_prior(0);
-      __syncwarp();
-      const int skew = SpanIndex<T>::skew(lane, mis_d + (r0 - R0));
-      span_read<T, M>(stage, gstart, mis_a + (r0 - R0), L, skew, rows.a);
-      span_read<T, M>(stage + arr, gstart, mis_b + (r0 - R0), L, skew, rows.b);
-      span_read<T, M>(stage + 2 * arr, gstart, mis_c + (r0 - R0), L, skew, rows.c);
-      span_read<T, M>(stage + 3 * arr, gstart, mis_d + (r0 - R0), L, skew, rows.d);
-      // a of row 0 and c of row n - 1 came with their runs: drop them.
-#pragma unroll
-      for (int k = 0; k < M; ++k) {
-        rows.a[k] = r0 + k > 0 ? rows.a[k] : T(0);
-        rows.c[k] = r0 + k + 1 < n ? rows.c[k] : T(0);
-      }
-      __syncwarp();
-    } else if (sh.vector_stage && ra == 1 && rb == 1 && rc == 1 && rd == 1) {
-      // Where all four operands have contiguous rows: 16-byte vectors through the staging area.
+    // Where all four operands have contiguous rows: 16-byte vectors through the staging area.
+    if (sh.vector_stage && ra == 1 && rb == 1 && rc == 1 && rd == 1) {
       T* st[4] = {stage, stage + lay.stage_stride / 4, stage + 2 * (lay.stage_stride / 4),
                   stage + 3 * (lay.stage_stride / 4)};
       RunShare<T, M> sa, sb, sc, sd;
@@ -691,16 +658,7 @@ __global__ void __launch_bounds__(HybridBounds<T, M, Map>::threads,
 
   // ---- Store x (or add it to x).
   int bad = 0;  // checked: 1 + last row whose stored value is not finite
-  if constexpr (span) {
-    // x's rows contiguous (the host checked): through the staging area to aligned vectors.
-    const int gstart = (lane / gw) * SpanIndex<T>::group_elems(gw, M);
-    T* run = ops.x + off[op_x] + R0;
-    const int first = span_misalignment(run) + (r0 - R0);
-    span_write<T, M>(stage, gstart, first, valid ? L : 0, SpanIndex<T>::skew(lane, first), rows.d);
-    __syncwarp();
-    bad = span_store<T, M, Accumulate, Checked>(run, valid ? R1 - R0 : 0, gi, gw, stage, gstart,
-                                                R0);
-  } else if constexpr (chunk_fastest) {
+  if constexpr (chunk_fastest) {
 #pragma unroll
     for (int k = 0; k < M; ++k) {
       if (k < L) stage[padded<T>(gbase + (r0 - R0) + k)] = rows.d[k];
