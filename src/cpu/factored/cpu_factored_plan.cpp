@@ -27,8 +27,8 @@ constexpr std::int64_t strip_budget_bytes = std::int64_t(1) << 20;
 // strip is one run of budget / n bytes, a row stride from the next, and the host ran faster the
 // longer the runs (512^3, 16 threads: 2 KiB runs 62-65% of the stream reference, whole
 // contiguous rows 107%, 1 KiB runs 53-74%; docs/notes/2026-11-27-fdcpu2.md). A scratch this
-// size spills from L2 into L3, whose bandwidth is several times the memory's; up to
-// `wide_strip_lanes` lanes.
+// size spills from L2 into L3, whose bandwidth is several times the memory's (at most a quarter
+// of it for all threads together); up to `wide_strip_lanes` lanes.
 constexpr std::int64_t wide_strip_budget_bytes = std::int64_t(4) << 20;
 constexpr std::int64_t wide_strip_lanes = 8192;
 
@@ -100,8 +100,13 @@ class CpuFactoredPlan final : public FactoredBackendPlan<T> {
         : tuning_.fresh   ? env_number("TRIAX_CPU_FACTORED_MOST", wide ? wide_strip_lanes : 1024)
                           : 512;
     // TRIAX_CPU_FACTORED_BUDGET=k (KiB) sets the budget for measurements; not the previous round's.
+    // The wide scratches of all threads within a quarter of the cache (a 32 MiB L3 at 8 threads
+    // keeps 1 MiB strips: their scratch would otherwise go to memory).
+    const std::int64_t wide_budget = std::clamp<std::int64_t>(
+        last_level_cache_bytes() / (4 * std::max(1, threads_)), strip_budget_bytes,
+        wide_strip_budget_bytes);
     const long kib = env_number("TRIAX_CPU_FACTORED_BUDGET",
-                                (wide ? wide_strip_budget_bytes : strip_budget_bytes) >> 10);
+                                (wide ? wide_budget : strip_budget_bytes) >> 10);
     const std::int64_t budget =
         tuning_.fresh ? std::int64_t(std::max<long>(16, kib)) << 10 : strip_budget_bytes;
     std::int64_t w = budget / std::max<std::int64_t>(1, p.n * std::int64_t(sizeof(T)));
