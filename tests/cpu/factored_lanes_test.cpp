@@ -63,7 +63,10 @@ constexpr Switch switches[] = {
     {"TRIAX_CPU_FACTORED_STREAM", "0"},        // plain stores, d' in x's rows
     {"TRIAX_CPU_FACTORED_AHEAD", "0"},         // no prefetch
     {"TRIAX_CPU_FACTORED_AHEAD", "1"},         // the shortest distance
-    {"TRIAX_CPU_FACTORED_ROUND", "1"},         // the previous round's kernel
+    {"TRIAX_CPU_FACTORED_ROUND", "1"},         // the kernel of two rounds back
+    {"TRIAX_CPU_FACTORED_ROUND", "2"},         // the previous round's (fdcpu) kernel
+    {"TRIAX_CPU_FACTORED_LLC", "1"},           // every solve beyond the cache: wide strips, streamed
+    {"TRIAX_CPU_FACTORED_BUDGET", "16"},       // narrow strips (16 KiB)
 };
 
 TYPED_TEST(FactoredLanes, MatchesReferenceUnderEverySwitch) {
@@ -87,11 +90,11 @@ TYPED_TEST(FactoredLanes, ManyAndFewSystemsLongRows) {
   }
 }
 
-TYPED_TEST(FactoredLanes, ScaledMatrixSolvedAsUnscaledAlongX) {
-  using T = TypeParam;
-  // Along x the register groups multiply d by the table's power-of-two scale: a matrix scaled
-  // near the bottom of T's range gives the unscaled x bit for bit, every register group and the
-  // ragged rest (37 systems), with line-aligned runs (n = 48) and not (n = 41).
+/// Along x the register groups multiply d by the table's power-of-two scale: a matrix scaled
+/// near the bottom of T's range gives the unscaled x bit for bit, every register group and the
+/// ragged rest (37 systems), with line-aligned runs (n = 48) and not (n = 41).
+template <class T>
+void scaled_matches_unscaled_along_x() {
   for (std::int64_t n : {41, 48, 100}) {
     SCOPED_TRACE("n=" + std::to_string(n));
     const auto m = pade<T>(n);
@@ -112,14 +115,35 @@ TYPED_TEST(FactoredLanes, ScaledMatrixSolvedAsUnscaledAlongX) {
   }
 }
 
+TYPED_TEST(FactoredLanes, ScaledMatrixSolvedAsUnscaledAlongX) { scaled_matches_unscaled_along_x<TypeParam>(); }
+
+/// The narrower copies (AVX2: 8 floats / 4 doubles a register, SSE2: 4 / 2), whose register
+/// groups read each line of a system in 2 or 4 squares: every row count around the line (16
+/// floats / 8 doubles) and past it, the partial blocks before and after the whole ones, groups
+/// and a ragged rest, the previous round's kernel against the new one.
 TYPED_TEST(FactoredLanes, EveryInstructionSet) {
   using T = TypeParam;
   for (const char* isa : {"baseline", "avx2"}) {
     const ScopedEnv env("TRIAX_CPU_ISA", isa);
-    SCOPED_TRACE(isa);
-    for (std::int64_t n : {16, 33}) {
-      check_factored_on_grids<T>(n, lane_grids(n, 37), cpu_runner<T>(1), true);
+    for (const char* round : {"0", "2"}) {
+      const ScopedEnv previous("TRIAX_CPU_FACTORED_ROUND", round);
+      SCOPED_TRACE(std::string(isa) + " round " + round);
+      for (std::int64_t n : {7, 9, 16, 17, 24, 33, 100}) {
+        check_factored_on_grids<T>(n, lane_grids(n, 37), cpu_runner<T>(1), true);
+      }
+      for (std::int64_t many : {8, 70}) {
+        check_factored_on_grids<T>(257, lane_grids(257, many), cpu_runner<T>(2), true);
+      }
     }
+  }
+}
+
+TYPED_TEST(FactoredLanes, ScaledMatrixSolvedAsUnscaledInEveryInstructionSet) {
+  using T = TypeParam;
+  for (const char* isa : {"baseline", "avx2"}) {
+    const ScopedEnv env("TRIAX_CPU_ISA", isa);
+    SCOPED_TRACE(isa);
+    scaled_matches_unscaled_along_x<T>();
   }
 }
 

@@ -23,6 +23,14 @@ namespace {
 // The scratch of d' a strip keeps between its passes: within L2 with room for the rows it reads
 // (the strip kernel's budget, docs/algorithms.md "Strip kernel").
 constexpr std::int64_t strip_budget_bytes = std::int64_t(1) << 20;
+// The same where d and x exceed the last-level cache (lanes contiguous, axes >= 1): each row of a
+// strip is one run of budget / n bytes, a row stride from the next, and the host ran faster the
+// longer the runs (512^3, 16 threads: 2 KiB runs 62-65% of the stream reference, whole
+// contiguous rows 107%, 1 KiB runs 53-74%; docs/notes/2026-11-27-fdcpu2.md). A scratch this
+// size spills from L2 into L3, whose bandwidth is several times the memory's (at most a quarter
+// of it for all threads together); up to `wide_strip_lanes` lanes.
+constexpr std::int64_t wide_strip_budget_bytes = std::int64_t(4) << 20;
+constexpr std::int64_t wide_strip_lanes = 8192;
 
 /// An integer switch, or `fallback` where unset or empty.
 long env_number(const char* name, long fallback) {
@@ -30,8 +38,11 @@ long env_number(const char* name, long fallback) {
   return v != nullptr && *v != '\0' ? std::strtol(v, nullptr, 10) : fallback;
 }
 
-/// The last-level cache's size (the processor's L3 where the C library reports it).
+/// The last-level cache's size (the processor's L3 where the C library reports it;
+/// TRIAX_CPU_FACTORED_LLC=KiB pretends another, so that tests reach the rules for large solves).
 std::int64_t last_level_cache_bytes() {
+  const long kib = env_number("TRIAX_CPU_FACTORED_LLC", 0);
+  if (kib > 0) return std::int64_t(kib) << 10;
 #if defined(_SC_LEVEL3_CACHE_SIZE)
   const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
 #else
@@ -40,18 +51,27 @@ std::int64_t last_level_cache_bytes() {
   return l3 > 0 ? l3 : std::int64_t(32) << 20;
 }
 
-/// The kernel's switches, read once per plan: TRIAX_CPU_FACTORED_ROUND=1 runs the previous
-/// round's kernel (no streaming, no prefetch, axis 0 through the scratch), for A/B runs in one
+/// Whether d and x together exceed the last-level cache.
+bool beyond_last_level_cache(const Problem& p, std::size_t value_bytes) {
+  const std::int64_t bytes = 2 * p.n * p.count * static_cast<std::int64_t>(value_bytes);
+  return bytes > last_level_cache_bytes();
+}
+
+/// The kernel's switches, read once per plan: TRIAX_CPU_FACTORED_ROUND=1 runs the kernel of two
+/// rounds back (no streaming, no prefetch, axis 0 through the scratch), for A/B runs in one
 /// process; TRIAX_CPU_FACTORED_STREAM=1 streams x wherever it can, 0 nowhere, unset (auto):
 /// along axis 0 always, along the other axes where d and x together exceed the last-level
 /// cache (smaller solves find x's lines in it, and streaming would send them to memory);
 /// TRIAX_CPU_FACTORED_AHEAD=k asks for d's rows k rows early (0: not at all).
+/// TRIAX_CPU_FACTORED_ROUND=2 the round before this one (fdcpu): register transposes along axis 0
+/// in the AVX-512 copy only, strips within 1 MiB and 1024 lanes at every size.
 cpu_factored::StripTuning tuning_from_env(const Problem& p, std::size_t value_bytes) {
   cpu_factored::StripTuning t;
-  t.fresh = env_number("TRIAX_CPU_FACTORED_ROUND", 0) != 1;
+  const long round = env_number("TRIAX_CPU_FACTORED_ROUND", 0);
+  t.fresh = round != 1;
+  t.registers_every_isa = round != 1 && round != 2;
   const long stream = env_number("TRIAX_CPU_FACTORED_STREAM", -1);
-  const std::int64_t bytes = 2 * p.n * p.count * static_cast<std::int64_t>(value_bytes);
-  t.stream = t.fresh && (stream == 1 || (stream != 0 && bytes > last_level_cache_bytes()));
+  t.stream = t.fresh && (stream == 1 || (stream != 0 && beyond_last_level_cache(p, value_bytes)));
   t.stream_registers = t.fresh && stream != 0;
   t.ahead = t.fresh ? static_cast<int>(std::clamp<long>(
                           env_number("TRIAX_CPU_FACTORED_AHEAD", t.ahead), 0, 64))
@@ -71,10 +91,22 @@ class CpuFactoredPlan final : public FactoredBackendPlan<T> {
     // a whole 4 KiB page of floats a row; 256^3 float along z 10% faster than 512 on the VM,
     // one thread; TRIAX_CPU_FACTORED_MOST sets it for measurements). Gathered lanes (axis 0):
     // 32 systems, enough independent chains for the vector units, few streams.
+    // Beyond the last-level cache wide strips (wide_strip_budget_bytes), unless the round
+    // before this one is asked for (TRIAX_CPU_FACTORED_ROUND=2).
+    const bool wide = tuning_.registers_every_isa && lanes_contiguous &&
+                      beyond_last_level_cache(p, sizeof(T));
     const std::int64_t most =
-        !lanes_contiguous ? 32 : tuning_.fresh ? env_number("TRIAX_CPU_FACTORED_MOST", 1024) : 512;
+        !lanes_contiguous ? 32
+        : tuning_.fresh   ? env_number("TRIAX_CPU_FACTORED_MOST", wide ? wide_strip_lanes : 1024)
+                          : 512;
     // TRIAX_CPU_FACTORED_BUDGET=k (KiB) sets the budget for measurements; not the previous round's.
-    const long kib = env_number("TRIAX_CPU_FACTORED_BUDGET", strip_budget_bytes >> 10);
+    // The wide scratches of all threads within a quarter of the cache (a 32 MiB L3 at 8 threads
+    // keeps 1 MiB strips: their scratch would otherwise go to memory).
+    const std::int64_t wide_budget = std::clamp<std::int64_t>(
+        last_level_cache_bytes() / (4 * std::max(1, threads_)), strip_budget_bytes,
+        wide_strip_budget_bytes);
+    const long kib = env_number("TRIAX_CPU_FACTORED_BUDGET",
+                                (wide ? wide_budget : strip_budget_bytes) >> 10);
     const std::int64_t budget =
         tuning_.fresh ? std::int64_t(std::max<long>(16, kib)) << 10 : strip_budget_bytes;
     std::int64_t w = budget / std::max<std::int64_t>(1, p.n * std::int64_t(sizeof(T)));

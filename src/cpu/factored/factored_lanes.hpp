@@ -84,8 +84,10 @@ void solve_lanes(const Problem& p, const FactoredOperands<T>& ops, const FactorV
   const bool gathered = ld != 1;
   if constexpr (!Checked) {
     constexpr int V = register_group<T>;
-    if (registers && t.fresh && register_lanes_usable && gathered && rd == 1 && rx == 1 &&
-        n >= V && w >= V) {
+    const bool this_copy = register_lanes_usable &&
+                           (t.registers_every_isa || register_lanes_in_previous_round);
+    if (registers && t.fresh && this_copy && gathered && rd == 1 && rx == 1 &&
+        n >= block_rows<T> && w >= V) {
       const int whole = w - w % V;
       const bool stream = t.stream_registers && !in_place;
       for (int g = 0; g < whole; g += V) {

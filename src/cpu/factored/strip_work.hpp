@@ -18,6 +18,9 @@ struct StripTuning {
   // not in x's rows), `stream_registers` along axis 0 (register_lanes.hpp).
   bool stream = true;
   bool stream_registers = true;
+  // Axis 0 through register transposes in every copy that has vector registers (AVX2, SSE2),
+  // not only AVX-512 (false: the previous round's choice, TRIAX_CPU_FACTORED_ROUND=2).
+  bool registers_every_isa = true;
   // Rows ahead of the forward step that d's row is asked for (0: none). TRIAX_CPU_FACTORED_AHEAD.
   int ahead = 6;
 };
