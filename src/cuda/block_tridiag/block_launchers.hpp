@@ -78,13 +78,14 @@ struct CoopTune {
   friend constexpr bool operator==(const CoopTune&, const CoopTune&) = default;
 };
 /// What the sweep kept (H100, 2026-11-27, bench/results/block/gpu-h100-coop-sweep.txt: 16 knob
-/// sets at float M = 8, 82.6-90.1% of the bound): late scaling under a 64-register cap, float
-/// M = 8's default (89.7%, `shared` 86.7%), and the same with the approximate reciprocal (90.1%),
-/// which only TRIAX_CUDA_BLOCK_COOP selects: its reciprocal leaves the range for pivots above
-/// 2^126, so it is not scale-invariant (docs/algorithms.md, "Breakdowns and the floating-point
-/// range").
+/// sets at float M = 8, 82.6-90.1% of the bound): late scaling under a 64-register cap (89.7%,
+/// `shared` 86.7%), and the same with the approximate reciprocal (90.1%), float M = 8's default
+/// since that reciprocal brings pivots beyond 2^126 or below 2^-126 into range by a power of two
+/// first (block_coop_thomas.cuh `reciprocal`; tests: SystemsScaledByPowersOfTwoSolveAsTheUnscaled),
+/// and still the faster of the two on an H200 with the scaling (1.583 against 1.603 ms, two
+/// rounds; bench/results/block/gpu-h200-coop-m8.txt).
 inline constexpr CoopTune coop_tunes[] = {{4, 64, false, true}, {4, 64, true, true}};
-inline constexpr CoopTune float_m8_default_tune = coop_tunes[0];
+inline constexpr CoopTune float_m8_default_tune = coop_tunes[1];
 
 /// A coop variant and, for a tuned one (V = shared), its knobs.
 struct CoopChoice {
