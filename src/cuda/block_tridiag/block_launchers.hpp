@@ -82,8 +82,8 @@ struct CoopTune {
 /// `shared` 86.7%), and the same with the approximate reciprocal (90.1%), float M = 8's default
 /// since that reciprocal brings pivots beyond 2^126 or below 2^-126 into range by a power of two
 /// first (block_coop_thomas.cuh `reciprocal`; tests: SystemsScaledByPowersOfTwoSolveAsTheUnscaled),
-/// and still the faster of the two on an H200 with the scaling (1.583 against 1.603 ms, two
-/// rounds; bench/results/block/gpu-h200-coop-m8.txt).
+/// and still the faster of the two on an H200 with the scaling (1.581-1.583 against 1.602-1.603 ms,
+/// three processes; bench/results/block/gpu-h200-coop-m8.txt).
 inline constexpr CoopTune coop_tunes[] = {{4, 64, false, true}, {4, 64, true, true}};
 inline constexpr CoopTune float_m8_default_tune = coop_tunes[1];
 
