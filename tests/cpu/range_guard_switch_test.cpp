@@ -3,7 +3,8 @@
 // range both copies give the same bits (the scale is an exact power of two there), and on a
 // system scaled by 2^-140 (float) or 2^-1060 (double), whose pivots are subnormal, the guarded
 // copy solves it while the plain reciprocal 1/m overflows and leaves x non-finite. Unset, or set
-// to anything but 0, the plan keeps the guard; the partitioned kernels keep it always.
+// to 1 or one of the guard's forms under trial (cpu/range_guard.hpp), the plan keeps a guard;
+// the partitioned kernels keep it always.
 #include <gtest/gtest.h>
 
 #include <triax/triax.hpp>
@@ -97,6 +98,12 @@ double relative_difference(const std::vector<T>& x, const std::vector<T>& y) {
 template <class T>
 constexpr int tiny_scale = sizeof(T) == 4 ? -140 : -1060;
 
+/// The guard's forms under trial (cpu/range_guard.hpp), each of which must solve subnormal
+/// pivots; all but "divide" (c / m rounds once, c (1/m) twice) give the plain reciprocal's bits in
+/// the normal range.
+const char* const candidates[] = {"1", "divide", "minscale", "getexp", "branch", "deferred"};
+const char* const same_bits[] = {"1", "minscale", "getexp", "branch", "deferred"};
+
 constexpr Algorithm switched[] = {Algorithm::automatic, Algorithm::cpu_thomas,
                                   Algorithm::cpu_thomas_transpose};
 
@@ -115,6 +122,10 @@ TYPED_TEST(RangeGuardSwitch, NormalRangeBitwiseEqual) {
       const auto plain = solve(in, axis, alg, std::string("0"));
       EXPECT_EQ(non_finite(guarded), 0);
       EXPECT_TRUE(bitwise_equal(guarded, plain));
+      for (const char* value : same_bits) {
+        EXPECT_TRUE(bitwise_equal(solve(in, axis, alg, std::string(value)), plain)) << value;
+      }
+      EXPECT_LT(relative_difference(solve(in, axis, alg, std::string("divide")), plain), 1e-4);
     }
   }
 }
@@ -128,10 +139,11 @@ TYPED_TEST(RangeGuardSwitch, SubnormalPivotsShowWhichCopyRuns) {
     for (int axis = 0; axis < 3; ++axis) {
       SCOPED_TRACE(std::string(to_string(alg)) + " axis " + std::to_string(axis));
       const auto reference = solve(unscaled, axis, alg, std::nullopt);
-      // Unset, and set to anything but "0": the guarded copy, which solves the scaled system
+      // Unset, and set to every form of the guard: a guarded copy, which solves the scaled system
       // (to within the absolute rounding of subnormal products, about 2^-9 of a pivot in float).
-      for (const std::optional<std::string> value :
-           {std::optional<std::string>{}, std::optional<std::string>{"1"}}) {
+      std::vector<std::optional<std::string>> values{std::nullopt};
+      for (const char* value : candidates) values.emplace_back(value);
+      for (const auto& value : values) {
         const auto x = solve(tiny, axis, alg, value);
         EXPECT_EQ(non_finite(x), 0) << "variable " << value.value_or("unset");
         EXPECT_LT(relative_difference(x, reference), 0.05)
@@ -142,6 +154,12 @@ TYPED_TEST(RangeGuardSwitch, SubnormalPivotsShowWhichCopyRuns) {
       EXPECT_EQ(non_finite(plain), total);
     }
   }
+}
+
+TYPED_TEST(RangeGuardSwitch, UnknownNameRefused) {
+  using T = TypeParam;
+  const ScopedEnv scoped(guard_variable, "scaledd");
+  EXPECT_THROW(Solver<T>(Backend::cpu, Layout::packed({ex, ey, ez}), 0), invalid_argument);
 }
 
 TYPED_TEST(RangeGuardSwitch, PartitionedKernelStaysGuarded) {

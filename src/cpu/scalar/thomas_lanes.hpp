@@ -10,9 +10,15 @@
 
 #include <bit>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 
 #include "core/problem.hpp"
+#include "cpu/range_guard.hpp"
+
+#if defined(__AVX512F__) && defined(__AVX512VL__)
+#include <immintrin.h>
+#endif
 
 #ifndef TRIAX_CPU_ISA
 #error "kernel headers are included through cpu/solve_batch.inc, which names the instruction set"
@@ -48,7 +54,13 @@ struct FloatBits<double> {
 /// that c s / (m s) and d s / (m s) are NaN: a non-finite pivot shows in x without the (m - m)
 /// term an earlier version added to every right-hand side.
 /// Taken from m's exponent bits, which vectorises, where frexp/ldexp do not.
-template <class T>
+///
+/// Clamped (measurement variant Guard::minscale): s = 2^(bias + 1 - E) held at most 2^bias, in
+/// three integer operations (and, subtract, min; GCC folds the first two into one andn) instead
+/// of four (and, subtract, compare, select): |m s| is in [2, 4) for every normal m, the top binade
+/// included, in [2^-p, 2) for subnormal m, and s = 0 for inf and NaN (m s = NaN, so c' and d' are
+/// NaN).
+template <class T, bool Clamped = false>
 inline T binade_scale(T m) {
   // On the exponent field in place: no shifts (AVX2 has no 64-bit arithmetic shift, and the
   // emulated one cost double along x about 10%), an and, a subtract and a compare. The field
@@ -58,6 +70,10 @@ inline T binade_scale(T m) {
   using Int = typename B::Int;
   constexpr Int one = Int(1) << B::mantissa;
   const Int e = std::bit_cast<Int>(m) & (B::exponent_mask << B::mantissa);
+  if constexpr (Clamped) {
+    const Int field = (2 * B::bias + 1) * one - e;
+    return std::bit_cast<T>(field < 2 * B::bias * one ? field : 2 * B::bias * one);
+  }
   const Int field = (2 * B::bias) * one - e;
   return std::bit_cast<T>(field == 0 ? one : field);
 }
@@ -78,25 +94,149 @@ struct LaneInfo {
   LaneInfo from(int j0) const { return {forward + j0, backward + j0}; }
 };
 
+/// The elimination before the division, at lane (or vector) j: m = b - a c'_prev and
+/// rhs = d - a d'_prev; `load` reads one lane or one vector. One copy for the lane loops and the
+/// AVX-512 vector loops, so that all compute the same expression (the same bits).
+template <bool HasA, class V, class Load, class T>
+inline void eliminate(Load load, int j, const T* a, const T* b, const T* d, const T* cp_prev,
+                      const T* dp_prev, V& m, V& rhs) {
+  m = load(b + j);
+  rhs = load(d + j);
+  if constexpr (HasA) {
+    const V aj = load(a + j);
+    m -= aj * load(cp_prev + j);
+    rhs -= aj * load(dp_prev + j);
+  }
+}
+
+template <class T>
+inline T load_lane(const T* p) {
+  return *p;
+}
+
+#if defined(__AVX512F__) && defined(__AVX512VL__)
+/// Guard::getexp's and Guard::deferred's instructions (AVX-512 copy only, 32-byte vectors as the
+/// copy is compiled): one template, the intrinsic of each precision picked at compile time.
+template <class T>
+struct Vector256 {
+  using type = __m256;
+};
+template <>
+struct Vector256<double> {
+  using type = __m256d;
+};
+template <class T>
+struct ExponentOps {
+  static constexpr bool dbl = sizeof(T) == 8;
+  using V = typename Vector256<T>::type;
+  static constexpr int lanes = 32 / sizeof(T);
+  static V load(const T* p) {
+    V v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  }
+  static void store(T* p, V v) { std::memcpy(p, &v, sizeof v); }
+  static V mant(V m) {
+    if constexpr (dbl) return _mm256_getmant_pd(m, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_src);
+    else return _mm256_getmant_ps(m, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_src);
+  }
+  static V exponent(V m) {
+    if constexpr (dbl) return _mm256_getexp_pd(m);
+    else return _mm256_getexp_ps(m);
+  }
+  static V scale(V x, V e) {
+    if constexpr (dbl) return _mm256_scalef_pd(x, e);
+    else return _mm256_scalef_ps(x, e);
+  }
+  /// Lanes whose value is zero, subnormal, inf or NaN (every class but normal).
+  static __mmask8 not_normal(V x) {
+    if constexpr (dbl) return _mm256_fpclass_pd_mask(x, 0xbf);
+    else return _mm256_fpclass_ps_mask(x, 0xbf);
+  }
+};
+
+/// The whole vectors of a Guard::getexp row; returns how many lanes it did. On the chain
+/// m -> 1/m -> the next row's m only getmant (m's mantissa in [1, 2), exact, subnormal m
+/// included) is added; c and rhs are scaled by 2^-e (scalef, e = getexp(m)) beside the
+/// division. The exponent is taken as (m - m) - e, NaN for inf and NaN m, so that c', d' are
+/// NaN there; a zero m gives e = -inf and c', d' infinite or NaN. In the normal range the
+/// results are those of the plain reciprocal bit for bit (every scaling exact).
+template <bool HasA, bool HasC, class T>
+inline int forward_row_getexp(int w, const T* a, const T* b, const T* c, const T* d,
+                              const T* cp_prev, const T* dp_prev, T* cp, T* dp) {
+  using O = ExponentOps<T>;
+  using V = typename O::V;
+  constexpr int L = O::lanes;
+  const V one = V{} + T(1);
+  int j = 0;
+  for (; j + L <= w; j += L) {
+    V m, rhs;
+    eliminate<HasA>(O::load, j, a, b, d, cp_prev, dp_prev, m, rhs);
+    const V ne = (m - m) - O::exponent(m);
+    const V r = one / O::mant(m);
+    O::store(cp + j, HasC ? O::scale(O::load(c + j), ne) * r : V{});
+    O::store(dp + j, O::scale(rhs, ne) * r);
+  }
+  return j;
+}
+#endif
+
 /// One forward row over w lanes. HasA is false on row 0 (a[0] is never read); HasC is false on
-/// row n-1 (c[n-1] is never read). RangeGuard false is a diagnostic copy for timing only
-/// (TRIAX_CPU_RANGE_GUARD=0, cpu_plan.cpp): the plain reciprocal r = 1/m of the code before the
-/// range work, without the pivot scale, so that one process can time both (bench/ab_range);
-/// systems outside the normal range then come back wrong. Row i's c', d' go to cp, dp; row i-1's
-/// are cp_prev, dp_prev. d and dp may be the same row (the strip kernel in place writes d' over d):
-/// each lane reads its d before it writes its d', so they are not `__restrict`.
-template <bool HasA, bool HasC, bool Checked, bool RangeGuard, class T>
+/// row n-1 (c[n-1] is never read). G picks the range guard (cpu/range_guard.hpp): Guard::none is
+/// a diagnostic copy for timing only (TRIAX_CPU_RANGE_GUARD=0, cpu_plan.cpp), the plain
+/// reciprocal r = 1/m of the code before the range work, so that one process can time both
+/// (bench/ab_range); systems outside the normal range then come back wrong. Row i's c', d' go to
+/// cp, dp; row i-1's are cp_prev, dp_prev. d and dp may be the same row (the strip kernel in place
+/// writes d' over d): each lane reads its d before it writes its d', so they are not `__restrict`.
+template <bool HasA, bool HasC, bool Checked, Guard G, class T>
 inline void forward_row(int w, std::int64_t i, const T* __restrict a, const T* __restrict b,
                         const T* __restrict c, const T* d, const T* __restrict cp_prev,
                         const T* dp_prev, T* __restrict cp, T* dp, LaneInfo info) {
+  if constexpr (G == Guard::branch && !Checked) {
+    // One test of every lane's pivot before the row: the plain reciprocal where all are in range
+    // (the same bits as the scaled row there), the scaled row otherwise. The chain m -> 1/m -> m
+    // of the next row keeps the unguarded length; the test (m again, a magnitude, two compares,
+    // an or) runs beside it, and its branch is taken only by rows out of range.
+    constexpr T lo = std::numeric_limits<T>::min();
+    constexpr T hi = T(1) / lo;
+    int out = 0;
+#pragma omp simd reduction(| : out)
+    for (int j = 0; j < w; ++j) {
+      T m = b[j];
+      if constexpr (HasA) m -= a[j] * cp_prev[j];
+      // Non-short-circuit operators and fabs: with && (or the select `m < 0 ? -m : m`) GCC
+      // turned the loop into scalar code with a branch per lane once w was a constant (the
+      // transpose kernel's 32), which cost 1.5-2.9x.
+      const T mag = __builtin_fabs(m);
+      out |= int(mag < lo) | int(!(mag <= hi));
+    }
+    if (out != 0) {
+      forward_row<HasA, HasC, Checked, Guard::scaled>(w, i, a, b, c, d, cp_prev, dp_prev, cp, dp,
+                                                      info);
+    } else {
+      forward_row<HasA, HasC, Checked, Guard::none>(w, i, a, b, c, d, cp_prev, dp_prev, cp, dp,
+                                                    info);
+    }
+    return;
+  } else if constexpr (G == Guard::getexp && !Checked) {
+#if defined(__AVX512F__) && defined(__AVX512VL__)
+    const int done = forward_row_getexp<HasA, HasC>(w, a, b, c, d, cp_prev, dp_prev, cp, dp);
+#else
+    const int done = 0;
+#endif
+    if (done < w) {
+      const auto at = [done](const T* p) { return p != nullptr ? p + done : nullptr; };
+      forward_row<HasA, HasC, Checked, Guard::scaled>(w - done, i, at(a), b + done, at(c),
+                                                      d + done, at(cp_prev), at(dp_prev),
+                                                      cp + done, dp + done, info.from(done));
+    }
+    return;
+  }
+  constexpr Guard g = (G == Guard::branch || G == Guard::getexp) ? Guard::scaled : G;
 #pragma omp simd
   for (int j = 0; j < w; ++j) {
-    T m = b[j];
-    T rhs = d[j];
-    if constexpr (HasA) {
-      m -= a[j] * cp_prev[j];
-      rhs -= a[j] * dp_prev[j];
-    }
+    T m, rhs;
+    eliminate<HasA>(load_lane<T>, j, a, b, d, cp_prev, dp_prev, m, rhs);
     // 1/m leaves the range where m is subnormal (inf) or above 1/min_normal (subnormal or 0),
     // so that a system scaled by a power of two came back wrong. m is first brought into a
     // binade near 1 by an exact power of two s (binade_scale), and c' = (c s) (1/(m s)): as
@@ -105,11 +245,15 @@ inline void forward_row(int w, std::int64_t i, const T* __restrict a, const T* _
     // the floating-point range"). An infinite pivot would make c' = d' = 0 and cut the system
     // in two with finite x; binade_scale's s = -inf for it makes d' NaN, so the breakdown shows
     // in x, as checked mode would report it.
-    if constexpr (RangeGuard) {
-      const T s = binade_scale(m);
+    if constexpr (g == Guard::scaled || g == Guard::minscale) {
+      const T s = binade_scale<T, g == Guard::minscale>(m);
       const T r = T(1) / (m * s);
       cp[j] = HasC ? (c[j] * s) * r : T(0);
       dp[j] = (rhs * s) * r;
+    } else if constexpr (g == Guard::divide) {
+      // (m - m) is NaN exactly for inf and NaN m: an infinite pivot shows in x.
+      cp[j] = HasC ? c[j] / m : T(0);
+      dp[j] = (rhs + (m - m)) / m;
     } else {
       const T r = T(1) / m;
       cp[j] = HasC ? c[j] * r : T(0);
@@ -122,31 +266,91 @@ inline void forward_row(int w, std::int64_t i, const T* __restrict a, const T* _
   }
 }
 
+/// Guard::deferred's row: the plain reciprocal (no checked mode), returning whether any lane's
+/// r = 1/m is not normal (m subnormal, zero, above about 1/min_normal, inf or NaN). Where every r
+/// is normal the scaled row gives these bits; the caller redoes the rows otherwise, so d and dp
+/// must not be the same row.
+template <bool HasA, bool HasC, class T>
+inline int forward_row_flagged(int w, const T* __restrict a, const T* __restrict b,
+                               const T* __restrict c, const T* __restrict d,
+                               const T* __restrict cp_prev, const T* __restrict dp_prev,
+                               T* __restrict cp, T* __restrict dp) {
+  constexpr T lo = std::numeric_limits<T>::min();
+  constexpr T hi = std::numeric_limits<T>::max();
+  int out = 0;
+  int j0 = 0;
+#if defined(__AVX512F__) && defined(__AVX512VL__) && defined(__AVX512DQ__)
+  // One fpclass per vector and a mask or (AVX-512DQ) instead of a magnitude, two compares and
+  // the or of their masks; the arithmetic as the loop below writes it (the same bits).
+  using O = ExponentOps<T>;
+  using V = typename O::V;
+  const V one = V{} + T(1);
+  __mmask8 bad = 0;
+  for (; j0 + O::lanes <= w; j0 += O::lanes) {
+    V m, rhs;
+    eliminate<HasA>(O::load, j0, a, b, d, cp_prev, dp_prev, m, rhs);
+    const V r = one / m;
+    O::store(cp + j0, HasC ? O::load(c + j0) * r : V{});
+    O::store(dp + j0, rhs * r);
+    bad |= O::not_normal(r);
+  }
+  out = bad != 0;
+#endif
+#pragma omp simd reduction(| : out)
+  for (int j = j0; j < w; ++j) {
+    T m, rhs;
+    eliminate<HasA>(load_lane<T>, j, a, b, d, cp_prev, dp_prev, m, rhs);
+    const T r = T(1) / m;
+    cp[j] = HasC ? c[j] * r : T(0);
+    dp[j] = rhs * r;
+    const T mag = __builtin_fabs(r);  // vectorises; see forward_row's Guard::branch
+    out |= int(mag < lo) | int(!(mag <= hi));
+  }
+  return out;
+}
+
 /// Forward rows [i0, i1) of an n-row system; row r of each operand is at base + (r - i0) * step
 /// (lane-contiguous rows), c' rows at cp + r * cs and d' rows at dp + r * ds (row pitches).
-template <bool Checked, bool RangeGuard, class T>
+template <bool Checked, Guard G, class T>
 inline void forward_rows(int w, std::int64_t n, std::int64_t i0, std::int64_t i1, const T* a,
                          const T* b, const T* c, const T* d, std::int64_t step, T* cp,
                          std::int64_t cs, T* dp, std::int64_t ds, LaneInfo info) {
+  // Guard::deferred: the rows plain, each one's range test or-ed beside the chain (no branch per
+  // row); the block again with the scale only if one failed. Its callers' d rows are not dp's
+  // (the transpose kernel's tiles).
+  constexpr bool deferred = G == Guard::deferred && !Checked;
+  int out = 0;
   for (std::int64_t i = i0; i < i1; ++i) {
     const std::int64_t k = (i - i0) * step;
     T* cpi = cp + i * cs;
     T* dpi = dp + i * ds;
+    const auto row = [&]<bool HasA, bool HasC>(const T* ai, const T* ci, const T* cp_prev,
+                                                const T* dp_prev) {
+      if constexpr (deferred) {
+        out |= forward_row_flagged<HasA, HasC, T>(w, ai, b + k, ci, d + k, cp_prev, dp_prev, cpi,
+                                                  dpi);
+      } else {
+        constexpr Guard g = G == Guard::deferred ? Guard::scaled : G;
+        forward_row<HasA, HasC, Checked, g, T>(w, i, ai, b + k, ci, d + k, cp_prev, dp_prev, cpi,
+                                               dpi, info);
+      }
+    };
     const bool last = i == n - 1;
     if (i == 0) {
       if (last) {
-        forward_row<false, false, Checked, RangeGuard, T>(w, i, a, b + k, c, d + k, nullptr,
-                                                          nullptr, cpi, dpi, info);
+        row.template operator()<false, false>(a, c, nullptr, nullptr);
       } else {
-        forward_row<false, true, Checked, RangeGuard, T>(w, i, a, b + k, c + k, d + k, nullptr,
-                                                         nullptr, cpi, dpi, info);
+        row.template operator()<false, true>(a, c + k, nullptr, nullptr);
       }
     } else if (last) {
-      forward_row<true, false, Checked, RangeGuard>(w, i, a + k, b + k, c, d + k, cpi - cs,
-                                                    dpi - ds, cpi, dpi, info);
+      row.template operator()<true, false>(a + k, c, cpi - cs, dpi - ds);
     } else {
-      forward_row<true, true, Checked, RangeGuard>(w, i, a + k, b + k, c + k, d + k, cpi - cs,
-                                                   dpi - ds, cpi, dpi, info);
+      row.template operator()<true, true>(a + k, c + k, cpi - cs, dpi - ds);
+    }
+  }
+  if constexpr (deferred) {
+    if (out != 0) {
+      forward_rows<Checked, Guard::scaled>(w, n, i0, i1, a, b, c, d, step, cp, cs, dp, ds, info);
     }
   }
 }
