@@ -331,7 +331,8 @@ int main(int argc, char** argv) {
   int within = 0, over = 0;
   bool equal = true;
   for (const Row& r : rows) {
-    equal = equal && r.bitwise_equal;
+    // "divide" rounds c / m once where the others round c (1/m) twice: its bits may differ.
+    equal = equal && (r.bitwise_equal || r.guard == "divide");
     within += r.verdict == "within 2%";
     over += r.verdict == "over 2%";
   }

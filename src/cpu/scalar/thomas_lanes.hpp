@@ -54,13 +54,7 @@ struct FloatBits<double> {
 /// that c s / (m s) and d s / (m s) are NaN: a non-finite pivot shows in x without the (m - m)
 /// term an earlier version added to every right-hand side.
 /// Taken from m's exponent bits, which vectorises, where frexp/ldexp do not.
-///
-/// Clamped (measurement variant Guard::minscale): s = 2^(bias + 1 - E) held at most 2^bias, in
-/// three integer operations (and, subtract, min; GCC folds the first two into one andn) instead
-/// of four (and, subtract, compare, select): |m s| is in [2, 4) for every normal m, the top binade
-/// included, in [2^-p, 2) for subnormal m, and s = 0 for inf and NaN (m s = NaN, so c' and d' are
-/// NaN).
-template <class T, bool Clamped = false>
+template <class T>
 inline T binade_scale(T m) {
   // On the exponent field in place: no shifts (AVX2 has no 64-bit arithmetic shift, and the
   // emulated one cost double along x about 10%), an and, a subtract and a compare. The field
@@ -70,12 +64,22 @@ inline T binade_scale(T m) {
   using Int = typename B::Int;
   constexpr Int one = Int(1) << B::mantissa;
   const Int e = std::bit_cast<Int>(m) & (B::exponent_mask << B::mantissa);
-  if constexpr (Clamped) {
-    const Int field = (2 * B::bias + 1) * one - e;
-    return std::bit_cast<T>(field < 2 * B::bias * one ? field : 2 * B::bias * one);
-  }
   const Int field = (2 * B::bias) * one - e;
   return std::bit_cast<T>(field == 0 ? one : field);
+}
+
+/// binade_scale clamped (measurement variant Guard::minscale): s = 2^(bias + 1 - E) held at most
+/// 2^bias, in three integer operations (and, subtract, min; GCC folds the first two into one
+/// andn) instead of four (and, subtract, compare, select): |m s| is in [2, 4) for every normal m,
+/// the top binade included, in [2^-p, 2) for subnormal m, and s = 0 for inf and NaN (m s = NaN,
+/// so c' and d' are NaN).
+template <class T>
+inline T binade_scale_clamped(T m) {
+  using B = FloatBits<T>;
+  constexpr typename B::Int unit = typename B::Int(1) << B::mantissa;
+  const auto field = (2 * B::bias + 1) * unit -
+                     (std::bit_cast<typename B::Int>(m) & (B::exponent_mask << B::mantissa));
+  return std::bit_cast<T>(field < 2 * B::bias * unit ? field : 2 * B::bias * unit);
 }
 
 /// Whether a system of n rows reads operand op at all: a and c from two rows on (a[0] and
@@ -96,23 +100,28 @@ struct LaneInfo {
 
 /// The elimination before the division, at lane (or vector) j: m = b - a c'_prev and
 /// rhs = d - a d'_prev; `load` reads one lane or one vector. One copy for the lane loops and the
-/// AVX-512 vector loops, so that all compute the same expression (the same bits).
+/// AVX-512 vector loops, so that all compute the same expression (the same bits). Returned by
+/// value: out-parameters made the lane loops' m and rhs addressable, which GCC's `omp simd`
+/// turns into per-lane arrays in memory (the strip kernel's guarded rows ran 2x slower).
+template <class V>
+struct Eliminated {
+  V m, rhs;
+};
 template <bool HasA, class V, class Load, class T>
-inline void eliminate(Load load, int j, const T* a, const T* b, const T* d, const T* cp_prev,
-                      const T* dp_prev, V& m, V& rhs) {
-  m = load(b + j);
-  rhs = load(d + j);
+inline Eliminated<V> eliminate(Load load, int j, const T* a, const T* b, const T* d,
+                               const T* cp_prev, const T* dp_prev) {
+  V m = load(b + j);
+  V rhs = load(d + j);
   if constexpr (HasA) {
     const V aj = load(a + j);
     m -= aj * load(cp_prev + j);
     rhs -= aj * load(dp_prev + j);
   }
+  return {m, rhs};
 }
 
-template <class T>
-inline T load_lane(const T* p) {
-  return *p;
-}
+/// eliminate's `load` for the lane loops.
+inline constexpr auto load_lane = [](const auto* p) { return *p; };
 
 #if defined(__AVX512F__) && defined(__AVX512VL__)
 /// Guard::getexp's and Guard::deferred's instructions (AVX-512 copy only, 32-byte vectors as the
@@ -170,8 +179,9 @@ inline int forward_row_getexp(int w, const T* a, const T* b, const T* c, const T
   const V one = V{} + T(1);
   int j = 0;
   for (; j + L <= w; j += L) {
-    V m, rhs;
-    eliminate<HasA>(O::load, j, a, b, d, cp_prev, dp_prev, m, rhs);
+    const Eliminated<V> e = eliminate<HasA, V>(O::load, j, a, b, d, cp_prev, dp_prev);
+    const V m = e.m;
+    const V rhs = e.rhs;
     const V ne = (m - m) - O::exponent(m);
     const V r = one / O::mant(m);
     O::store(cp + j, HasC ? O::scale(O::load(c + j), ne) * r : V{});
@@ -235,8 +245,9 @@ inline void forward_row(int w, std::int64_t i, const T* __restrict a, const T* _
   constexpr Guard g = (G == Guard::branch || G == Guard::getexp) ? Guard::scaled : G;
 #pragma omp simd
   for (int j = 0; j < w; ++j) {
-    T m, rhs;
-    eliminate<HasA>(load_lane<T>, j, a, b, d, cp_prev, dp_prev, m, rhs);
+    const Eliminated<T> e = eliminate<HasA, T>(load_lane, j, a, b, d, cp_prev, dp_prev);
+    const T m = e.m;
+    const T rhs = e.rhs;
     // 1/m leaves the range where m is subnormal (inf) or above 1/min_normal (subnormal or 0),
     // so that a system scaled by a power of two came back wrong. m is first brought into a
     // binade near 1 by an exact power of two s (binade_scale), and c' = (c s) (1/(m s)): as
@@ -246,7 +257,7 @@ inline void forward_row(int w, std::int64_t i, const T* __restrict a, const T* _
     // in two with finite x; binade_scale's s = -inf for it makes d' NaN, so the breakdown shows
     // in x, as checked mode would report it.
     if constexpr (g == Guard::scaled || g == Guard::minscale) {
-      const T s = binade_scale<T, g == Guard::minscale>(m);
+      const T s = g == Guard::scaled ? binade_scale(m) : binade_scale_clamped(m);
       const T r = T(1) / (m * s);
       cp[j] = HasC ? (c[j] * s) * r : T(0);
       dp[j] = (rhs * s) * r;
@@ -287,8 +298,9 @@ inline int forward_row_flagged(int w, const T* __restrict a, const T* __restrict
   const V one = V{} + T(1);
   __mmask8 bad = 0;
   for (; j0 + O::lanes <= w; j0 += O::lanes) {
-    V m, rhs;
-    eliminate<HasA>(O::load, j0, a, b, d, cp_prev, dp_prev, m, rhs);
+    const Eliminated<V> e = eliminate<HasA, V>(O::load, j0, a, b, d, cp_prev, dp_prev);
+    const V m = e.m;
+    const V rhs = e.rhs;
     const V r = one / m;
     O::store(cp + j0, HasC ? O::load(c + j0) * r : V{});
     O::store(dp + j0, rhs * r);
@@ -298,8 +310,9 @@ inline int forward_row_flagged(int w, const T* __restrict a, const T* __restrict
 #endif
 #pragma omp simd reduction(| : out)
   for (int j = j0; j < w; ++j) {
-    T m, rhs;
-    eliminate<HasA>(load_lane<T>, j, a, b, d, cp_prev, dp_prev, m, rhs);
+    const Eliminated<T> e = eliminate<HasA, T>(load_lane, j, a, b, d, cp_prev, dp_prev);
+    const T m = e.m;
+    const T rhs = e.rhs;
     const T r = T(1) / m;
     cp[j] = HasC ? c[j] * r : T(0);
     dp[j] = rhs * r;
@@ -311,46 +324,73 @@ inline int forward_row_flagged(int w, const T* __restrict a, const T* __restrict
 
 /// Forward rows [i0, i1) of an n-row system; row r of each operand is at base + (r - i0) * step
 /// (lane-contiguous rows), c' rows at cp + r * cs and d' rows at dp + r * ds (row pitches).
+/// Guard::deferred's rows [i0, i1) (forward_rows' arguments): the rows plain, each one's range
+/// test or-ed beside the chain (no branch per row); the block again with the scale only if one
+/// failed. Its callers' d rows are not dp's (the transpose kernel's tiles).
 template <bool Checked, Guard G, class T>
 inline void forward_rows(int w, std::int64_t n, std::int64_t i0, std::int64_t i1, const T* a,
                          const T* b, const T* c, const T* d, std::int64_t step, T* cp,
-                         std::int64_t cs, T* dp, std::int64_t ds, LaneInfo info) {
-  // Guard::deferred: the rows plain, each one's range test or-ed beside the chain (no branch per
-  // row); the block again with the scale only if one failed. Its callers' d rows are not dp's
-  // (the transpose kernel's tiles).
-  constexpr bool deferred = G == Guard::deferred && !Checked;
+                         std::int64_t cs, T* dp, std::int64_t ds, LaneInfo info);
+template <class T>
+inline void forward_rows_deferred(int w, std::int64_t n, std::int64_t i0, std::int64_t i1,
+                                  const T* a, const T* b, const T* c, const T* d,
+                                  std::int64_t step, T* cp, std::int64_t cs, T* dp,
+                                  std::int64_t ds, LaneInfo info) {
   int out = 0;
   for (std::int64_t i = i0; i < i1; ++i) {
     const std::int64_t k = (i - i0) * step;
     T* cpi = cp + i * cs;
     T* dpi = dp + i * ds;
-    const auto row = [&]<bool HasA, bool HasC>(const T* ai, const T* ci, const T* cp_prev,
-                                                const T* dp_prev) {
-      if constexpr (deferred) {
-        out |= forward_row_flagged<HasA, HasC, T>(w, ai, b + k, ci, d + k, cp_prev, dp_prev, cpi,
-                                                  dpi);
-      } else {
-        constexpr Guard g = G == Guard::deferred ? Guard::scaled : G;
-        forward_row<HasA, HasC, Checked, g, T>(w, i, ai, b + k, ci, d + k, cp_prev, dp_prev, cpi,
-                                               dpi, info);
-      }
-    };
+    const T* cp_prev = i > 0 ? cpi - cs : nullptr;
+    const T* dp_prev = i > 0 ? dpi - ds : nullptr;
+    const T* ai = a + k;
+    const T* bi = b + k;
+    const T* di = d + k;
+    if (i == n - 1) {
+      out |= i == 0 ? forward_row_flagged<false, false>(w, ai, bi, c, di, cp_prev, dp_prev, cpi, dpi)
+                    : forward_row_flagged<true, false>(w, ai, bi, c, di, cp_prev, dp_prev, cpi, dpi);
+    } else {
+      const T* ci = c + k;
+      out |= i == 0 ? forward_row_flagged<false, true>(w, ai, bi, ci, di, cp_prev, dp_prev, cpi, dpi)
+                    : forward_row_flagged<true, true>(w, ai, bi, ci, di, cp_prev, dp_prev, cpi, dpi);
+    }
+  }
+  if (out != 0) {
+    forward_rows<false, Guard::scaled>(w, n, i0, i1, a, b, c, d, step, cp, cs, dp, ds, info);
+  }
+}
+
+template <bool Checked, Guard G, class T>
+inline void forward_rows(int w, std::int64_t n, std::int64_t i0, std::int64_t i1, const T* a,
+                         const T* b, const T* c, const T* d, std::int64_t step, T* cp,
+                         std::int64_t cs, T* dp, std::int64_t ds, LaneInfo info) {
+  if constexpr (G == Guard::deferred && !Checked) {
+    forward_rows_deferred(w, n, i0, i1, a, b, c, d, step, cp, cs, dp, ds, info);
+    return;
+  }
+  // The row dispatch written out, not through a lambda shared with forward_rows_deferred: with
+  // the lambda GCC stopped inlining the guarded forward_row into the strip kernel's line loop
+  // (2.1-2.4x in the caches, the plain row unaffected).
+  constexpr Guard g = G == Guard::deferred ? Guard::scaled : G;
+  for (std::int64_t i = i0; i < i1; ++i) {
+    const std::int64_t k = (i - i0) * step;
+    T* cpi = cp + i * cs;
+    T* dpi = dp + i * ds;
     const bool last = i == n - 1;
     if (i == 0) {
       if (last) {
-        row.template operator()<false, false>(a, c, nullptr, nullptr);
+        forward_row<false, false, Checked, g, T>(w, i, a, b + k, c, d + k, nullptr, nullptr, cpi,
+                                                 dpi, info);
       } else {
-        row.template operator()<false, true>(a, c + k, nullptr, nullptr);
+        forward_row<false, true, Checked, g, T>(w, i, a, b + k, c + k, d + k, nullptr, nullptr,
+                                                cpi, dpi, info);
       }
     } else if (last) {
-      row.template operator()<true, false>(a + k, c, cpi - cs, dpi - ds);
+      forward_row<true, false, Checked, g>(w, i, a + k, b + k, c, d + k, cpi - cs, dpi - ds, cpi,
+                                           dpi, info);
     } else {
-      row.template operator()<true, true>(a + k, c + k, cpi - cs, dpi - ds);
-    }
-  }
-  if constexpr (deferred) {
-    if (out != 0) {
-      forward_rows<Checked, Guard::scaled>(w, n, i0, i1, a, b, c, d, step, cp, cs, dp, ds, info);
+      forward_row<true, true, Checked, g>(w, i, a + k, b + k, c + k, d + k, cpi - cs, dpi - ds,
+                                          cpi, dpi, info);
     }
   }
 }
