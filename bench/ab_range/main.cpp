@@ -6,12 +6,12 @@
 // its pages or the host are in, all see it.
 //
 // Each plan is made with TRIAX_CPU_RANGE_GUARD set in the environment (a diagnostic switch read
-// at plan creation: cpu_plan.cpp): the candidates (--guards; by default the library's guard
+// at plan creation: cpu_plan.cpp): the candidates (--guards; by default unset, each copy's own guard
 // alone) and the baseline (--baseline; by default "0", no guard).
 //
 // Per row (edge^3, packed, the solve along one axis, one precision, one thread count, one
 // candidate): the median solve time of the candidate and the baseline, the median over
-// repetitions of t_candidate / t_baseline (and of t_candidate / t_scaled, the library's guard,
+// repetitions of t_candidate / t_baseline (and of t_candidate / t_scaled, the scaled guard,
 // where that is among the candidates), and a bootstrap 95%
 // interval of that median (pairs resampled, fixed seed). A verdict: "within 2%" where the
 // interval's upper end is at most 1.02, "over 2%" where its lower end exceeds 1.02, else
@@ -94,13 +94,13 @@ bool switch_effective(const std::vector<std::string>& guards, const std::string&
 }
 
 struct Row {
-  std::string guard;  // the candidate's TRIAX_CPU_RANGE_GUARD ("" = the library's guard)
+  std::string guard;  // the candidate's TRIAX_CPU_RANGE_GUARD ("default" = unset, the copy's own)
   std::string precision;
   std::int64_t edge = 0;
   int axis = 0, threads = 0, pairs = 0;
   std::string algorithm_guarded, algorithm_unguarded;
   double guarded_ms = 0, unguarded_ms = 0, ratio = 0, ratio_lo = 0, ratio_hi = 0;
-  double scaled_ratio = 0, scaled_lo = 0, scaled_hi = 0;  // against the library's guard
+  double scaled_ratio = 0, scaled_lo = 0, scaled_hi = 0;  // against the scaled guard
   bool against_scaled = false;
   double bytes = 0;  // counted as triax-bench's in-place rows: a, b, c, d read, d written
   bool bitwise_equal = false;
@@ -152,14 +152,14 @@ void fill(T* a, T* b, T* c, T* d0, std::int64_t total) {
 }
 
 /// The candidates' rows for one case: median times, the median over pairs of t_candidate /
-/// t_baseline, and where the library's guard ("" or "1") is among the plans, t_candidate /
+/// t_baseline, and where the scaled guard ("1" or "scaled") is among the plans, t_candidate /
 /// t_scaled the same way.
 void add_rows(const std::vector<std::string>& guards, const std::vector<std::vector<double>>& ms,
               const std::vector<bool>& equal, Row base, int draws, std::vector<Row>& rows) {
   const std::size_t plans = ms.size();  // the candidates, then the baseline
   std::size_t scaled = plans;
   for (std::size_t k = 0; k < guards.size(); ++k) {
-    if (guards[k].empty() || guards[k] == "1") scaled = k;
+    if (guards[k] == "1" || guards[k] == "scaled") scaled = k;
   }
   const auto ratios_of = [&](std::size_t k, std::size_t ref) {
     std::vector<double> r(ms[k].size());
@@ -168,7 +168,7 @@ void add_rows(const std::vector<std::string>& guards, const std::vector<std::vec
   };
   for (std::size_t k = 0; k + 1 < plans; ++k) {
     Row r = base;
-    r.guard = guards[k].empty() ? "1" : guards[k];
+    r.guard = guards[k].empty() ? "default" : guards[k];
     r.guarded_ms = median(ms[k]);
     r.unguarded_ms = median(ms[plans - 1]);
     const auto ratios = ratios_of(k, plans - 1);
@@ -268,8 +268,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> guards{""};
   std::string baseline = "0";
   app.add_option("--guards", guards,
-                 "the candidates: values of TRIAX_CPU_RANGE_GUARD (1 = the library's guard; "
-                 "divide, minscale, getexp, branch: src/cpu/range_guard.hpp)")
+                 "the candidates: values of TRIAX_CPU_RANGE_GUARD (empty = unset, the copy's own; "
+                 "1 or scaled, getexp: src/cpu/range_guard.hpp)")
       ->delimiter(',');
   app.add_option("--baseline", baseline, "the plan every candidate is timed against (0: no guard)");
   app.add_option("--edges", edges, "cube edges (packed edge^3, every axis)")->delimiter(',');
@@ -304,9 +304,6 @@ int main(int argc, char** argv) {
   triax::bench::set_huge_pages(!small_pages);
   const char* bind = std::getenv("OMP_PROC_BIND");
   const char* places = std::getenv("OMP_PLACES");
-  for (auto& g : guards) {
-    if (g == "1") g = "";
-  }
   const bool effective_f = switch_effective<float>(guards, baseline),
              effective_d = switch_effective<double>(guards, baseline);
   std::printf(
@@ -331,8 +328,7 @@ int main(int argc, char** argv) {
   int within = 0, over = 0;
   bool equal = true;
   for (const Row& r : rows) {
-    // "divide" rounds c / m once where the others round c (1/m) twice: its bits may differ.
-    equal = equal && (r.bitwise_equal || r.guard == "divide");
+    equal = equal && r.bitwise_equal;
     within += r.verdict == "within 2%";
     over += r.verdict == "over 2%";
   }

@@ -110,15 +110,16 @@ bool strip_partition_enabled() {
   return v == nullptr || std::string_view(v) != "0";
 }
 
-// TRIAX_CPU_RANGE_GUARD: for measurement only (issue 34's 2% question, bench/ab_range). "0": the
-// strip and transpose kernels take the pivot reciprocal 1/m without the pivot scale
-// (thomas_lanes.hpp, forward_row), and results outside the normal range are wrong; the other
-// names are the guard's forms under trial (cpu/range_guard.hpp). Read once per plan, which picks
+// TRIAX_CPU_RANGE_GUARD (cpu/range_guard.hpp): unset, each kernel copy's own guard (getexp in the
+// AVX-512 copy, scaled in the others); "1" or "scaled", the scaled guard in every copy; "getexp"
+// (the AVX-512 copy; the others run scaled); "0", for measurement only (bench/ab_range), the strip
+// and transpose kernels take the pivot reciprocal 1/m without a guard (thomas_lanes.hpp,
+// forward_row), and results outside the normal range are wrong. Read once per plan, which picks
 // the kernel copy; the rows never test it. An unknown value is refused rather than timed as
 // something else.
 cpu::Guard range_guard_chosen() {
   const char* v = std::getenv("TRIAX_CPU_RANGE_GUARD");
-  cpu::Guard g = cpu::Guard::scaled;
+  cpu::Guard g = cpu::Guard::automatic;
   if (!cpu::parse_guard(v, g)) {
     throw invalid_argument(std::string("triax: TRIAX_CPU_RANGE_GUARD=") + v + " names no range guard");
   }

@@ -140,9 +140,7 @@ void strip_thomas(const Problem& p, const Operands<T>& ops, Strip strip, StripSc
       for (int op = op_a; op < op_x; ++op) {
         if (next[op] != nullptr) __builtin_prefetch(next[op] + j0, 0, 2);
       }
-      // d' may go over d here, which Guard::deferred's redo would need: it tests before the row.
-      constexpr Guard g = G == Guard::deferred ? Guard::branch : G;
-      forward_rows<Checked, g>(lanes, n, i, i + 1, lanes_from(row[op_a], j0),
+      forward_rows<Checked, G>(lanes, n, i, i + 1, lanes_from(row[op_a], j0),
                                         row[op_b] + j0, lanes_from(row[op_c], j0), row[op_d] + j0,
                                         0, s.cp + j0, width, dp + j0, ds, info.from(j0));
     };

@@ -68,20 +68,6 @@ inline T binade_scale(T m) {
   return std::bit_cast<T>(field == 0 ? one : field);
 }
 
-/// binade_scale clamped (measurement variant Guard::minscale): s = 2^(bias + 1 - E) held at most
-/// 2^bias, in three integer operations (and, subtract, min; GCC folds the first two into one
-/// andn) instead of four (and, subtract, compare, select): |m s| is in [2, 4) for every normal m,
-/// the top binade included, in [2^-p, 2) for subnormal m, and s = 0 for inf and NaN (m s = NaN,
-/// so c' and d' are NaN).
-template <class T>
-inline T binade_scale_clamped(T m) {
-  using B = FloatBits<T>;
-  constexpr typename B::Int unit = typename B::Int(1) << B::mantissa;
-  const auto field = (2 * B::bias + 1) * unit -
-                     (std::bit_cast<typename B::Int>(m) & (B::exponent_mask << B::mantissa));
-  return std::bit_cast<T>(field < 2 * B::bias * unit ? field : 2 * B::bias * unit);
-}
-
 /// Whether a system of n rows reads operand op at all: a and c from two rows on (a[0] and
 /// c[n-1] are never read, and the caller's array may not hold them), b and d from one.
 inline bool operand_read(int op, std::int64_t n) {
@@ -124,7 +110,7 @@ inline Eliminated<V> eliminate(Load load, int j, const T* a, const T* b, const T
 inline constexpr auto load_lane = [](const auto* p) { return *p; };
 
 #if defined(__AVX512F__) && defined(__AVX512VL__)
-/// Guard::getexp's and Guard::deferred's instructions (AVX-512 copy only, 32-byte vectors as the
+/// Guard::getexp's instructions (AVX-512 copy only, 32-byte vectors as the
 /// copy is compiled): one template, the intrinsic of each precision picked at compile time.
 template <class T>
 struct Vector256 {
@@ -157,22 +143,30 @@ struct ExponentOps {
     if constexpr (dbl) return _mm256_scalef_pd(x, e);
     else return _mm256_scalef_ps(x, e);
   }
-  /// Lanes whose value is zero, subnormal, inf or NaN (every class but normal).
-  static __mmask8 not_normal(V x) {
-    if constexpr (dbl) return _mm256_fpclass_pd_mask(x, 0xbf);
-    else return _mm256_fpclass_ps_mask(x, 0xbf);
+  /// Checked mode's breakdown test (forward_row's, per vector): lanes where m is zero or not
+  /// finite, or d' is not finite (x - x is 0 exactly for finite x).
+  static __mmask8 broken(V m, V dp) {
+    if constexpr (dbl) {
+      return _mm256_cmp_pd_mask(m, V{}, _CMP_EQ_OQ) | _mm256_cmp_pd_mask(m - m, V{}, _CMP_NEQ_UQ) |
+             _mm256_cmp_pd_mask(dp - dp, V{}, _CMP_NEQ_UQ);
+    } else {
+      return _mm256_cmp_ps_mask(m, V{}, _CMP_EQ_OQ) | _mm256_cmp_ps_mask(m - m, V{}, _CMP_NEQ_UQ) |
+             _mm256_cmp_ps_mask(dp - dp, V{}, _CMP_NEQ_UQ);
+    }
   }
 };
 
-/// The whole vectors of a Guard::getexp row; returns how many lanes it did. On the chain
+/// The whole vectors of a Guard::getexp row (checked mode's bookkeeping too, as forward_row's);
+/// returns how many lanes it did. On the chain
 /// m -> 1/m -> the next row's m only getmant (m's mantissa in [1, 2), exact, subnormal m
 /// included) is added; c and rhs are scaled by 2^-e (scalef, e = getexp(m)) beside the
 /// division. The exponent is taken as (m - m) - e, NaN for inf and NaN m, so that c', d' are
 /// NaN there; a zero m gives e = -inf and c', d' infinite or NaN. In the normal range the
 /// results are those of the plain reciprocal bit for bit (every scaling exact).
-template <bool HasA, bool HasC, class T>
-inline int forward_row_getexp(int w, const T* a, const T* b, const T* c, const T* d,
-                              const T* cp_prev, const T* dp_prev, T* cp, T* dp) {
+template <bool HasA, bool HasC, bool Checked, class T>
+inline int forward_row_getexp(int w, std::int64_t i, const T* a, const T* b, const T* c,
+                              const T* d, const T* cp_prev, const T* dp_prev, T* cp, T* dp,
+                              LaneInfo info) {
   using O = ExponentOps<T>;
   using V = typename O::V;
   constexpr int L = O::lanes;
@@ -185,7 +179,15 @@ inline int forward_row_getexp(int w, const T* a, const T* b, const T* c, const T
     const V ne = (m - m) - O::exponent(m);
     const V r = one / O::mant(m);
     O::store(cp + j, HasC ? O::scale(O::load(c + j), ne) * r : V{});
-    O::store(dp + j, O::scale(rhs, ne) * r);
+    const V dpv = O::scale(rhs, ne) * r;
+    O::store(dp + j, dpv);
+    if constexpr (Checked) {
+      // Rare: the lanes of a broken row one at a time, as forward_row's lane loop records them.
+      const unsigned bad = O::broken(m, dpv);
+      for (int k = 0; bad != 0 && k < L; ++k) {
+        if (((bad >> k) & 1u) != 0 && info.forward[j + k] == 0) info.forward[j + k] = int(i + 1);
+      }
+    }
   }
   return j;
 }
@@ -202,35 +204,10 @@ template <bool HasA, bool HasC, bool Checked, Guard G, class T>
 inline void forward_row(int w, std::int64_t i, const T* __restrict a, const T* __restrict b,
                         const T* __restrict c, const T* d, const T* __restrict cp_prev,
                         const T* dp_prev, T* __restrict cp, T* dp, LaneInfo info) {
-  if constexpr (G == Guard::branch && !Checked) {
-    // One test of every lane's pivot before the row: the plain reciprocal where all are in range
-    // (the same bits as the scaled row there), the scaled row otherwise. The chain m -> 1/m -> m
-    // of the next row keeps the unguarded length; the test (m again, a magnitude, two compares,
-    // an or) runs beside it, and its branch is taken only by rows out of range.
-    constexpr T lo = std::numeric_limits<T>::min();
-    constexpr T hi = T(1) / lo;
-    int out = 0;
-#pragma omp simd reduction(| : out)
-    for (int j = 0; j < w; ++j) {
-      T m = b[j];
-      if constexpr (HasA) m -= a[j] * cp_prev[j];
-      // Non-short-circuit operators and fabs: with && (or the select `m < 0 ? -m : m`) GCC
-      // turned the loop into scalar code with a branch per lane once w was a constant (the
-      // transpose kernel's 32), which cost 1.5-2.9x.
-      const T mag = __builtin_fabs(m);
-      out |= int(mag < lo) | int(!(mag <= hi));
-    }
-    if (out != 0) {
-      forward_row<HasA, HasC, Checked, Guard::scaled>(w, i, a, b, c, d, cp_prev, dp_prev, cp, dp,
-                                                      info);
-    } else {
-      forward_row<HasA, HasC, Checked, Guard::none>(w, i, a, b, c, d, cp_prev, dp_prev, cp, dp,
-                                                    info);
-    }
-    return;
-  } else if constexpr (G == Guard::getexp && !Checked) {
+  if constexpr (G == Guard::getexp) {
 #if defined(__AVX512F__) && defined(__AVX512VL__)
-    const int done = forward_row_getexp<HasA, HasC>(w, a, b, c, d, cp_prev, dp_prev, cp, dp);
+    const int done =
+        forward_row_getexp<HasA, HasC, Checked>(w, i, a, b, c, d, cp_prev, dp_prev, cp, dp, info);
 #else
     const int done = 0;
 #endif
@@ -242,7 +219,6 @@ inline void forward_row(int w, std::int64_t i, const T* __restrict a, const T* _
     }
     return;
   }
-  constexpr Guard g = (G == Guard::branch || G == Guard::getexp) ? Guard::scaled : G;
 #pragma omp simd
   for (int j = 0; j < w; ++j) {
     const Eliminated<T> e = eliminate<HasA, T>(load_lane, j, a, b, d, cp_prev, dp_prev);
@@ -256,15 +232,11 @@ inline void forward_row(int w, std::int64_t i, const T* __restrict a, const T* _
     // the floating-point range"). An infinite pivot would make c' = d' = 0 and cut the system
     // in two with finite x; binade_scale's s = -inf for it makes d' NaN, so the breakdown shows
     // in x, as checked mode would report it.
-    if constexpr (g == Guard::scaled || g == Guard::minscale) {
-      const T s = g == Guard::scaled ? binade_scale(m) : binade_scale_clamped(m);
+    if constexpr (G == Guard::scaled) {
+      const T s = binade_scale(m);
       const T r = T(1) / (m * s);
       cp[j] = HasC ? (c[j] * s) * r : T(0);
       dp[j] = (rhs * s) * r;
-    } else if constexpr (g == Guard::divide) {
-      // (m - m) is NaN exactly for inf and NaN m: an infinite pivot shows in x.
-      cp[j] = HasC ? c[j] / m : T(0);
-      dp[j] = (rhs + (m - m)) / m;
     } else {
       const T r = T(1) / m;
       cp[j] = HasC ? c[j] * r : T(0);
@@ -277,101 +249,14 @@ inline void forward_row(int w, std::int64_t i, const T* __restrict a, const T* _
   }
 }
 
-/// Guard::deferred's row: the plain reciprocal (no checked mode), returning whether any lane's
-/// r = 1/m is not normal (m subnormal, zero, above about 1/min_normal, inf or NaN). Where every r
-/// is normal the scaled row gives these bits; the caller redoes the rows otherwise, so d and dp
-/// must not be the same row.
-template <bool HasA, bool HasC, class T>
-inline int forward_row_flagged(int w, const T* __restrict a, const T* __restrict b,
-                               const T* __restrict c, const T* __restrict d,
-                               const T* __restrict cp_prev, const T* __restrict dp_prev,
-                               T* __restrict cp, T* __restrict dp) {
-  constexpr T lo = std::numeric_limits<T>::min();
-  constexpr T hi = std::numeric_limits<T>::max();
-  int out = 0;
-  int j0 = 0;
-#if defined(__AVX512F__) && defined(__AVX512VL__) && defined(__AVX512DQ__)
-  // One fpclass per vector and a mask or (AVX-512DQ) instead of a magnitude, two compares and
-  // the or of their masks; the arithmetic as the loop below writes it (the same bits).
-  using O = ExponentOps<T>;
-  using V = typename O::V;
-  const V one = V{} + T(1);
-  __mmask8 bad = 0;
-  for (; j0 + O::lanes <= w; j0 += O::lanes) {
-    const Eliminated<V> e = eliminate<HasA, V>(O::load, j0, a, b, d, cp_prev, dp_prev);
-    const V m = e.m;
-    const V rhs = e.rhs;
-    const V r = one / m;
-    O::store(cp + j0, HasC ? O::load(c + j0) * r : V{});
-    O::store(dp + j0, rhs * r);
-    bad |= O::not_normal(r);
-  }
-  out = bad != 0;
-#endif
-#pragma omp simd reduction(| : out)
-  for (int j = j0; j < w; ++j) {
-    const Eliminated<T> e = eliminate<HasA, T>(load_lane, j, a, b, d, cp_prev, dp_prev);
-    const T m = e.m;
-    const T rhs = e.rhs;
-    const T r = T(1) / m;
-    cp[j] = HasC ? c[j] * r : T(0);
-    dp[j] = rhs * r;
-    const T mag = __builtin_fabs(r);  // vectorises; see forward_row's Guard::branch
-    out |= int(mag < lo) | int(!(mag <= hi));
-  }
-  return out;
-}
-
 /// Forward rows [i0, i1) of an n-row system; row r of each operand is at base + (r - i0) * step
 /// (lane-contiguous rows), c' rows at cp + r * cs and d' rows at dp + r * ds (row pitches).
-/// Guard::deferred's rows [i0, i1) (forward_rows' arguments): the rows plain, each one's range
-/// test or-ed beside the chain (no branch per row); the block again with the scale only if one
-/// failed. Its callers' d rows are not dp's (the transpose kernel's tiles).
-template <bool Checked, Guard G, class T>
-inline void forward_rows(int w, std::int64_t n, std::int64_t i0, std::int64_t i1, const T* a,
-                         const T* b, const T* c, const T* d, std::int64_t step, T* cp,
-                         std::int64_t cs, T* dp, std::int64_t ds, LaneInfo info);
-template <class T>
-inline void forward_rows_deferred(int w, std::int64_t n, std::int64_t i0, std::int64_t i1,
-                                  const T* a, const T* b, const T* c, const T* d,
-                                  std::int64_t step, T* cp, std::int64_t cs, T* dp,
-                                  std::int64_t ds, LaneInfo info) {
-  int out = 0;
-  for (std::int64_t i = i0; i < i1; ++i) {
-    const std::int64_t k = (i - i0) * step;
-    T* cpi = cp + i * cs;
-    T* dpi = dp + i * ds;
-    const T* cp_prev = i > 0 ? cpi - cs : nullptr;
-    const T* dp_prev = i > 0 ? dpi - ds : nullptr;
-    const T* ai = a + k;
-    const T* bi = b + k;
-    const T* di = d + k;
-    if (i == n - 1) {
-      out |= i == 0 ? forward_row_flagged<false, false>(w, ai, bi, c, di, cp_prev, dp_prev, cpi, dpi)
-                    : forward_row_flagged<true, false>(w, ai, bi, c, di, cp_prev, dp_prev, cpi, dpi);
-    } else {
-      const T* ci = c + k;
-      out |= i == 0 ? forward_row_flagged<false, true>(w, ai, bi, ci, di, cp_prev, dp_prev, cpi, dpi)
-                    : forward_row_flagged<true, true>(w, ai, bi, ci, di, cp_prev, dp_prev, cpi, dpi);
-    }
-  }
-  if (out != 0) {
-    forward_rows<false, Guard::scaled>(w, n, i0, i1, a, b, c, d, step, cp, cs, dp, ds, info);
-  }
-}
-
 template <bool Checked, Guard G, class T>
 inline void forward_rows(int w, std::int64_t n, std::int64_t i0, std::int64_t i1, const T* a,
                          const T* b, const T* c, const T* d, std::int64_t step, T* cp,
                          std::int64_t cs, T* dp, std::int64_t ds, LaneInfo info) {
-  if constexpr (G == Guard::deferred && !Checked) {
-    forward_rows_deferred(w, n, i0, i1, a, b, c, d, step, cp, cs, dp, ds, info);
-    return;
-  }
-  // The row dispatch written out, not through a lambda shared with forward_rows_deferred: with
-  // the lambda GCC stopped inlining the guarded forward_row into the strip kernel's line loop
-  // (2.1-2.4x in the caches, the plain row unaffected).
-  constexpr Guard g = G == Guard::deferred ? Guard::scaled : G;
+  // The row dispatch written out, not through a shared lambda: with one GCC stopped inlining
+  // the guarded forward_row into the strip kernel's line loop (2.1-2.4x in the caches).
   for (std::int64_t i = i0; i < i1; ++i) {
     const std::int64_t k = (i - i0) * step;
     T* cpi = cp + i * cs;
@@ -379,17 +264,17 @@ inline void forward_rows(int w, std::int64_t n, std::int64_t i0, std::int64_t i1
     const bool last = i == n - 1;
     if (i == 0) {
       if (last) {
-        forward_row<false, false, Checked, g, T>(w, i, a, b + k, c, d + k, nullptr, nullptr, cpi,
+        forward_row<false, false, Checked, G, T>(w, i, a, b + k, c, d + k, nullptr, nullptr, cpi,
                                                  dpi, info);
       } else {
-        forward_row<false, true, Checked, g, T>(w, i, a, b + k, c + k, d + k, nullptr, nullptr,
+        forward_row<false, true, Checked, G, T>(w, i, a, b + k, c + k, d + k, nullptr, nullptr,
                                                 cpi, dpi, info);
       }
     } else if (last) {
-      forward_row<true, false, Checked, g>(w, i, a + k, b + k, c, d + k, cpi - cs, dpi - ds, cpi,
+      forward_row<true, false, Checked, G>(w, i, a + k, b + k, c, d + k, cpi - cs, dpi - ds, cpi,
                                            dpi, info);
     } else {
-      forward_row<true, true, Checked, g>(w, i, a + k, b + k, c + k, d + k, cpi - cs, dpi - ds,
+      forward_row<true, true, Checked, G>(w, i, a + k, b + k, c + k, d + k, cpi - cs, dpi - ds,
                                           cpi, dpi, info);
     }
   }
