@@ -1,15 +1,18 @@
 // triax-bench-ab-range: what the CPU kernels' range guard (issue 34: the pivot scale of
 // src/cpu/scalar/thomas_lanes.hpp, forward_row) costs, timed in ONE process. Separate processes
 // on the 16-core host differed by -24% to +44% with the sign following process order and page
-// size (docs/notes/floating-range-cost.md), far above the 2% the issue asks about; here both plans
-// solve the same page-warm arrays, alternated repetition by repetition (guarded, unguarded,
-// guarded, ...), so that whatever state the process, its pages or the host are in, both see it.
+// size (docs/notes/floating-range-cost.md), far above the 2% the issue asks about; here all plans
+// solve the same page-warm arrays, each once per repetition, so that whatever state the process,
+// its pages or the host are in, all see it.
 //
-// The unguarded plan is made with TRIAX_CPU_RANGE_GUARD=0 in the environment (a diagnostic
-// switch read at plan creation: cpu_plan.cpp), the guarded one without it.
+// Each plan is made with TRIAX_CPU_RANGE_GUARD set in the environment (a diagnostic switch read
+// at plan creation: cpu_plan.cpp): the candidates (--guards; by default unset, each copy's own guard
+// alone) and the baseline (--baseline; by default "0", no guard).
 //
-// Per row (edge^3, packed, the solve along one axis, one precision, one thread count): the median
-// solve time of each plan, the median over pairs of t_guarded / t_unguarded, and a bootstrap 95%
+// Per row (edge^3, packed, the solve along one axis, one precision, one thread count, one
+// candidate): the median solve time of the candidate and the baseline, the median over
+// repetitions of t_candidate / t_baseline (and of t_candidate / t_scaled, the scaled guard,
+// where that is among the candidates), and a bootstrap 95%
 // interval of that median (pairs resampled, fixed seed). A verdict: "within 2%" where the
 // interval's upper end is at most 1.02, "over 2%" where its lower end exceeds 1.02, else
 // "unresolved". Each repetition is an in-place solve of d restored from a copy and the caches
@@ -45,16 +48,18 @@ using triax::bench::parallel_copy;
 
 constexpr const char* guard_variable = "TRIAX_CPU_RANGE_GUARD";
 
-/// A cpu Solver made with the range guard on or off (the variable is read at plan creation and
-/// restored to what it was, so that nothing else in the process sees it).
+/// A cpu Solver made with TRIAX_CPU_RANGE_GUARD set to `guard` ("" leaves it unset: the library's
+/// guard; "0": none; other names: cpu/range_guard.hpp's forms under trial). The variable is read
+/// at plan creation and restored to what it was, so that nothing else in the process sees it.
 template <class T>
-triax::Solver<T> make_solver(bool guarded, const triax::Layout& layout, int axis, int threads) {
+triax::Solver<T> make_solver(const std::string& guard, const triax::Layout& layout, int axis,
+                             int threads) {
   const char* before = std::getenv(guard_variable);
   const std::string saved = before ? before : "";
-  if (guarded) {
+  if (guard.empty()) {
     unsetenv(guard_variable);
   } else {
-    setenv(guard_variable, "0", 1);
+    setenv(guard_variable, guard.c_str(), 1);
   }
   triax::Options o;
   o.num_threads = threads;
@@ -67,26 +72,36 @@ triax::Solver<T> make_solver(bool guarded, const triax::Layout& layout, int axis
   return s;
 }
 
-/// Whether the switch reaches the kernels: 64 one-row systems b = d = 2^-130 (float; 2^-1060
-/// double) have x = 1, which the guarded kernels give and the plain reciprocal (1/m = inf) does
-/// not.
+/// Whether a plan made with `guard` solves 64 one-row systems b = d = 2^-130 (float; 2^-1060
+/// double), x = 1, which every guard gives and the plain reciprocal (1/m = inf) does not.
 template <class T>
-bool switch_effective() {
+bool solves_subnormal_pivots(const std::string& guard) {
   constexpr std::int64_t count = 64;
   const T tiny = std::ldexp(T(1), sizeof(T) == 4 ? -130 : -1060);
   const auto layout = triax::Layout::packed({1, count});
-  std::vector<T> a(count, T(0)), b(count, tiny), c(count, T(0)), d1(count, tiny), d2(count, tiny);
-  make_solver<T>(true, layout, 0, 1).solve_in_place(a.data(), b.data(), c.data(), d1.data());
-  make_solver<T>(false, layout, 0, 1).solve_in_place(a.data(), b.data(), c.data(), d2.data());
-  return d1[0] == T(1) && !(d2[0] == T(1));
+  std::vector<T> a(count, T(0)), b(count, tiny), c(count, T(0)), d(count, tiny);
+  make_solver<T>(guard, layout, 0, 1).solve_in_place(a.data(), b.data(), c.data(), d.data());
+  return d[0] == T(1);
+}
+
+/// Whether the switch reaches the kernels: every guard solves the subnormal pivots, the
+/// baseline (unguarded) does not.
+template <class T>
+bool switch_effective(const std::vector<std::string>& guards, const std::string& baseline) {
+  bool ok = !solves_subnormal_pivots<T>(baseline);
+  for (const auto& g : guards) ok = ok && solves_subnormal_pivots<T>(g);
+  return ok;
 }
 
 struct Row {
+  std::string guard;  // the candidate's TRIAX_CPU_RANGE_GUARD ("default" = unset, the copy's own)
   std::string precision;
   std::int64_t edge = 0;
   int axis = 0, threads = 0, pairs = 0;
   std::string algorithm_guarded, algorithm_unguarded;
   double guarded_ms = 0, unguarded_ms = 0, ratio = 0, ratio_lo = 0, ratio_hi = 0;
+  double scaled_ratio = 0, scaled_lo = 0, scaled_hi = 0;  // against the scaled guard
+  bool against_scaled = false;
   double bytes = 0;  // counted as triax-bench's in-place rows: a, b, c, d read, d written
   bool bitwise_equal = false;
   std::string verdict;
@@ -136,9 +151,56 @@ void fill(T* a, T* b, T* c, T* d0, std::int64_t total) {
   }
 }
 
+/// The candidates' rows for one case: median times, the median over pairs of t_candidate /
+/// t_baseline, and where the scaled guard ("1" or "scaled") is among the plans, t_candidate /
+/// t_scaled the same way.
+void add_rows(const std::vector<std::string>& guards, const std::vector<std::vector<double>>& ms,
+              const std::vector<bool>& equal, Row base, int draws, std::vector<Row>& rows) {
+  const std::size_t plans = ms.size();  // the candidates, then the baseline
+  std::size_t scaled = plans;
+  for (std::size_t k = 0; k < guards.size(); ++k) {
+    if (guards[k] == "1" || guards[k] == "scaled") scaled = k;
+  }
+  const auto ratios_of = [&](std::size_t k, std::size_t ref) {
+    std::vector<double> r(ms[k].size());
+    for (std::size_t p = 0; p < r.size(); ++p) r[p] = ms[k][p] / ms[ref][p];
+    return r;
+  };
+  for (std::size_t k = 0; k + 1 < plans; ++k) {
+    Row r = base;
+    r.guard = guards[k].empty() ? "default" : guards[k];
+    r.guarded_ms = median(ms[k]);
+    r.unguarded_ms = median(ms[plans - 1]);
+    const auto ratios = ratios_of(k, plans - 1);
+    r.ratio = median(ratios);
+    std::tie(r.ratio_lo, r.ratio_hi) = bootstrap_interval(ratios, draws);
+    r.bitwise_equal = equal[k];
+    r.verdict = r.ratio_hi <= 1.02 ? "within 2%" : r.ratio_lo > 1.02 ? "over 2%" : "unresolved";
+    r.against_scaled = scaled < plans && scaled != k;
+    if (r.against_scaled) {
+      const auto vs = ratios_of(k, scaled);
+      r.scaled_ratio = median(vs);
+      std::tie(r.scaled_lo, r.scaled_hi) = bootstrap_interval(vs, draws);
+    }
+    std::printf(
+        "%-6s %4lld^3 axis %d %2d thr  %-8s %8.3f ms %6.1f GB/s  base %8.3f ms  "
+        "ratio %.4f [%.4f, %.4f]  %-10s",
+        r.precision.c_str(), static_cast<long long>(r.edge), r.axis, r.threads, r.guard.c_str(),
+        r.guarded_ms, r.bytes / (r.guarded_ms * 1e6), r.unguarded_ms, r.ratio, r.ratio_lo,
+        r.ratio_hi, r.verdict.c_str());
+    if (r.against_scaled) {
+      std::printf("  vs scaled %.4f [%.4f, %.4f]", r.scaled_ratio, r.scaled_lo, r.scaled_hi);
+    }
+    std::printf("  %s%s\n", r.algorithm_guarded.c_str(), r.bitwise_equal ? "" : "  RESULTS DIFFER");
+    std::fflush(stdout);
+    rows.push_back(r);
+  }
+}
+
 template <class T>
-void run_edge(std::int64_t edge, const std::vector<int>& threads, int pairs, bool flush, bool abba,
-              int draws, std::vector<Row>& rows) {
+void run_edge(std::int64_t edge, const std::vector<int>& threads, const std::vector<std::string>& guards,
+              const std::string& baseline, int pairs, bool flush, bool rotate, int draws,
+              std::vector<Row>& rows) {
   const std::int64_t total = edge * edge * edge;
   HostArray<T> a = host_array<T>(total), b = host_array<T>(total), c = host_array<T>(total),
                d0 = host_array<T>(total), d = host_array<T>(total), x = host_array<T>(total);
@@ -147,35 +209,36 @@ void run_edge(std::int64_t edge, const std::vector<int>& threads, int pairs, boo
   parallel_copy(d.get(), d0.get(), bytes);
   parallel_copy(x.get(), d0.get(), bytes);
   const auto layout = triax::Layout::packed({edge, edge, edge});
+  const std::size_t count = guards.size() + 1;  // the candidates, then the baseline
   for (const int t : threads) {
     for (int axis = 0; axis < 3; ++axis) {
-      triax::Solver<T> plans[2] = {make_solver<T>(true, layout, axis, t),
-                                   make_solver<T>(false, layout, axis, t)};
-      std::vector<double> ms[2], ratios;
-      // One untimed solve of each first (pages, workspace), then pairs: guarded, unguarded
-      // (--order abba: every other pair unguarded first).
+      std::vector<triax::Solver<T>> plans;
+      for (const auto& g : guards) plans.push_back(make_solver<T>(g, layout, axis, t));
+      plans.push_back(make_solver<T>(baseline, layout, axis, t));
+      std::vector<std::vector<double>> ms(count);
+      // One untimed solve of each first (pages, workspace), then repetitions of every plan once:
+      // the candidates in order, then the baseline (--order abba: the order turned by one plan
+      // every repetition, so that each plan takes each position equally often).
       for (int rep = -1; rep < pairs; ++rep) {
-        double pair_ms[2];
-        const bool swapped = abba && rep % 2 != 0;
-        for (int step = 0; step < 2; ++step) {
-          const int k = swapped ? 1 - step : step;
+        for (std::size_t step = 0; step < count; ++step) {
+          const std::size_t k = rotate && rep >= 0 ? (step + rep) % count : step;
           parallel_copy(d.get(), d0.get(), bytes);
           if (flush) flush_host_caches();
           const auto t0 = std::chrono::steady_clock::now();
           plans[k].solve_in_place(a.get(), b.get(), c.get(), d.get());
-          pair_ms[k] = elapsed_ms(t0);
-          // The guarded result, kept for the bitwise comparison after the unguarded solve.
-          if (k == 0 && rep == pairs - 1) parallel_copy(x.get(), d.get(), bytes);
+          const double elapsed = elapsed_ms(t0);
+          if (rep >= 0) ms[k].push_back(elapsed);
         }
-        // The comparison below wants the unguarded result in d: the last pair's second solve.
-        if (rep == pairs - 1 && swapped) {
-          parallel_copy(d.get(), d0.get(), bytes);
-          plans[1].solve_in_place(a.get(), b.get(), c.get(), d.get());
-        }
-        if (rep < 0) continue;
-        ms[0].push_back(pair_ms[0]);
-        ms[1].push_back(pair_ms[1]);
-        ratios.push_back(pair_ms[0] / pair_ms[1]);
+      }
+      // Every candidate's result against the baseline's, bit for bit (untimed solves).
+      parallel_copy(x.get(), d0.get(), bytes);
+      plans[count - 1].solve_in_place(a.get(), b.get(), c.get(), x.get());
+      std::vector<bool> equal(count - 1);
+      for (std::size_t k = 0; k + 1 < count; ++k) {
+        parallel_copy(d.get(), d0.get(), bytes);
+        plans[k].solve_in_place(a.get(), b.get(), c.get(), d.get());
+        equal[k] = std::equal(x.get(), x.get() + total, d.get(),
+                              [](T p, T q) { return std::memcmp(&p, &q, sizeof(T)) == 0; });
       }
       Row r;
       r.precision = sizeof(T) == 4 ? "float" : "double";
@@ -184,24 +247,9 @@ void run_edge(std::int64_t edge, const std::vector<int>& threads, int pairs, boo
       r.threads = t;
       r.pairs = pairs;
       r.algorithm_guarded = std::string(triax::to_string(plans[0].algorithm()));
-      r.algorithm_unguarded = std::string(triax::to_string(plans[1].algorithm()));
+      r.algorithm_unguarded = std::string(triax::to_string(plans[count - 1].algorithm()));
       r.bytes = 5.0 * static_cast<double>(total) * sizeof(T);
-      r.guarded_ms = median(ms[0]);
-      r.unguarded_ms = median(ms[1]);
-      r.ratio = median(ratios);
-      std::tie(r.ratio_lo, r.ratio_hi) = bootstrap_interval(ratios, draws);
-      r.bitwise_equal = std::equal(x.get(), x.get() + total, d.get(),
-                                   [](T p, T q) { return std::memcmp(&p, &q, sizeof(T)) == 0; });
-      r.verdict = r.ratio_hi <= 1.02 ? "within 2%" : r.ratio_lo > 1.02 ? "over 2%" : "unresolved";
-      std::printf(
-          "%-6s %4lld^3 axis %d %2d thr  guarded %8.3f ms %6.1f GB/s  unguarded %8.3f ms  "
-          "ratio %.4f [%.4f, %.4f]  %-10s %s%s\n",
-          r.precision.c_str(), static_cast<long long>(edge), axis, t, r.guarded_ms,
-          r.bytes / (r.guarded_ms * 1e6), r.unguarded_ms, r.ratio, r.ratio_lo, r.ratio_hi,
-          r.verdict.c_str(), r.algorithm_guarded.c_str(),
-          r.bitwise_equal ? "" : "  RESULTS DIFFER");
-      std::fflush(stdout);
-      rows.push_back(r);
+      add_rows(guards, ms, equal, r, draws, rows);
     }
   }
 }
@@ -217,6 +265,13 @@ int main(int argc, char** argv) {
   bool no_flush = false, small_pages = false;
   std::string order = "abab";
   std::string json_path;
+  std::vector<std::string> guards{""};
+  std::string baseline = "0";
+  app.add_option("--guards", guards,
+                 "the candidates: values of TRIAX_CPU_RANGE_GUARD (empty = unset, the copy's own; "
+                 "1 or scaled, getexp: src/cpu/range_guard.hpp)")
+      ->delimiter(',');
+  app.add_option("--baseline", baseline, "the plan every candidate is timed against (0: no guard)");
   app.add_option("--edges", edges, "cube edges (packed edge^3, every axis)")->delimiter(',');
   app.add_option("--threads", threads, "OpenMP thread counts of the plans")->delimiter(',');
   app.add_option("--precision", precisions, "float, double or both")
@@ -227,8 +282,8 @@ int main(int argc, char** argv) {
   app.add_option("--draws", draws, "bootstrap resamples")->check(CLI::Range(100, 1000000));
   app.add_flag("--no-flush", no_flush, "do not read 256 MiB between solves to flush the caches");
   app.add_option("--order", order,
-                 "abab: guarded first in every pair; abba: every other pair "
-                 "unguarded first")
+                 "abab: the candidates first in every repetition, the baseline last; abba: the "
+                 "order turned by one plan every repetition")
       ->check(CLI::IsMember({"abab", "abba"}));
   app.add_flag("--small-pages", small_pages, "no transparent huge pages for the arrays");
   app.add_option("--json", json_path, "write the rows to this file");
@@ -249,22 +304,25 @@ int main(int argc, char** argv) {
   triax::bench::set_huge_pages(!small_pages);
   const char* bind = std::getenv("OMP_PROC_BIND");
   const char* places = std::getenv("OMP_PLACES");
-  const bool effective_f = switch_effective<float>(), effective_d = switch_effective<double>();
+  const bool effective_f = switch_effective<float>(guards, baseline),
+             effective_d = switch_effective<double>(guards, baseline);
   std::printf(
       "triax-bench-ab-range: %d pairs per row (%s), caches %s, %s pages, OMP_PROC_BIND=%s "
       "OMP_PLACES=%s, "
       "%d OpenMP threads by default; switch reaches the kernels: float %s, double %s\n"
-      "ratio = t_guarded / t_unguarded per pair (median, bootstrap 95%% interval)\n",
+      "ratio = t_candidate / t_baseline (%s) per repetition (median, bootstrap 95%% interval)\n",
       pairs, order.c_str(), no_flush ? "not flushed" : "flushed",
       small_pages ? "4 KiB" : "huge (advised)", bind ? bind : "(unset)",
       places ? places : "(unset)", omp_get_max_threads(), effective_f ? "yes" : "NO",
-      effective_d ? "yes" : "NO");
+      effective_d ? "yes" : "NO", baseline.c_str());
   std::vector<Row> rows;
   for (const auto e : edges) {
     for (const auto& p : precisions) {
-      if (p == "float") run_edge<float>(e, threads, pairs, !no_flush, order == "abba", draws, rows);
+      if (p == "float") run_edge<float>(e, threads, guards, baseline, pairs, !no_flush, order == "abba", draws,
+                                     rows);
       if (p == "double")
-        run_edge<double>(e, threads, pairs, !no_flush, order == "abba", draws, rows);
+        run_edge<double>(e, threads, guards, baseline, pairs, !no_flush, order == "abba", draws,
+                         rows);
     }
   }
   int within = 0, over = 0;
@@ -288,9 +346,14 @@ int main(int argc, char** argv) {
     j["omp_places"] = places ? places : "";
     j["host_pages"] = triax::bench::transparent_huge_page_mode();
     j["switch_effective"] = {{"float", effective_f}, {"double", effective_d}};
-    j["ratio"] = "t_guarded / t_unguarded, median over pairs";
+    j["baseline"] = baseline;
+    j["ratio"] = "t_candidate / t_baseline, median over repetitions";
     for (const Row& r : rows) {
-      j["rows"].push_back({{"precision", r.precision},
+      nlohmann::json vs_scaled = nullptr;
+      if (r.against_scaled) vs_scaled = {{"median", r.scaled_ratio}, {"ci95", {r.scaled_lo, r.scaled_hi}}};
+      j["rows"].push_back({{"guard", r.guard},
+                           {"ratio_vs_scaled", vs_scaled},
+                           {"precision", r.precision},
                            {"extents", {r.edge, r.edge, r.edge}},
                            {"axis", r.axis},
                            {"threads", r.threads},

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "core/problem.hpp"
+#include "cpu/range_guard.hpp"
 #include "cpu/scalar/partition_work.hpp"
 #include "triax/options.hpp"
 
@@ -52,10 +53,11 @@ struct Batch {
   int* info_work;        // threads x 2 x max(width, tile lanes)
   int info_per_thread;
   PartitionWork<T> partition;  // cpu_thomas_partitioned
-  /// false only for timing (TRIAX_CPU_RANGE_GUARD=0 at plan creation): the strip and transpose
-  /// kernels then take 1/m without the pivot scale of thomas_lanes.hpp's forward_row, and systems
-  /// outside the normal range come back wrong. The partitioned kernels are always guarded.
-  bool range_guard = true;
+  /// TRIAX_CPU_RANGE_GUARD at plan creation; Guard::automatic is each copy's own (solve_batch.inc).
+  /// Guard::none (timing only): the strip and transpose kernels take 1/m without the pivot scale
+  /// of thomas_lanes.hpp's forward_row, and systems outside the normal range come back wrong. The
+  /// partitioned kernels always take Guard::scaled.
+  Guard range_guard = Guard::automatic;
 };
 
 template <class T>

@@ -110,13 +110,20 @@ bool strip_partition_enabled() {
   return v == nullptr || std::string_view(v) != "0";
 }
 
-// TRIAX_CPU_RANGE_GUARD=0: for measurement only (issue 34's 2% question, bench/ab_range); the
-// strip and transpose kernels then take the pivot reciprocal 1/m without the pivot scale
-// (thomas_lanes.hpp, forward_row), and results outside the normal range are wrong. Read once per
-// plan, which picks the kernel copy; the rows never test it.
-bool range_guard_enabled() {
+// TRIAX_CPU_RANGE_GUARD (cpu/range_guard.hpp): unset, each kernel copy's own guard (getexp in the
+// AVX-512 copy, scaled in the others); "1" or "scaled", the scaled guard in every copy; "getexp"
+// (the AVX-512 copy; the others run scaled); "0", for measurement only (bench/ab_range), the strip
+// and transpose kernels take the pivot reciprocal 1/m without a guard (thomas_lanes.hpp,
+// forward_row), and results outside the normal range are wrong. Read once per plan, which picks
+// the kernel copy; the rows never test it. An unknown value is refused rather than timed as
+// something else.
+cpu::Guard range_guard_chosen() {
   const char* v = std::getenv("TRIAX_CPU_RANGE_GUARD");
-  return v == nullptr || std::string_view(v) != "0";
+  cpu::Guard g = cpu::Guard::automatic;
+  if (!cpu::parse_guard(v, g)) {
+    throw invalid_argument(std::string("triax: TRIAX_CPU_RANGE_GUARD=") + v + " names no range guard");
+  }
+  return g;
 }
 
 // Whether every operand's rows are contiguous (partitioned_thomas.hpp's variant: each chunk one run
@@ -159,7 +166,7 @@ class CpuPlan final : public BackendPlan<T> {
   CpuPlan(const Problem& p, const Options& o)
       : threads_(host_threads(o.num_threads)),
         strip_variant_(strip_partition_enabled()),
-        range_guard_(range_guard_enabled()) {
+        range_guard_(range_guard_chosen()) {
     constexpr int tile_lanes = cpu::TileShape<T>::lanes;
     // Every workspace size below is a product of n: refuse an n for which they would wrap (n
     // near 2^62 made them a few values) before forming any. Both kernels' per-thread scratch is
@@ -223,7 +230,7 @@ class CpuPlan final : public BackendPlan<T> {
  private:
   int threads_;
   bool strip_variant_;
-  bool range_guard_;
+  cpu::Guard range_guard_;
   Algorithm algorithm_;
   int width_ = 0;
   std::size_t per_thread_ = 0;

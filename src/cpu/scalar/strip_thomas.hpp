@@ -71,7 +71,7 @@ inline const T* lane_row(const T* base, std::int64_t lane_stride, int w, T* buff
   return buffer;
 }
 
-template <bool Accumulate, bool Checked, bool RangeGuard, class T>
+template <bool Accumulate, bool Checked, Guard G, class T>
 void strip_thomas(const Problem& p, const Operands<T>& ops, Strip strip, StripScratch<T> s,
                   int width) {
   const std::int64_t n = p.n;
@@ -140,7 +140,7 @@ void strip_thomas(const Problem& p, const Operands<T>& ops, Strip strip, StripSc
       for (int op = op_a; op < op_x; ++op) {
         if (next[op] != nullptr) __builtin_prefetch(next[op] + j0, 0, 2);
       }
-      forward_rows<Checked, RangeGuard>(lanes, n, i, i + 1, lanes_from(row[op_a], j0),
+      forward_rows<Checked, G>(lanes, n, i, i + 1, lanes_from(row[op_a], j0),
                                         row[op_b] + j0, lanes_from(row[op_c], j0), row[op_d] + j0,
                                         0, s.cp + j0, width, dp + j0, ds, info.from(j0));
     };

@@ -10,9 +10,15 @@
 
 #include <bit>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 
 #include "core/problem.hpp"
+#include "cpu/range_guard.hpp"
+
+#if defined(__AVX512F__) && defined(__AVX512VL__)
+#include <immintrin.h>
+#endif
 
 #ifndef TRIAX_CPU_ISA
 #error "kernel headers are included through cpu/solve_batch.inc, which names the instruction set"
@@ -78,25 +84,146 @@ struct LaneInfo {
   LaneInfo from(int j0) const { return {forward + j0, backward + j0}; }
 };
 
+/// The elimination before the division, at lane (or vector) j: m = b - a c'_prev and
+/// rhs = d - a d'_prev; `load` reads one lane or one vector. One copy for the lane loops and the
+/// AVX-512 vector loops, so that all compute the same expression (the same bits). Returned by
+/// value: out-parameters made the lane loops' m and rhs addressable, which GCC's `omp simd`
+/// turns into per-lane arrays in memory (the strip kernel's guarded rows ran 2x slower).
+template <class V>
+struct Eliminated {
+  V m, rhs;
+};
+template <bool HasA, class V, class Load, class T>
+inline Eliminated<V> eliminate(Load load, int j, const T* a, const T* b, const T* d,
+                               const T* cp_prev, const T* dp_prev) {
+  V m = load(b + j);
+  V rhs = load(d + j);
+  if constexpr (HasA) {
+    const V aj = load(a + j);
+    m -= aj * load(cp_prev + j);
+    rhs -= aj * load(dp_prev + j);
+  }
+  return {m, rhs};
+}
+
+/// eliminate's `load` for the lane loops.
+inline constexpr auto load_lane = [](const auto* p) { return *p; };
+
+#if defined(__AVX512F__) && defined(__AVX512VL__)
+/// Guard::getexp's instructions (AVX-512 copy only, 32-byte vectors as the
+/// copy is compiled): one template, the intrinsic of each precision picked at compile time.
+template <class T>
+struct Vector256 {
+  using type = __m256;
+};
+template <>
+struct Vector256<double> {
+  using type = __m256d;
+};
+template <class T>
+struct ExponentOps {
+  static constexpr bool dbl = sizeof(T) == 8;
+  using V = typename Vector256<T>::type;
+  static constexpr int lanes = 32 / sizeof(T);
+  static V load(const T* p) {
+    V v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  }
+  static void store(T* p, V v) { std::memcpy(p, &v, sizeof v); }
+  static V mant(V m) {
+    if constexpr (dbl) return _mm256_getmant_pd(m, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_src);
+    else return _mm256_getmant_ps(m, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_src);
+  }
+  static V exponent(V m) {
+    if constexpr (dbl) return _mm256_getexp_pd(m);
+    else return _mm256_getexp_ps(m);
+  }
+  static V scale(V x, V e) {
+    if constexpr (dbl) return _mm256_scalef_pd(x, e);
+    else return _mm256_scalef_ps(x, e);
+  }
+  /// Checked mode's breakdown test (forward_row's, per vector): lanes where m is zero or not
+  /// finite, or d' is not finite (x - x is 0 exactly for finite x).
+  static __mmask8 broken(V m, V dp) {
+    if constexpr (dbl) {
+      return _mm256_cmp_pd_mask(m, V{}, _CMP_EQ_OQ) | _mm256_cmp_pd_mask(m - m, V{}, _CMP_NEQ_UQ) |
+             _mm256_cmp_pd_mask(dp - dp, V{}, _CMP_NEQ_UQ);
+    } else {
+      return _mm256_cmp_ps_mask(m, V{}, _CMP_EQ_OQ) | _mm256_cmp_ps_mask(m - m, V{}, _CMP_NEQ_UQ) |
+             _mm256_cmp_ps_mask(dp - dp, V{}, _CMP_NEQ_UQ);
+    }
+  }
+};
+
+/// The whole vectors of a Guard::getexp row (checked mode's bookkeeping too, as forward_row's);
+/// returns how many lanes it did. On the chain
+/// m -> 1/m -> the next row's m only getmant (m's mantissa in [1, 2), exact, subnormal m
+/// included) is added; c and rhs are scaled by 2^-e (scalef, e = getexp(m)) beside the
+/// division. The exponent is taken as (m - m) - e, NaN for inf and NaN m, so that c', d' are
+/// NaN there; a zero m gives e = -inf and c', d' infinite or NaN. In the normal range the
+/// results are those of the plain reciprocal bit for bit (every scaling exact).
+template <bool HasA, bool HasC, bool Checked, class T>
+inline int forward_row_getexp(int w, std::int64_t i, const T* a, const T* b, const T* c,
+                              const T* d, const T* cp_prev, const T* dp_prev, T* cp, T* dp,
+                              LaneInfo info) {
+  using O = ExponentOps<T>;
+  using V = typename O::V;
+  constexpr int L = O::lanes;
+  const V one = V{} + T(1);
+  int j = 0;
+  for (; j + L <= w; j += L) {
+    const Eliminated<V> e = eliminate<HasA, V>(O::load, j, a, b, d, cp_prev, dp_prev);
+    const V m = e.m;
+    const V rhs = e.rhs;
+    const V ne = (m - m) - O::exponent(m);
+    const V r = one / O::mant(m);
+    O::store(cp + j, HasC ? O::scale(O::load(c + j), ne) * r : V{});
+    const V dpv = O::scale(rhs, ne) * r;
+    O::store(dp + j, dpv);
+    if constexpr (Checked) {
+      // Rare: the lanes of a broken row one at a time, as forward_row's lane loop records them.
+      const unsigned bad = O::broken(m, dpv);
+      for (int k = 0; bad != 0 && k < L; ++k) {
+        if (((bad >> k) & 1u) != 0 && info.forward[j + k] == 0) info.forward[j + k] = int(i + 1);
+      }
+    }
+  }
+  return j;
+}
+#endif
+
 /// One forward row over w lanes. HasA is false on row 0 (a[0] is never read); HasC is false on
-/// row n-1 (c[n-1] is never read). RangeGuard false is a diagnostic copy for timing only
-/// (TRIAX_CPU_RANGE_GUARD=0, cpu_plan.cpp): the plain reciprocal r = 1/m of the code before the
-/// range work, without the pivot scale, so that one process can time both (bench/ab_range);
-/// systems outside the normal range then come back wrong. Row i's c', d' go to cp, dp; row i-1's
-/// are cp_prev, dp_prev. d and dp may be the same row (the strip kernel in place writes d' over d):
-/// each lane reads its d before it writes its d', so they are not `__restrict`.
-template <bool HasA, bool HasC, bool Checked, bool RangeGuard, class T>
+/// row n-1 (c[n-1] is never read). G picks the range guard (cpu/range_guard.hpp): Guard::none is
+/// a diagnostic copy for timing only (TRIAX_CPU_RANGE_GUARD=0, cpu_plan.cpp), the plain
+/// reciprocal r = 1/m of the code before the range work, so that one process can time both
+/// (bench/ab_range); systems outside the normal range then come back wrong. Row i's c', d' go to
+/// cp, dp; row i-1's are cp_prev, dp_prev. d and dp may be the same row (the strip kernel in place
+/// writes d' over d): each lane reads its d before it writes its d', so they are not `__restrict`.
+template <bool HasA, bool HasC, bool Checked, Guard G, class T>
 inline void forward_row(int w, std::int64_t i, const T* __restrict a, const T* __restrict b,
                         const T* __restrict c, const T* d, const T* __restrict cp_prev,
                         const T* dp_prev, T* __restrict cp, T* dp, LaneInfo info) {
+  if constexpr (G == Guard::getexp) {
+#if defined(__AVX512F__) && defined(__AVX512VL__)
+    const int done =
+        forward_row_getexp<HasA, HasC, Checked>(w, i, a, b, c, d, cp_prev, dp_prev, cp, dp, info);
+#else
+    const int done = 0;
+#endif
+    if (done < w) {
+      const auto at = [done](const T* p) { return p != nullptr ? p + done : nullptr; };
+      forward_row<HasA, HasC, Checked, Guard::scaled>(w - done, i, at(a), b + done, at(c),
+                                                      d + done, at(cp_prev), at(dp_prev),
+                                                      cp + done, dp + done, info.from(done));
+    }
+    return;
+  }
 #pragma omp simd
   for (int j = 0; j < w; ++j) {
-    T m = b[j];
-    T rhs = d[j];
-    if constexpr (HasA) {
-      m -= a[j] * cp_prev[j];
-      rhs -= a[j] * dp_prev[j];
-    }
+    const Eliminated<T> e = eliminate<HasA, T>(load_lane, j, a, b, d, cp_prev, dp_prev);
+    const T m = e.m;
+    const T rhs = e.rhs;
     // 1/m leaves the range where m is subnormal (inf) or above 1/min_normal (subnormal or 0),
     // so that a system scaled by a power of two came back wrong. m is first brought into a
     // binade near 1 by an exact power of two s (binade_scale), and c' = (c s) (1/(m s)): as
@@ -105,7 +232,7 @@ inline void forward_row(int w, std::int64_t i, const T* __restrict a, const T* _
     // the floating-point range"). An infinite pivot would make c' = d' = 0 and cut the system
     // in two with finite x; binade_scale's s = -inf for it makes d' NaN, so the breakdown shows
     // in x, as checked mode would report it.
-    if constexpr (RangeGuard) {
+    if constexpr (G == Guard::scaled) {
       const T s = binade_scale(m);
       const T r = T(1) / (m * s);
       cp[j] = HasC ? (c[j] * s) * r : T(0);
@@ -124,10 +251,12 @@ inline void forward_row(int w, std::int64_t i, const T* __restrict a, const T* _
 
 /// Forward rows [i0, i1) of an n-row system; row r of each operand is at base + (r - i0) * step
 /// (lane-contiguous rows), c' rows at cp + r * cs and d' rows at dp + r * ds (row pitches).
-template <bool Checked, bool RangeGuard, class T>
+template <bool Checked, Guard G, class T>
 inline void forward_rows(int w, std::int64_t n, std::int64_t i0, std::int64_t i1, const T* a,
                          const T* b, const T* c, const T* d, std::int64_t step, T* cp,
                          std::int64_t cs, T* dp, std::int64_t ds, LaneInfo info) {
+  // The row dispatch written out, not through a shared lambda: with one GCC stopped inlining
+  // the guarded forward_row into the strip kernel's line loop (2.1-2.4x in the caches).
   for (std::int64_t i = i0; i < i1; ++i) {
     const std::int64_t k = (i - i0) * step;
     T* cpi = cp + i * cs;
@@ -135,18 +264,18 @@ inline void forward_rows(int w, std::int64_t n, std::int64_t i0, std::int64_t i1
     const bool last = i == n - 1;
     if (i == 0) {
       if (last) {
-        forward_row<false, false, Checked, RangeGuard, T>(w, i, a, b + k, c, d + k, nullptr,
-                                                          nullptr, cpi, dpi, info);
+        forward_row<false, false, Checked, G, T>(w, i, a, b + k, c, d + k, nullptr, nullptr, cpi,
+                                                 dpi, info);
       } else {
-        forward_row<false, true, Checked, RangeGuard, T>(w, i, a, b + k, c + k, d + k, nullptr,
-                                                         nullptr, cpi, dpi, info);
+        forward_row<false, true, Checked, G, T>(w, i, a, b + k, c + k, d + k, nullptr, nullptr,
+                                                cpi, dpi, info);
       }
     } else if (last) {
-      forward_row<true, false, Checked, RangeGuard>(w, i, a + k, b + k, c, d + k, cpi - cs,
-                                                    dpi - ds, cpi, dpi, info);
+      forward_row<true, false, Checked, G>(w, i, a + k, b + k, c, d + k, cpi - cs, dpi - ds, cpi,
+                                           dpi, info);
     } else {
-      forward_row<true, true, Checked, RangeGuard>(w, i, a + k, b + k, c + k, d + k, cpi - cs,
-                                                   dpi - ds, cpi, dpi, info);
+      forward_row<true, true, Checked, G>(w, i, a + k, b + k, c + k, d + k, cpi - cs, dpi - ds,
+                                          cpi, dpi, info);
     }
   }
 }

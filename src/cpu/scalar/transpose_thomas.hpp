@@ -45,7 +45,7 @@ inline void read_lines(const T* p, std::int64_t count) {
   static_cast<void>(*static_cast<const volatile T*>(p + count - 1));
 }
 
-template <bool Accumulate, bool Checked, bool RangeGuard, class T>
+template <bool Accumulate, bool Checked, Guard G, class T>
 void transpose_thomas(const Problem& p, const Operands<T>& ops, std::int64_t s0, int w,
                       TileScratch<T> s) {
   constexpr int W = TileShape<T>::lanes;
@@ -139,7 +139,7 @@ void transpose_thomas(const Problem& p, const Operands<T>& ops, std::int64_t s0,
                            s.dp + (i > 0 ? i - 1 : 0) * W, s.dp + i * W);
       }
     } else {
-      forward_rows<Checked, RangeGuard>(W, n, i0, i0 + rows, s.tile[op_a], s.tile[op_b],
+      forward_rows<Checked, G>(W, n, i0, i0 + rows, s.tile[op_a], s.tile[op_b],
                                         s.tile[op_c], s.tile[op_d], W, s.cp, W, s.dp, W, info);
     }
   }
