@@ -123,6 +123,15 @@ cpu::Guard range_guard_chosen() {
   if (!cpu::parse_guard(v, g)) {
     throw invalid_argument(std::string("triax: TRIAX_CPU_RANGE_GUARD=") + v + " names no range guard");
   }
+#if defined(__x86_64__) || defined(__i386__)
+  // getexp, the AVX-512 copy's own guard, was measured on Intel: on the 16-core Xeon host it cost
+  // 0.90x the scaled guard's time where the arithmetic shows (double 128^3 along x) and stayed
+  // within 2% of no guard at 256^3; on an AMD EPYC core with AVX-512 (the development VM) it took
+  // 1.12-1.47x no guard in the caches where scaled took 0.96-1.09x
+  // (docs/notes/2026-11-27-guard34.md). So unset means scaled on every other vendor.
+  static const bool intel = __builtin_cpu_is("intel");
+  if (g == cpu::Guard::automatic && !intel) g = cpu::Guard::scaled;
+#endif
   return g;
 }
 

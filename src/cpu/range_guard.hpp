@@ -1,7 +1,8 @@
 #pragma once
 // Which form of the CPU kernels' range guard (thomas_lanes.hpp, forward_row) a plan runs, chosen
 // with TRIAX_CPU_RANGE_GUARD at plan creation (cpu_plan.cpp). Unset: each kernel copy's own
-// (getexp in the AVX-512 copy, scaled in the others; issue 34, docs/notes/2026-11-27-guard34.md).
+// (getexp in the AVX-512 copy, scaled in the others) on Intel processors, scaled on the others
+// (issue 34, docs/notes/2026-11-27-guard34.md).
 
 #include <string_view>
 #include <utility>
@@ -9,7 +10,7 @@
 namespace triax::detail::cpu {
 
 enum class Guard {
-  automatic,  // unset: the copy's own (AVX-512: getexp; AVX2, baseline: scaled)
+  automatic,  // unset on Intel: the copy's own (AVX-512: getexp; AVX2, baseline: scaled)
   none,       // "0": r = 1/m, the arithmetic before the range work (wrong outside the normal range)
   scaled,     // "1", "scaled": m scaled into a binade near 1 by 2^-e taken from its exponent bits
   getexp,     // "getexp": AVX-512 getmant on the chain, getexp/scalef for c and rhs beside it
