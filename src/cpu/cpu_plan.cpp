@@ -110,8 +110,8 @@ bool strip_partition_enabled() {
   return v == nullptr || std::string_view(v) != "0";
 }
 
-// TRIAX_CPU_RANGE_GUARD (cpu/range_guard.hpp): unset, each kernel copy's own guard (getexp in the
-// AVX-512 copy, scaled in the others); "1" or "scaled", the scaled guard in every copy; "getexp"
+// TRIAX_CPU_RANGE_GUARD (cpu/range_guard.hpp): unset, on Intel each kernel copy's own guard
+// (getexp in the AVX-512 copy, scaled in the others) and scaled on other processors (below); "1" or "scaled", the scaled guard in every copy; "getexp"
 // (the AVX-512 copy; the others run scaled); "0", for measurement only (bench/ab_range), the strip
 // and transpose kernels take the pivot reciprocal 1/m without a guard (thomas_lanes.hpp,
 // forward_row), and results outside the normal range are wrong. Read once per plan, which picks
