@@ -170,8 +170,9 @@ void small_targets(const std::string& at, const Group& g, std::vector<TargetResu
     const double bound_pct_copy = g.pick->pct_copy * g.pick->median_ms / bound;
     const double old_over_bound = old->second->median_ms / bound;
     const bool reachable = bound_pct_copy >= 80.0 || old_over_bound >= 1.3;
-    std::snprintf(why, sizeof why, "bound %.1f%% of the copy, old / bound %.2f", bound_pct_copy,
-                  old_over_bound);
+    const double stream = baseline_named(g, stream_bound_name);
+    std::snprintf(why, sizeof why, "bound %.1f%% of the copy, old / bound %.2f; old / stream %.2f",
+                  bound_pct_copy, old_over_bound, stream > 0 ? old->second->median_ms / stream : 0);
     judge_with_bound(t, g.pick->median_ms, bound, reachable, why);
   }
   out.push_back(t);
