@@ -42,6 +42,9 @@ struct Case {
   bool baselines = true;        ///< run LAPACK (cpu) or cuSPARSE (cuda) where they apply
   bool baselines_only = false;  ///< skip triax (records the baselines and copy alone)
   std::vector<EnvVariant> variants;  ///< timed after the requested algorithms
+  /// Time the arithmetic-free bounds of the case as rows of backend "bound" (cuda; --suite
+  /// small: gpu_pattern_bound.hpp), before the triax rows.
+  bool pattern_bounds = false;
 };
 
 /// One measured line of the table.
@@ -69,6 +72,10 @@ struct Row {
   /// cuda block rows with --block-bound: the median of the kernel's bound (gpu_block_bound.cu),
   /// its GB/s counting `bytes`, and the row's time as a % of it (100 x bound_ms / median_ms).
   double bound_ms = 0, bound_gbps = 0, pct_bound = 0;
+  /// --suite small: the arithmetic-free bound of this row's own pattern (the hybrid's for the
+  /// automatic pick and today's rule, the cyclic staging for the cyclic family) and the row's
+  /// time as a % of it (100 x bound / median); 0 where none applies (bound_report.hpp).
+  double pattern_bound_ms = 0, pct_pattern_bound = 0;
 };
 
 /// The in-run copy reference (GB/s counts bytes read + bytes written).

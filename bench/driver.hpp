@@ -92,6 +92,12 @@ void run_case(const Case& c, const CopyReference& copy, Env& env, std::vector<Ro
     for (std::size_t i = first; i < baseline_end; ++i) finish_row(rows[i], copy);
 
     const Algorithm pick = automatic_pick<T>(env, c, layout, axis);
+    // GPU, --suite small: the arithmetic-free bounds, timed as the solves are below.
+    if constexpr (requires { env.pattern_bounds(c, axis, in, pick, rows); }) {
+      const std::size_t bounds_first = rows.size();
+      if (c.pattern_bounds) env.pattern_bounds(c, axis, in, pick, rows);
+      for (std::size_t i = bounds_first; i < rows.size(); ++i) finish_row(rows[i], copy);
+    }
     // One algorithm's row; `label` names an EnvVariant (its rows are never the pick's).
     auto time_algorithm = [&](Algorithm alg, const std::string& label) {
       std::unique_ptr<Solver<T>> solver;
@@ -124,14 +130,8 @@ void run_case(const Case& c, const CopyReference& copy, Env& env, std::vector<Ro
           std::string(to_string(solver->algorithm())) + (label.empty() ? "" : " [" + label + "]"));
       r.automatic = label.empty() && solver->algorithm() == pick;
       try {
-        auto solves = [&] {
-          for (int k = 0; k < c.launches; ++k) solve();
-        };
-        Timing t = measure(c.reps, prepare, solves, [&](auto& f) { return env.time_one(f); });
-        t.median_ms /= c.launches;
-        t.min_ms /= c.launches;
-        t.max_ms /= c.launches;
-        set_timing(r, t);
+        set_timing(r, measure_launches(c.reps, c.launches, prepare, solve,
+                                       [&](auto& f) { return env.time_one(f); }));
         if (c.launches > 1) {  // the residual of one solve from the prepared state
           prepare();
           solve();

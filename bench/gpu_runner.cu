@@ -1,14 +1,37 @@
 #include <cstdio>
 
+#include "bound_report.hpp"
+#include "core/normalize.hpp"
 #include "driver.hpp"
 #include "gpu_baseline.hpp"
 #include "gpu_context.hpp"
+#include "gpu_pattern_bound.hpp"
 #include "gpu_runner.hpp"
 #include "gpu_two_pass_bound.hpp"
 #include "shape_runner.hpp"
 
 namespace triax::bench {
 namespace {
+
+/// Elements of x (host) that are not a + b + c + d, summed in that order in T, as the bound
+/// kernels write them; ends_zeroed: a of each system's row 0 and c of its last row count as 0
+/// (the cyclic staging reads them as its kernel does).
+template <class T>
+std::int64_t bound_mismatches(const Case& c, int axis, const DeviceInputs<T>& in, const T* x,
+                              bool ends_zeroed) {
+  std::int64_t stride = 1;
+  for (int k = 0; k < axis; ++k) stride *= c.extents[k];
+  const std::int64_t n = c.extents[axis];
+  std::int64_t wrong = 0;
+  for (std::int64_t i = 0; i < in.count; ++i) {
+    const std::int64_t row = i / stride % n;
+    const T a = ends_zeroed && row == 0 ? T(0) : in.host_a[i];
+    const T cc = ends_zeroed && row == n - 1 ? T(0) : in.host_c[i];
+    const T want = a + in.host_b[i] + cc + in.host_d[i];
+    wrong += x[i] != want;
+  }
+  return wrong;
+}
 
 /// Device memory, events on one stream, the cuSPARSE baselines.
 template <class T>
@@ -69,6 +92,46 @@ class GpuEnv {
     }
     return bound_ms_;
   }
+  /// --suite small (Case::pattern_bounds): the arithmetic-free bounds of this axis as rows of
+  /// backend "bound" (gpu_pattern_bound.hpp), each timed as run_case times a solve (the output
+  /// restored and the caches flushed before each, two warm-ups, the median of c.reps, `launches`
+  /// back to back): the pick's pattern, a one-launch stream of the same bytes and, where the
+  /// case times the cyclic family, its staging. Not in increment mode.
+  void pattern_bounds(const Case& c, int axis, const DeviceInputs<T>& in, Algorithm pick,
+                      std::vector<Row>& rows) {
+    if (c.mode == Mode::increment) return;
+    const detail::Problem p = detail::normalize(OperandLayouts(Layout::packed(c.extents)), axis);
+    const T* d = c.mode == Mode::in_place ? in.out : in.d;
+    const detail::Operands<T> ops{in.a, in.b, in.c, d, in.out, false, nullptr};
+    auto time_bound = [&](const std::string& name, const BoundLaunch& launch) {
+      if (!launch) return;
+      Row r = base_row<T>(c, axis, "bound", name);
+      auto prepare = [&] {
+        if (c.mode != Mode::separate) copy(in.out, in.d, in.count);
+        flush();
+      };
+      set_timing(r, measure_launches(c.reps, c.launches, prepare, launch,
+                                     [&](auto& f) { return ctx_.time_one(f); }));
+      // Once more from the prepared state, on a poisoned output (NaN; in place then d): the
+      // bound must have written x = a + b + c + d at every element, or it did not move the
+      // solve's bytes (a row left out, a system skipped).
+      TRIAX_CUDA_CHECK(cudaMemsetAsync(in.out, 0xff, bytes(in.count), ctx_.stream()));
+      prepare();
+      launch();
+      const std::int64_t wrong =
+          bound_mismatches<T>(c, axis, in, fetch(in.out, in.count), name == cyclic_bound_name);
+      if (wrong != 0) {
+        std::printf("  bound %s left out: %lld elements of x are not a + b + c + d\n", name.c_str(),
+                    static_cast<long long>(wrong));
+        return;
+      }
+      rows.push_back(r);
+    };
+    time_bound(hybrid_bound_name, hybrid_pattern_bound<T>(ctx_, p, pick, ops));
+    time_bound(stream_bound_name, one_pass_stream<T>(ctx_, in.a, in.b, in.c, d, in.out, in.count));
+    if (c.algorithm == "cyclic") time_bound(cyclic_bound_name, cyclic_stage_bound<T>(ctx_, p, ops));
+  }
+
   /// Batches of at most this many systems also time cuSPARSE's large-system routine.
   static constexpr std::int64_t few_systems = 16;
 

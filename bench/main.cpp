@@ -4,6 +4,7 @@
 #include <exception>
 
 #include "block_case.hpp"
+#include "bound_report.hpp"
 #include "copy_reference.hpp"
 #include "cpu_baseline.hpp"
 #include "host_memory.hpp"
@@ -131,7 +132,10 @@ int main(int argc, char** argv) {
     }
     run_cases(cfg.block_cases, info, rows, run_block_case, gpu_block_case, print_block_row);
 
-    if (cfg.suite == "small") print_small_table(rows);
+    if (cfg.suite == "small") {
+      attach_pattern_bounds(rows);
+      print_small_table(rows);
+    }
     std::vector<TargetResult> targets;
     if (cfg.check_targets) {
       if (cfg.cases.empty() || cfg.cases.front().baselines_only) {

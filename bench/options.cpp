@@ -129,7 +129,8 @@ std::vector<EnvVariant> cr_pcr_switch_variants() {
 /// rule TRIAX_CUDA_SMALL_BATCH=0 keeps), the spread's knob sweep, CR+PCR (the cyclic family's
 /// best that does not overflow: docs/performance.md), cuSPARSE and the copy; on 512 x 512 the
 /// whole family, CR+PCR's switch sizes and the family's loads with every row in flight (issue
-/// 30's CR+PCR bar). --check-targets judges each size (report.cpp).
+/// 30's CR+PCR bar); the arithmetic-free bounds of the pick's pattern (and on 512 x 512 of the
+/// cyclic staging) as rows of backend "bound". --check-targets judges each size (report.cpp).
 std::vector<Case> small_suite(const Case& base) {
   std::vector<Case> cases;
   Case c = base;
@@ -141,6 +142,7 @@ std::vector<Case> small_suite(const Case& base) {
       const bool paper_size = systems == 512 && n == 512;
       c.algorithm = paper_size ? "cyclic" : "small";
       c.variants = small_batch_variants();
+      c.pattern_bounds = true;
       c.variants.push_back(rows_in_flight(Algorithm::cuda_cr_pcr));
       if (paper_size) {
         for (const EnvVariant& v : cr_pcr_switch_variants()) c.variants.push_back(v);

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bound_report.hpp"
 #include "extents_text.hpp"
 
 namespace triax::bench {
@@ -34,7 +35,7 @@ std::map<std::string, Group> group_rows(const std::vector<Row>& rows) {
   std::map<std::string, Group> groups;
   for (const Row& r : rows) {
     Group& g = groups[where(r)];
-    if (r.backend == "lapack" || r.backend == "cusparse") {
+    if (r.backend == "lapack" || r.backend == "cusparse" || r.backend == "bound") {
       g.baseline_ms[r.algorithm] = r.median_ms;
       continue;
     }
@@ -87,6 +88,14 @@ double speedup_over_row(const Row& r, const Group& g, const std::string& name) {
   return it == g.by_name.end() || r.median_ms <= 0 ? 0 : it->second->median_ms / r.median_ms;
 }
 
+/// The time of the baseline or bound whose name contains `part` (0 where the group has none).
+double baseline_named(const Group& g, const std::string& part) {
+  for (const auto& [name, ms] : g.baseline_ms) {
+    if (name.find(part) != std::string::npos) return ms;
+  }
+  return 0;
+}
+
 /// The row named "<pick's algorithm> [old]": today's automatic rule (--suite small).
 double speedup_over_old(const Row& r, const Group& g) {
   const Row* pick = g.pick ? g.pick : &r;
@@ -103,15 +112,34 @@ const Row* fastest_named(const Group& g, const std::string& name) {
   return best;
 }
 
-/// Issue 30's CR+PCR bars on a group whose pick is the CR+PCR row judged.
+/// A CR+PCR bar (t, "x >= bar times `other`") against the cyclic staging bound: out of reach
+/// where `other` takes less than bar x the bound (a CR+PCR as fast as the bound would fail it).
+void against_cyclic_bound(TargetResult& t, const Group& family, const std::string& other) {
+  const auto bound = family.baseline_ms.find(cyclic_bound_name);
+  const auto o = family.by_name.find(other);
+  if (!family.pick || bound == family.baseline_ms.end() || o == family.by_name.end() || !o->second)
+    return;
+  const double other_ms = o->second->median_ms, bound_ms = bound->second;
+  const bool reachable = other_ms >= t.bar * bound_ms;
+  char why[120];
+  std::snprintf(why, sizeof why, "%s %.4f ms %s %gx the bound %.4f ms", other.c_str(), other_ms,
+                reachable ? ">=" : "<", t.bar, bound_ms);
+  judge_with_bound(t, family.pick->median_ms, bound_ms, reachable, why);
+}
+
+/// Issue 30's CR+PCR bars on a group whose pick is the CR+PCR row judged. Each bar is also
+/// judged against the cyclic staging bound: out of reach where the row it is
+/// compared with takes less than the bar's factor x the bound (bound_report.hpp).
 void cr_pcr_bars(const std::string& label, const std::string& at, const Group& family,
                  std::vector<TargetResult>& out) {
   out.push_back(
       judge(label + "cuda_cr_pcr >= 1.2x cuda_pcr", at, family, 1.2,
             [](const Row& x, const Group& gg) { return speedup_over_row(x, gg, "cuda_pcr"); }));
+  against_cyclic_bound(out.back(), family, "cuda_pcr");
   out.push_back(
       judge(label + "cuda_cr_pcr >= 1.5x cuda_cr", at, family, 1.5,
             [](const Row& x, const Group& gg) { return speedup_over_row(x, gg, "cuda_cr"); }));
+  against_cyclic_bound(out.back(), family, "cuda_cr");
 }
 
 /// Issue 30's small-batch bars (--suite small), and its CR+PCR bar where the family ran.
@@ -119,11 +147,33 @@ void small_targets(const std::string& at, const Group& g, std::vector<TargetResu
   out.push_back(judge(">= 2x gtsv2StridedBatch", at, g, 2.0, [](const Row& x, const Group& gg) {
     return speedup_over(x, gg, "gtsv2StridedBatch");
   }));
+  // Out of reach where the pick's pattern bound takes more than half cuSPARSE's time.
+  const double bound = baseline_named(g, hybrid_bound_name);
+  const double cus = baseline_named(g, "gtsv2StridedBatch");
+  char why[200];
+  if (g.pick && cus > 0) {
+    // The stream's time beside it: what one launch of these bytes in any shape could do.
+    std::snprintf(why, sizeof why, "bound %.4f ms %s cuSPARSE / 2 = %.4f ms; stream %.4f ms", bound,
+                  bound <= cus / 2 ? "<=" : ">", cus / 2, baseline_named(g, stream_bound_name));
+    judge_with_bound(out.back(), g.pick->median_ms, bound, bound <= cus / 2, why);
+  }
   // >= 1.3x today's rule, or >= 80% of the copy: judged as the first, passed by either.
   TargetResult t = judge(">= 1.3x today's automatic or >= 80% copy", at, g, 1.3, speedup_over_old);
   if (g.pick && !t.pass && g.pick->pct_copy >= 80.0) {
     t.pass = true;
     t.note = "80% of the copy; " + t.note;
+  }
+  // Out of reach where a solve as fast as the bound would fail both halves: the bound under 80%
+  // of the copy, and today's rule within 1.3x of it.
+  const auto old = g.pick ? g.by_name.find(g.pick->algorithm + " [old]") : g.by_name.end();
+  if (g.pick && bound > 0 && old != g.by_name.end()) {
+    const double bound_pct_copy = g.pick->pct_copy * g.pick->median_ms / bound;
+    const double old_over_bound = old->second->median_ms / bound;
+    const bool reachable = bound_pct_copy >= 80.0 || old_over_bound >= 1.3;
+    const double stream = baseline_named(g, stream_bound_name);
+    std::snprintf(why, sizeof why, "bound %.1f%% of the copy, old / bound %.2f; old / stream %.2f",
+                  bound_pct_copy, old_over_bound, stream > 0 ? old->second->median_ms / stream : 0);
+    judge_with_bound(t, g.pick->median_ms, bound, reachable, why);
   }
   out.push_back(t);
   const auto cr_pcr = g.by_name.find("cuda_cr_pcr");
@@ -141,11 +191,41 @@ void small_targets(const std::string& at, const Group& g, std::vector<TargetResu
 
 }  // namespace
 
+namespace {
+
+/// --suite small, where the cyclic family ran: its staging bound and each row's share of it.
+void print_cyclic_bound_lines(const std::vector<const Group*>& groups) {
+  for (const Group* g : groups) {
+    const double bound = baseline_named(*g, cyclic_bound_name);
+    if (bound <= 0) continue;
+    std::printf(
+        "cyclic staging bound, %s %lld x %lld: %.4f ms; %% of it (ms):", g->pick->precision.c_str(),
+        static_cast<long long>(g->pick->systems), static_cast<long long>(g->pick->n), bound);
+    for (const char* name : {"cuda_cr", "cuda_pcr", "cuda_cr_pcr", "cuda_cr_rd"}) {
+      const Row* fastest = fastest_named(*g, name);
+      const auto plain = g->by_name.find(name);
+      if (plain != g->by_name.end())
+        std::printf(" %s %.1f (%.4f)", name, pct_of_bound(plain->second->median_ms, bound),
+                    plain->second->median_ms);
+      if (fastest && (plain == g->by_name.end() || fastest != plain->second))
+        std::printf(", fastest %s %.1f", fastest->algorithm.c_str(),
+                    pct_of_bound(fastest->median_ms, bound));
+      std::printf(";");
+    }
+    std::printf("\n");
+  }
+}
+
+}  // namespace
+
 void print_small_table(const std::vector<Row>& rows) {
   std::printf(
-      "\nsmall batches (ms; x = cuSPARSE gtsv2StridedBatch / row; best = fastest triax row):\n");
-  std::printf("%-6s %6s %5s %8s %8s %8s %6s %8s %6s %6s  %s\n", "prec", "systems", "n", "cusparse",
-              "old", "auto", "x", "best", "x", "%copy", "best row");
+      "\nsmall batches (ms; x = cuSPARSE gtsv2StridedBatch / row; best = fastest triax row; bound "
+      "= the pick's pattern without arithmetic, %%bnd = auto's %% of it, 2x? = whether bound <= "
+      "cuSPARSE / 2; stream = one launch of the same bytes):\n");
+  std::printf("%-6s %6s %5s %8s %8s %8s %6s %8s %5s %3s %8s %8s %6s %6s  %s\n", "prec", "systems",
+              "n", "cusparse", "old", "auto", "x", "bound", "%bnd", "2x?", "stream", "best", "x",
+              "%copy", "best row");
   const std::map<std::string, Group> groups = group_rows(rows);
   std::vector<const Group*> order;  // by precision, systems, n
   for (const auto& [at, g] : groups) {
@@ -166,13 +246,17 @@ void print_small_table(const std::vector<Row>& rows) {
       if (name.find("gtsv2StridedBatch") != std::string::npos) cus = ms;
     }
     const auto old = g.by_name.find(g.pick->algorithm + " [old]");
-    std::printf("%-6s %6lld %5lld %8.4f %8.4f %8.4f %6.2f %8.4f %6.2f %6.1f  %s\n",
-                g.pick->precision.c_str(), static_cast<long long>(g.pick->systems),
-                static_cast<long long>(g.pick->n), cus,
-                old == g.by_name.end() ? 0.0 : old->second->median_ms, g.pick->median_ms,
-                cus / g.pick->median_ms, best->median_ms, cus / best->median_ms, best->pct_copy,
-                best->algorithm.c_str());
+    const double bound = baseline_named(g, hybrid_bound_name);
+    std::printf(
+        "%-6s %6lld %5lld %8.4f %8.4f %8.4f %6.2f %8.4f %5.1f %3s %8.4f %8.4f %6.2f %6.1f  %s\n",
+        g.pick->precision.c_str(), static_cast<long long>(g.pick->systems),
+        static_cast<long long>(g.pick->n), cus,
+        old == g.by_name.end() ? 0.0 : old->second->median_ms, g.pick->median_ms,
+        cus / g.pick->median_ms, bound, pct_of_bound(g.pick->median_ms, bound),
+        bound <= 0 ? "-" : (bound <= cus / 2 ? "yes" : "no"), baseline_named(g, stream_bound_name),
+        best->median_ms, cus / best->median_ms, best->pct_copy, best->algorithm.c_str());
   }
+  print_cyclic_bound_lines(order);
 }
 
 void print_copy(const char* what, const CopyReference& copy) {
@@ -297,12 +381,21 @@ void to_json(Json& j, const Row& r) {
     j["bound_gbps"] = number(r.bound_gbps);
     j["pct_bound"] = number(r.pct_bound);
   }
+  if (r.pattern_bound_ms > 0) {
+    j["pattern_bound_ms"] = number(r.pattern_bound_ms);
+    j["pct_pattern_bound"] = number(r.pct_pattern_bound);
+  }
   if (r.launches > 1) j["launches"] = r.launches;
 }
 
 void to_json(Json& j, const TargetResult& t) {
   j = {{"target", t.target},   {"where", t.where}, {"value", number(t.value)},
        {"bar", number(t.bar)}, {"pass", t.pass},   {"note", t.note}};
+  if (t.bound_ms > 0) {
+    j["bound_ms"] = number(t.bound_ms);
+    j["pct_bound"] = number(t.pct_bound);
+    j["bar_reachable"] = t.reachable == 1;
+  }
 }
 
 void to_json(Json& j, const ShapeRow& s) {

@@ -14,6 +14,10 @@ struct TargetResult {
   double value = 0, bar = 0;
   bool pass = false;
   std::string note;
+  /// Judged against a measured bound too (bound_report.hpp): its ms, the row's % of it, and
+  /// whether the bar is within reach of a solve as fast as the bound (-1: no bound).
+  double bound_ms = 0, pct_bound = 0;
+  int reachable = -1;
 };
 
 struct RunInfo {
@@ -31,7 +35,8 @@ void print_row(const Row& row);
 /// The targets of a suite ("cpu" or "gpu"), judged on the rows of the automatic pick.
 std::vector<TargetResult> check_targets(const std::string& suite, const std::vector<Row>& rows);
 void print_targets(const std::vector<TargetResult>& results);
-/// --suite small: one line per size, cuSPARSE, today's automatic, automatic and the fastest row.
+/// --suite small: one line per size, cuSPARSE, today's automatic, automatic and the fastest row,
+/// the bounds (bound_report.hpp); then the cyclic family against its staging bound.
 void print_small_table(const std::vector<Row>& rows);
 
 void write_json(const std::string& path, const RunInfo& info, const std::vector<Row>& rows,

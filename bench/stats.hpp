@@ -42,6 +42,21 @@ Timing measure(int reps, Prepare&& prepare, Solve&& solve, TimeOne&& time_one) {
   return summarise(std::move(ms));
 }
 
+/// measure() of `launches` back-to-back calls of `launch` per sample, each sample's time divided
+/// by them (a solve's or a bound's time, triax-bench's --launches).
+template <class Prepare, class Launch, class TimeOne>
+Timing measure_launches(int reps, int launches, Prepare&& prepare, Launch&& launch,
+                        TimeOne&& time_one) {
+  auto all = [&] {
+    for (int k = 0; k < launches; ++k) launch();
+  };
+  Timing t = measure(reps, prepare, all, time_one);
+  t.median_ms /= launches;
+  t.min_ms /= launches;
+  t.max_ms /= launches;
+  return t;
+}
+
 }  // namespace triax::bench
 
 namespace triax::bench {
