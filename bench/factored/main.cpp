@@ -4,6 +4,7 @@
 // read and x written) and, on the GPU along x, cuSPARSE gtsv2StridedBatch. Prints one row per
 // case with the issue's bars and optionally writes them as JSON.
 #include <omp.h>
+#include <stdlib.h>
 
 #include <algorithm>
 #include <chrono>
@@ -79,6 +80,13 @@ void cpu_rows_for(std::int64_t n, int reps, bool general, std::vector<Row>& rows
     FactoredSolver<T> f(Backend::cpu, a.data(), b.data(), c.data(), n, packed, axis);
     r.stored_rows = f.stored_rows();
     r.factored_ms = median_ms(reps, [&] { f.solve(d.data(), x.data()); });
+    {
+      // The same plan as an arithmetic-free copy (the switch is read when the plan is made).
+      setenv("TRIAX_CPU_FACTORED_BOUND", "1", 1);
+      FactoredSolver<T> bound(Backend::cpu, a.data(), b.data(), c.data(), n, packed, axis);
+      unsetenv("TRIAX_CPU_FACTORED_BOUND");
+      r.cpu_bound_ms = median_ms(reps, [&] { bound.solve(d.data(), x.data()); });
+    }
     if (general) {
       const auto m = broadcast_matrix(n, axis);
       Solver<T> g(Backend::cpu, OperandLayouts(m, m, m, packed, packed), axis);
@@ -102,6 +110,21 @@ void print(const Row& r) {
   if (r.stream_ms > 0) {
     std::printf(" | %5.1f%% of stream %.1f GB/s", 100.0 * r.stream_ms / r.factored_ms,
                 r.gbps_of(r.stream_ms));
+  }
+  if (r.stream_ms > 0 && r.cpu_bound_ms > 0) {
+    // The bar is 80% of stream; where this access order's own bound is under that, the project
+    // rule asks for 90% of the bound instead.
+    const double of_stream = 100.0 * r.stream_ms / r.factored_ms;
+    const double of_bound = 100.0 * r.cpu_bound_ms / r.factored_ms;
+    const double bound_of_stream = 100.0 * r.stream_ms / r.cpu_bound_ms;
+    const char* verdict = of_stream >= 80.0 ? "PASS (>= 80% of stream)"
+                          : bound_of_stream < 80.0 && of_bound >= 90
+                              ? "PASS (bound under 80% of stream: >= 90% of bound)"
+                          : bound_of_stream < 80.0
+                              ? "FAIL (< 90% of bound; bound under 80% of stream)"
+                              : "FAIL (< 80% of stream)";
+    std::printf(" | %5.1f%% of bound %.3f ms (bound %5.1f%% of stream) %s", of_bound,
+                r.cpu_bound_ms, bound_of_stream, verdict);
   }
   std::printf("\n");
   if (r.bound_ms() > 0) {
@@ -134,16 +157,18 @@ void write_json(const std::string& path, const std::vector<Row>& rows) {
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
     out << "  {\"backend\": \"" << r.backend << "\", \"precision\": \"" << r.precision
-        << "\", \"n\": " << r.n << ", \"axis\": " << r.axis << ", \"stored_rows\": " << r.stored_rows
-        << ", \"factored_ms\": " << r.factored_ms << ", \"general_ms\": " << r.general_ms
-        << ", \"copy_ms\": " << r.copy_ms << ", \"stream_ms\": " << r.stream_ms << ", \"cusparse_ms\": " << r.cusparse_ms
-        << ", \"dims\": " << r.dims << ", \"cr_shared_ms\": " << r.cr_shared_ms
-        << ", \"cr_global_ms\": " << r.cr_global_ms << ", \"sweep_bound_ms\": " << r.sweep_bound_ms
+        << "\", \"n\": " << r.n << ", \"axis\": " << r.axis
+        << ", \"stored_rows\": " << r.stored_rows << ", \"factored_ms\": " << r.factored_ms
+        << ", \"general_ms\": " << r.general_ms << ", \"copy_ms\": " << r.copy_ms
+        << ", \"stream_ms\": " << r.stream_ms << ", \"cpu_bound_ms\": " << r.cpu_bound_ms
+        << ", \"cusparse_ms\": " << r.cusparse_ms << ", \"dims\": " << r.dims
+        << ", \"cr_shared_ms\": " << r.cr_shared_ms << ", \"cr_global_ms\": " << r.cr_global_ms
+        << ", \"sweep_bound_ms\": " << r.sweep_bound_ms
         << ", \"tile_bound_ms\": " << r.tile_bound_ms << ", \"cr_stored\": " << r.cr_stored
-        << ", \"algorithm\": \"" << r.algorithm << "\", \"thread_thomas_ms\": " << r.thread_thomas_ms
-        << ", \"table_ms\": " << r.table_ms << ", \"hybrid_route_ms\": " << r.hybrid_route_ms
-        << ", \"gbps\": " << r.gbps() << ", \"copy_gbps\": " << r.copy_gbps() << "}"
-        << (i + 1 < rows.size() ? ",\n" : "\n");
+        << ", \"algorithm\": \"" << r.algorithm
+        << "\", \"thread_thomas_ms\": " << r.thread_thomas_ms << ", \"table_ms\": " << r.table_ms
+        << ", \"hybrid_route_ms\": " << r.hybrid_route_ms << ", \"gbps\": " << r.gbps()
+        << ", \"copy_gbps\": " << r.copy_gbps() << "}" << (i + 1 < rows.size() ? ",\n" : "\n");
   }
   out << "]\n";
 }
