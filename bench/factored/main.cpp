@@ -9,9 +9,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../host_memory.hpp"
@@ -49,6 +51,41 @@ double median_ms(int reps, F&& f) {
   return t[t.size() / 2];
 }
 
+/// Sets the environment switches "NAME=VALUE[,NAME=VALUE...]" for one scope (a plan reads its
+/// switches when it is made) and restores what they were after.
+class ScopedSwitches {
+ public:
+  explicit ScopedSwitches(const std::string& list) {
+    for (std::size_t at = 0; at < list.size();) {
+      const std::size_t end = std::min(list.find(',', at), list.size());
+      const std::string item = list.substr(at, end - at);
+      const std::size_t eq = item.find('=');
+      if (eq != std::string::npos) {
+        names_.push_back(item.substr(0, eq));
+        const char* old = std::getenv(names_.back().c_str());
+        saved_.emplace_back(old != nullptr, old != nullptr ? old : "");
+        setenv(names_.back().c_str(), item.substr(eq + 1).c_str(), 1);
+      }
+      at = end + 1;
+    }
+  }
+  ~ScopedSwitches() {
+    for (std::size_t k = names_.size(); k-- > 0;) {
+      if (saved_[k].first) {
+        setenv(names_[k].c_str(), saved_[k].second.c_str(), 1);
+      } else {
+        unsetenv(names_[k].c_str());
+      }
+    }
+  }
+  ScopedSwitches(const ScopedSwitches&) = delete;
+  ScopedSwitches& operator=(const ScopedSwitches&) = delete;
+
+ private:
+  std::vector<std::string> names_;
+  std::vector<std::pair<bool, std::string>> saved_;  // set before, and to what
+};
+
 /// One matrix for every system along `axis` of a packed cube: stride 1 along the axis, 0 across.
 Layout broadcast_matrix(std::int64_t n, int axis) {
   std::int64_t s[3] = {0, 0, 0};
@@ -57,7 +94,8 @@ Layout broadcast_matrix(std::int64_t n, int axis) {
 }
 
 template <class T>
-void cpu_rows_for(std::int64_t n, int reps, bool general, std::vector<Row>& rows) {
+void cpu_rows_for(std::int64_t n, const Config& cfg, std::vector<Row>& rows) {
+  const int reps = cfg.reps;
   const std::size_t total = static_cast<std::size_t>(n * n * n);
   std::vector<T> d(total), x(total);
 #pragma omp parallel for schedule(static)
@@ -77,17 +115,26 @@ void cpu_rows_for(std::int64_t n, int reps, bool general, std::vector<Row>& rows
     Row r{"cpu", sizeof(T) == 4 ? "float" : "double", n, axis};
     r.copy_ms = copy;
     r.stream_ms = std::min(copy, streamed);
-    FactoredSolver<T> f(Backend::cpu, a.data(), b.data(), c.data(), n, packed, axis);
-    r.stored_rows = f.stored_rows();
-    r.factored_ms = median_ms(reps, [&] { f.solve(d.data(), x.data()); });
-    {
-      // The same plan as an arithmetic-free copy (the switch is read when the plan is made).
-      setenv("TRIAX_CPU_FACTORED_BOUND", "1", 1);
+    // The plan under `switches` ("" the default) and the same plan as its arithmetic-free bound
+    // (TRIAX_CPU_FACTORED_BOUND: x = d through the same strips and stores), timed alike.
+    const auto plan = [&](const std::string& switches, Row::Plan& out) {
+      const ScopedSwitches sw(switches);
+      FactoredSolver<T> f(Backend::cpu, a.data(), b.data(), c.data(), n, packed, axis);
+      r.stored_rows = f.stored_rows();
+      out.ms = median_ms(reps, [&] { f.solve(d.data(), x.data()); });
+      const ScopedSwitches bound_switch("TRIAX_CPU_FACTORED_BOUND=1");
       FactoredSolver<T> bound(Backend::cpu, a.data(), b.data(), c.data(), n, packed, axis);
-      unsetenv("TRIAX_CPU_FACTORED_BOUND");
-      r.cpu_bound_ms = median_ms(reps, [&] { bound.solve(d.data(), x.data()); });
+      out.bound_ms = median_ms(reps, [&] { bound.solve(d.data(), x.data()); });
+    };
+    Row::Plan base;
+    plan("", base);
+    r.factored_ms = base.ms;
+    r.cpu_bound_ms = base.bound_ms;
+    for (const auto& switches : cfg.cpu_plans) {
+      r.plans.push_back({switches});
+      plan(switches, r.plans.back());
     }
-    if (general) {
+    if (cfg.general) {
       const auto m = broadcast_matrix(n, axis);
       Solver<T> g(Backend::cpu, OperandLayouts(m, m, m, packed, packed), axis);
       r.general_ms =
@@ -127,6 +174,14 @@ void print(const Row& r) {
                 r.cpu_bound_ms, bound_of_stream, verdict);
   }
   std::printf("\n");
+  for (const auto& q : r.plans) {
+    std::printf(
+        "     plan %s: %8.3f ms %5.1f%% of stream | bound %8.3f ms %5.1f%% of stream |"
+        " %5.1f%% of bound\n",
+        q.switches.c_str(), q.ms, 100.0 * r.stream_ms / q.ms, q.bound_ms,
+        100.0 * r.stream_ms / q.bound_ms, 100.0 * q.bound_ms / q.ms);
+  }
+  std::fflush(stdout);  // rows of a run cut short by a time limit still come out
   if (r.bound_ms() > 0) {
     // % of copy and % of the arithmetic-free bound (the faster of sweep and tile) per algorithm.
     const double copy = r.copy_gbps(), bound = r.gbps_of(r.bound_ms());
@@ -168,7 +223,12 @@ void write_json(const std::string& path, const std::vector<Row>& rows) {
         << ", \"algorithm\": \"" << r.algorithm
         << "\", \"thread_thomas_ms\": " << r.thread_thomas_ms << ", \"table_ms\": " << r.table_ms
         << ", \"hybrid_route_ms\": " << r.hybrid_route_ms << ", \"gbps\": " << r.gbps()
-        << ", \"copy_gbps\": " << r.copy_gbps() << "}" << (i + 1 < rows.size() ? ",\n" : "\n");
+        << ", \"copy_gbps\": " << r.copy_gbps() << ", \"plans\": [";
+    for (std::size_t k = 0; k < r.plans.size(); ++k) {
+      out << (k > 0 ? ", " : "") << "{\"switches\": \"" << r.plans[k].switches
+          << "\", \"ms\": " << r.plans[k].ms << ", \"bound_ms\": " << r.plans[k].bound_ms << "}";
+    }
+    out << "]}" << (i + 1 < rows.size() ? ",\n" : "\n");
   }
   out << "]\n";
 }
@@ -190,11 +250,16 @@ int main(int argc, char** argv) {
     else if (arg == "--n" && i + 1 < argc) cfg.sizes.push_back(std::stoll(argv[++i]));
     else if (arg == "--n2" && i + 1 < argc) cfg.sizes_2d.push_back(std::stoll(argv[++i]));
     else if (arg == "--cpu-n" && i + 1 < argc) cpu_sizes.push_back(std::stoll(argv[++i]));
+    else if (arg == "--cpu-plan" && i + 1 < argc)
+      cfg.cpu_plans.push_back(argv[++i]);
     else {
-      std::puts("usage: triax-bench-factored [--gpu-only|--cpu-only] [--n N]... [--n2 N]...\n"
-                "                            [--cpu-n N]... [--reps R] [--json FILE] [--no-general]\n"
-                "  an n^3 cube along each axis (default GPU n = 128 256 512, CPU n = 128 256);\n"
-                "  GPU: also n^2 squares (--n2; default none)");
+      std::puts(
+          "usage: triax-bench-factored [--gpu-only|--cpu-only] [--n N]... [--n2 N]...\n"
+          "                            [--cpu-n N]... [--reps R] [--json FILE] [--no-general]\n"
+          "                            [--cpu-plan NAME=VALUE[,NAME=VALUE]]...\n"
+          "  an n^3 cube along each axis (default GPU n = 128 256 512, CPU n = 128 256);\n"
+          "  GPU: also n^2 squares (--n2; default none); CPU: each --cpu-plan times\n"
+          "  the plan made under those switches too, with its bound, in the same process");
       return arg == "--help" ? 0 : 2;
     }
   }
@@ -213,8 +278,8 @@ int main(int argc, char** argv) {
       std::printf("cpu: %d OpenMP threads\n", omp_get_max_threads());
       for (std::int64_t n : cpu_sizes) {
         std::vector<Row> c;
-        cpu_rows_for<float>(n, cfg.reps, cfg.general, c);
-        cpu_rows_for<double>(n, cfg.reps, cfg.general, c);
+        cpu_rows_for<float>(n, cfg, c);
+        cpu_rows_for<double>(n, cfg, c);
         for (const auto& r : c) print(r);
         rows.insert(rows.end(), c.begin(), c.end());
       }
