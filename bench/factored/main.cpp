@@ -97,7 +97,21 @@ template <class T>
 void cpu_rows_for(std::int64_t n, const Config& cfg, std::vector<Row>& rows) {
   const int reps = cfg.reps;
   const std::size_t total = static_cast<std::size_t>(n * n * n);
-  std::vector<T> d(total), x(total);
+  // d and x: std::vector as in the rounds before fdcpu3 (zeroed by one thread; a large block
+  // starts 16 bytes past a page boundary), or host arrays as the other benches allocate them
+  // (64-byte aligned, "huge": 2 MiB aligned and advised for huge pages), first touched below.
+  std::vector<T> dv, xv;
+  HostArray<T> dh, xh;
+  if (cfg.cpu_alloc == "vector") {
+    dv.resize(total);
+    xv.resize(total);
+  } else {
+    set_huge_pages(cfg.cpu_alloc == "huge");
+    dh = host_array<T>(total);
+    xh = host_array<T>(total);
+  }
+  T* const d = dh ? dh.get() : dv.data();
+  T* const x = xh ? xh.get() : xv.data();
 #pragma omp parallel for schedule(static)
   for (std::size_t o = 0; o < total; ++o) {
     d[o] = T(1) + T(o % 7) / T(8);
@@ -108,8 +122,7 @@ void cpu_rows_for(std::int64_t n, const Config& cfg, std::vector<Row>& rows) {
 #pragma omp parallel for schedule(static)
     for (std::size_t o = 0; o < total; ++o) x[o] = d[o];
   });
-  const double streamed =
-      median_ms(reps, [&] { bench::parallel_copy(x.data(), d.data(), total * sizeof(T)); });
+  const double streamed = median_ms(reps, [&] { bench::parallel_copy(x, d, total * sizeof(T)); });
   const auto packed = Layout::packed({n, n, n});
   for (int axis = 0; axis < 3; ++axis) {
     Row r{"cpu", sizeof(T) == 4 ? "float" : "double", n, axis};
@@ -121,10 +134,10 @@ void cpu_rows_for(std::int64_t n, const Config& cfg, std::vector<Row>& rows) {
       const ScopedSwitches sw(switches);
       FactoredSolver<T> f(Backend::cpu, a.data(), b.data(), c.data(), n, packed, axis);
       r.stored_rows = f.stored_rows();
-      out.ms = median_ms(reps, [&] { f.solve(d.data(), x.data()); });
+      out.ms = median_ms(reps, [&] { f.solve(d, x); });
       const ScopedSwitches bound_switch("TRIAX_CPU_FACTORED_BOUND=1");
       FactoredSolver<T> bound(Backend::cpu, a.data(), b.data(), c.data(), n, packed, axis);
-      out.bound_ms = median_ms(reps, [&] { bound.solve(d.data(), x.data()); });
+      out.bound_ms = median_ms(reps, [&] { bound.solve(d, x); });
     };
     Row::Plan base;
     plan("", base);
@@ -137,8 +150,7 @@ void cpu_rows_for(std::int64_t n, const Config& cfg, std::vector<Row>& rows) {
     if (cfg.general) {
       const auto m = broadcast_matrix(n, axis);
       Solver<T> g(Backend::cpu, OperandLayouts(m, m, m, packed, packed), axis);
-      r.general_ms =
-          median_ms(reps, [&] { g.solve(a.data(), b.data(), c.data(), d.data(), x.data()); });
+      r.general_ms = median_ms(reps, [&] { g.solve(a.data(), b.data(), c.data(), d, x); });
     }
     rows.push_back(r);
   }
@@ -252,19 +264,28 @@ int main(int argc, char** argv) {
     else if (arg == "--cpu-n" && i + 1 < argc) cpu_sizes.push_back(std::stoll(argv[++i]));
     else if (arg == "--cpu-plan" && i + 1 < argc)
       cfg.cpu_plans.push_back(argv[++i]);
+    else if (arg == "--cpu-alloc" && i + 1 < argc)
+      cfg.cpu_alloc = argv[++i];
     else {
       std::puts(
           "usage: triax-bench-factored [--gpu-only|--cpu-only] [--n N]... [--n2 N]...\n"
           "                            [--cpu-n N]... [--reps R] [--json FILE] [--no-general]\n"
           "                            [--cpu-plan NAME=VALUE[,NAME=VALUE]]...\n"
+          "                            [--cpu-alloc vector|line|huge]\n"
           "  an n^3 cube along each axis (default GPU n = 128 256 512, CPU n = 128 256);\n"
           "  GPU: also n^2 squares (--n2; default none); CPU: each --cpu-plan times\n"
-          "  the plan made under those switches too, with its bound, in the same process");
+          "  the plan made under those switches too, with its bound, in the same process;\n"
+          "  --cpu-alloc: d and x as std::vector (default), 64-byte aligned, or 2 MiB\n"
+          "  aligned with huge pages advised");
       return arg == "--help" ? 0 : 2;
     }
   }
   if (cfg.sizes.empty()) cfg.sizes = {128, 256, 512};
   if (cpu_sizes.empty()) cpu_sizes = {128, 256};
+  if (cfg.cpu_alloc != "vector" && cfg.cpu_alloc != "line" && cfg.cpu_alloc != "huge") {
+    std::fprintf(stderr, "triax-bench-factored: --cpu-alloc takes vector, line or huge\n");
+    return 2;
+  }
   std::vector<Row> rows;
   try {
     if (cfg.gpu && gpu_available()) {
@@ -275,7 +296,8 @@ int main(int argc, char** argv) {
       std::puts("no CUDA device: GPU rows skipped");
     }
     if (cfg.cpu) {
-      std::printf("cpu: %d OpenMP threads\n", omp_get_max_threads());
+      std::printf("cpu: %d OpenMP threads, d and x: %s\n", omp_get_max_threads(),
+                  cfg.cpu_alloc.c_str());
       for (std::int64_t n : cpu_sizes) {
         std::vector<Row> c;
         cpu_rows_for<float>(n, cfg, c);
