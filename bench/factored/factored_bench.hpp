@@ -17,6 +17,15 @@ struct Row {
   // CPU: the stream reference of a 2-array solve, the faster of the copy loop and one memcpy per
   // thread (glibc's large copies store past the caches: d read + x written, no read of x first).
   double stream_ms = 0;
+  // CPU: the arithmetic-free bound of the plan that ran factored_ms (TRIAX_CPU_FACTORED_BOUND=1:
+  // x = d through the same strips, threads, prefetches and stores), 0 = not measured.
+  double cpu_bound_ms = 0;
+  // CPU: other plans of the same row (--cpu-plan), each with its own bound, in the same process.
+  struct Plan {
+    std::string switches;  // NAME=VALUE[,NAME=VALUE...]
+    double ms = 0, bound_ms = 0;
+  };
+  std::vector<Plan> plans;
   std::int64_t stored_rows = 0;
   int dims = 3;  // 3: paper 004's 3-D case (N_rhs = n^2); 2: its 2-D case (N_rhs = n)
   // GPU only (0 = not measured): paper 004's CR with precomputed coefficients, shared-memory
@@ -43,6 +52,8 @@ struct Config {
   int reps = 7;
   bool gpu = true, cpu = true;
   bool general = true;  // --no-general: CPU rows without the general solve (A/B runs)
+  std::vector<std::string> cpu_plans;  // --cpu-plan NAME=VALUE[,...]: more CPU plans per row
+  std::string cpu_alloc = "vector";    // --cpu-alloc: vector, line (64-byte aligned), huge
   std::string json;
 };
 

@@ -138,6 +138,59 @@ TYPED_TEST(FactoredLanes, EveryInstructionSet) {
   }
 }
 
+/// The benchmark's bound (TRIAX_CPU_FACTORED_BOUND=1: the plan's passes with no arithmetic) is
+/// x = d bit for bit, the padding around x untouched and d unchanged: every element goes through
+/// the loads and stores the solve uses (register groups with whole and partial blocks, streamed
+/// and plain strips, d' in x or in the scratch), so a bound that dropped or doubled a path fails.
+template <class T>
+void bound_copies(std::int64_t n, std::int64_t many) {
+  for (const FactoredGrid& g : lane_grids(n, many)) {
+    SCOPED_TRACE(g.name + " n=" + std::to_string(n));
+    const Layout &ld = g.layouts.d, &lx = g.layouts.x;
+    std::vector<T> d(buffer_size(ld), T(-7.5)), x(buffer_size(lx), T(-7.5));
+    std::mt19937_64 gen(test_seed(n));
+    std::uniform_real_distribution<double> u(-1, 1);
+    for_each_offset(ld, [&](std::int64_t o) { d[o] = T(u(gen)); });
+    for_each_offset(lx, [&](std::int64_t o) { x[o] = std::numeric_limits<T>::quiet_NaN(); });
+    const std::vector<T> d0 = d;
+    const auto m = factored_matrices<T>(n, true).front();
+    FactoredSolver<T> s = [&] {
+      const ScopedEnv bound("TRIAX_CPU_FACTORED_BOUND", "1");
+      return FactoredSolver<T>(Backend::cpu, m.a.data(), m.b.data(), m.c.data(), n, g.layouts,
+                               g.axis, {.num_threads = 2});
+    }();
+    s.solve(d.data(), x.data());
+    ASSERT_EQ(d, d0);
+    std::int64_t systems = 1;
+    for (std::int64_t e : g.shape) systems *= e;
+    systems /= n;
+    for (std::int64_t k = 0; k < systems; ++k) {
+      for (std::int64_t i = 0; i < n; ++i) {
+        ASSERT_EQ(x[row_of(lx, g.axis, k, i)], d[row_of(ld, g.axis, k, i)])
+            << "system " << k << " row " << i;
+      }
+    }
+    const auto in_x = covered(lx, x.size());
+    for (std::size_t o = 0; o < x.size(); ++o) {
+      if (!in_x[o]) ASSERT_EQ(x[o], T(-7.5)) << "padding at " << o << " written";
+    }
+  }
+}
+
+TYPED_TEST(FactoredLanes, BoundCopiesThroughEveryPath) {
+  using T = TypeParam;
+  for (const char* isa : {static_cast<const char*>(nullptr), "avx2", "baseline"}) {
+    const ScopedEnv env(isa ? "TRIAX_CPU_ISA" : nullptr, isa);
+    for (const Switch& sw : switches) {
+      const ScopedEnv other(sw.name, sw.value);
+      SCOPED_TRACE(std::string(isa ? isa : "widest") + " " + (sw.name ? sw.name : "default") + "=" +
+                   (sw.value ? sw.value : ""));
+      for (std::int64_t n : {1, 7, 16, 17, 33, 100}) bound_copies<T>(n, 37);
+      bound_copies<T>(257, 70);
+    }
+  }
+}
+
 TYPED_TEST(FactoredLanes, ScaledMatrixSolvedAsUnscaledInEveryInstructionSet) {
   using T = TypeParam;
   for (const char* isa : {"baseline", "avx2"}) {

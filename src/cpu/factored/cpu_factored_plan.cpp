@@ -65,6 +65,8 @@ bool beyond_last_level_cache(const Problem& p, std::size_t value_bytes) {
 /// TRIAX_CPU_FACTORED_AHEAD=k asks for d's rows k rows early (0: not at all).
 /// TRIAX_CPU_FACTORED_ROUND=2 the round before this one (fdcpu): register transposes along axis 0
 /// in the AVX-512 copy only, strips within 1 MiB and 1024 lanes at every size.
+/// TRIAX_CPU_FACTORED_BOUND=1 makes the plan's solve the arithmetic-free bound (x = d through
+/// the same strips and stores; triax-bench-factored's reference, never a solve).
 cpu_factored::StripTuning tuning_from_env(const Problem& p, std::size_t value_bytes) {
   cpu_factored::StripTuning t;
   const long round = env_number("TRIAX_CPU_FACTORED_ROUND", 0);
@@ -73,6 +75,7 @@ cpu_factored::StripTuning tuning_from_env(const Problem& p, std::size_t value_by
   const long stream = env_number("TRIAX_CPU_FACTORED_STREAM", -1);
   t.stream = t.fresh && (stream == 1 || (stream != 0 && beyond_last_level_cache(p, value_bytes)));
   t.stream_registers = t.fresh && stream != 0;
+  t.bound = env_number("TRIAX_CPU_FACTORED_BOUND", 0) == 1;
   t.ahead = t.fresh ? static_cast<int>(std::clamp<long>(
                           env_number("TRIAX_CPU_FACTORED_AHEAD", t.ahead), 0, 64))
                     : 0;

@@ -11,8 +11,10 @@
 // d is read completely in the forward pass, so x may be d (in place).
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 #include "core/factored/factor_table.hpp"
 #include "core/factored/factored_plan.hpp"
@@ -65,9 +67,20 @@ struct Scratch {
   int* last;   // W: last row with a non-finite stored value
 };
 
+/// The bound's backward step (strip_work.hpp): `own` bit for bit, `other` (d' of the row after)
+/// loaded as the solve loads it and ANDed with `zero`, which is 0 at run time but opaque to the
+/// compiler: the same loads and stores as `own -= c' other`, no floating-point operation.
+template <class T>
+using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+template <class T>
+inline T keep_own(T own, T other, Bits<T> zero) {
+  return std::bit_cast<T>(std::bit_cast<Bits<T>>(own) | (std::bit_cast<Bits<T>>(other) & zero));
+}
+
 /// w systems s0 .. s0 + w - 1, neighbours along the fastest batch dimension. `registers`:
 /// whole groups along axis 0 may take the register-transpose kernel (register_lanes.hpp).
-template <bool Accumulate, bool Checked, bool Scaled, class T>
+/// Bound: x = d through the same passes, loads and stores, no arithmetic (strip_work.hpp).
+template <bool Accumulate, bool Checked, bool Scaled, bool Bound, class T>
 void solve_lanes(const Problem& p, const FactoredOperands<T>& ops, const FactorView<T>& f,
                  std::int64_t s0, int w, int width, Scratch<T> s, const StripTuning& t,
                  bool registers = true) {
@@ -91,13 +104,13 @@ void solve_lanes(const Problem& p, const FactoredOperands<T>& ops, const FactorV
       const int whole = w - w % V;
       const bool stream = t.stream_registers && !in_place;
       for (int g = 0; g < whole; g += V) {
-        solve_register_group<Accumulate, Scaled>(d + g * ld, ld, x + g * lx, lx, n, f, s.dp,
-                                                 stream);
+        solve_register_group<Accumulate, Scaled, Bound>(d + g * ld, ld, x + g * lx, lx, n, f, s.dp,
+                                                        stream);
       }
       if (stream) stream_fence();
       if (whole < w) {
-        solve_lanes<Accumulate, Checked, Scaled>(p, ops, f, s0 + whole, w - whole, width, s, t,
-                                                 false);
+        solve_lanes<Accumulate, Checked, Scaled, Bound>(p, ops, f, s0 + whole, w - whole, width, s,
+                                                        t, false);
       }
       return;
     }
@@ -145,7 +158,8 @@ void solve_lanes(const Problem& p, const FactoredOperands<T>& ops, const FactorV
     if (i == 0) {
       // Row 0 has no a[0] d'[-1]: nothing else is read (0 times a stale NaN would be NaN).
 #pragma omp simd
-      for (int j = 0; j < w; ++j) dpi[j] = (Scaled ? (di[j] * s0f) * s1f : di[j]) * ri;
+      for (int j = 0; j < w; ++j)
+        dpi[j] = Bound ? di[j] : (Scaled ? (di[j] * s0f) * s1f : di[j]) * ri;
     } else if (pre_d != nullptr) {
       const T* __restrict prev = dp + (i - 1) * ds;
       T* pre_x = ask_x ? x + (i + ahead) * rx : nullptr;
@@ -156,7 +170,7 @@ void solve_lanes(const Problem& p, const FactoredOperands<T>& ops, const FactorV
 #pragma omp simd
         for (int j = j0; j < j0 + l; ++j) {
           const T dj = Scaled ? (di[j] * s0f) * s1f : di[j];
-          dpi[j] = (dj - ai * prev[j]) * ri;
+          dpi[j] = Bound ? di[j] : (dj - ai * prev[j]) * ri;
         }
       };
       int j0 = 0;
@@ -167,7 +181,7 @@ void solve_lanes(const Problem& p, const FactoredOperands<T>& ops, const FactorV
 #pragma omp simd
       for (int j = 0; j < w; ++j) {
         const T dj = Scaled ? (di[j] * s0f) * s1f : di[j];
-        dpi[j] = (dj - ai * prev[j]) * ri;
+        dpi[j] = Bound ? di[j] : (dj - ai * prev[j]) * ri;
       }
     }
     if constexpr (Checked) {
@@ -177,13 +191,20 @@ void solve_lanes(const Problem& p, const FactoredOperands<T>& ops, const FactorV
     }
   }
   const bool scattered = lx != 1;
+  Bits<T> zero = 0;
+  if constexpr (Bound) asm volatile("" : "+r"(zero));  // 0, unknown to the compiler
   for (std::int64_t i = n - 1; i >= 0; --i) {
     T* __restrict dpi = dp + i * ds;
     if (i + 1 < n) {
       const T cpi = f.rows[3 * f.index(i) + 2];
       const T* __restrict next = dp + (i + 1) * ds;
+      if constexpr (Bound) {
 #pragma omp simd
-      for (int j = 0; j < w; ++j) dpi[j] -= cpi * next[j];
+        for (int j = 0; j < w; ++j) dpi[j] = keep_own(dpi[j], next[j], zero);
+      } else {
+#pragma omp simd
+        for (int j = 0; j < w; ++j) dpi[j] -= cpi * next[j];
+      }
     }
     if (dp_in_x) {
       if constexpr (Checked) {

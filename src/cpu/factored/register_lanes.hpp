@@ -63,7 +63,10 @@ struct Part {
 /// i at d[k * ld + i]), of which rows base + lo .. base + hi - 1 are the system's (Whole: all;
 /// else the others are neither read nor computed), given d' of the row before in `prev`
 /// (zero before row 0: a of row 0 is stored as 0). d'[i * V + k] goes to dp; returns the last.
-template <bool Whole, bool Scaled, class T>
+/// Bound (the arithmetic-free bound, strip_work.hpp): d in place of d', and a whole block's
+/// squares stored untransposed (backward_block's Bound skips the transpose back, so the two
+/// cancel; partial blocks keep both).
+template <bool Whole, bool Scaled, bool Bound, class T>
 inline typename Vec<T>::type forward_block(const T* d, std::int64_t ld, std::int64_t base, int lo,
                                            int hi, typename Vec<T>::type prev,
                                            const FactorView<T>& f, T* dp) {
@@ -85,11 +88,15 @@ inline typename Vec<T>::type forward_block(const T* d, std::int64_t ld, std::int
         r[k] = Z::load(part.lo, part.hi, run);
       }
     }
-    Z::transpose(r);
+    if constexpr (!(Bound && Whole)) Z::transpose(r);
 #pragma GCC unroll 16
     for (int k = Whole ? 0 : part.lo; k < (Whole ? V : part.hi); ++k) {
-      const T* fr = f.rows + 3 * f.index(at + k);
       typename Z::type v = r[k];
+      if constexpr (Bound) {
+        Z::store(dp + (at + k) * V, v);
+        continue;
+      }
+      const T* fr = f.rows + 3 * f.index(at + k);
       if constexpr (Scaled) v = Z::mul(Z::mul(v, Z::set1(f.scale[0])), Z::set1(f.scale[1]));
       // d r - (a r) d'[i-1]: one fused step on the chain from row to row instead of two (the
       // products with r are off it), which the chain's latency, not the memory, limits in the
@@ -104,8 +111,8 @@ inline typename Vec<T>::type forward_block(const T* d, std::int64_t ld, std::int
 /// The backward step over one block (rows as forward_block's) given x of the row after in
 /// `next` (zero after the last row: c' of the last row is 0), d' in dp; system k's row i of x at
 /// x[k * lx + i], added to where Accumulate, streamed where `stream` and the line is aligned.
-/// Returns x of row base + lo.
-template <bool Whole, bool Accumulate, class T>
+/// Returns x of row base + lo. Bound: d' as x, a whole block untransposed (see forward_block).
+template <bool Whole, bool Accumulate, bool Bound, class T>
 inline typename Vec<T>::type backward_block(typename Vec<T>::type next, std::int64_t base, int lo,
                                             int hi, const FactorView<T>& f, const T* dp, T* x,
                                             std::int64_t lx, bool stream) {
@@ -121,11 +128,15 @@ inline typename Vec<T>::type backward_block(typename Vec<T>::type next, std::int
         r[q][k] = Z::set1(T(0));
         continue;
       }
-      const T cp = f.rows[3 * f.index(base + row) + 2];
-      next = Z::fnmadd(Z::set1(cp), next, Z::load(dp + (base + row) * V));
+      if constexpr (Bound) {
+        next = Z::load(dp + (base + row) * V);
+      } else {
+        const T cp = f.rows[3 * f.index(base + row) + 2];
+        next = Z::fnmadd(Z::set1(cp), next, Z::load(dp + (base + row) * V));
+      }
       r[q][k] = next;
     }
-    Z::transpose(r[q]);
+    if constexpr (!(Bound && Whole)) Z::transpose(r[q]);
   }
 #pragma GCC unroll 16
   for (int k = 0; k < V; ++k) {
@@ -160,8 +171,8 @@ inline constexpr int register_group = Vec<T>::lanes;
 /// x may be d). The blocks start at the row where x's runs begin a cache line when every
 /// system's do (so that they can be streamed whole); the rows before that and after the last
 /// whole block go through partial blocks. d' in dp (n x V values). d is read completely before
-/// x is written.
-template <bool Accumulate, bool Scaled, class T>
+/// x is written. Bound: x = d through the same loads, prefetches and stores (strip_work.hpp).
+template <bool Accumulate, bool Scaled, bool Bound, class T>
 void solve_register_group(const T* d, std::int64_t ld, T* x, std::int64_t lx, std::int64_t n,
                           const FactorView<T>& f, T* dp, bool stream) {
   using Z = Vec<T>;
@@ -172,11 +183,12 @@ void solve_register_group(const T* d, std::int64_t ld, T* x, std::int64_t lx, st
   const std::int64_t end = head + (n - head) / L * L;
   const int tail = static_cast<int>(n - end);
   typename Z::type v = Z::set1(T(0));
-  if (head > 0) v = forward_block<false, Scaled>(d, ld, head - L, L - head, L, v, f, dp);
-  for (std::int64_t b = head; b < end; b += L) v = forward_block<true, Scaled>(d, ld, b, 0, L, v, f, dp);
-  if (tail > 0) forward_block<false, Scaled>(d, ld, end, 0, tail, v, f, dp);
+  if (head > 0) v = forward_block<false, Scaled, Bound>(d, ld, head - L, L - head, L, v, f, dp);
+  for (std::int64_t b = head; b < end; b += L)
+    v = forward_block<true, Scaled, Bound>(d, ld, b, 0, L, v, f, dp);
+  if (tail > 0) forward_block<false, Scaled, Bound>(d, ld, end, 0, tail, v, f, dp);
   v = Z::set1(T(0));
-  if (tail > 0) v = backward_block<false, Accumulate>(v, end, 0, tail, f, dp, x, lx, stream);
+  if (tail > 0) v = backward_block<false, Accumulate, Bound>(v, end, 0, tail, f, dp, x, lx, stream);
   // While x goes out, the next V systems' d comes in: one line of each per block, into L2
   // (a block is one line of each system), so the next group's forward step finds its rows there
   // instead of waiting for memory with nothing else to do. Past the last group the addresses
@@ -193,12 +205,13 @@ void solve_register_group(const T* d, std::int64_t ld, T* x, std::int64_t lx, st
       __builtin_prefetch(shifted(following, k * ld + line), 0, 2);
       if (own_x) __builtin_prefetch(shifted(x + k * lx, b - lines_ahead * L), 1, 3);
     }
-    v = backward_block<true, Accumulate>(v, b, 0, L, f, dp, x, lx, stream);
+    v = backward_block<true, Accumulate, Bound>(v, b, 0, L, f, dp, x, lx, stream);
   }
   for (; line < n; line += L) {
     for (int k = 0; k < V; ++k) __builtin_prefetch(shifted(following, k * ld + line), 0, 2);
   }
-  if (head > 0) backward_block<false, Accumulate>(v, head - L, L - head, L, f, dp, x, lx, stream);
+  if (head > 0)
+    backward_block<false, Accumulate, Bound>(v, head - L, L - head, L, f, dp, x, lx, stream);
 }
 
 #else
@@ -206,7 +219,7 @@ template <class T>
 inline constexpr int block_rows = 1;
 template <class T>
 inline constexpr int register_group = 1;
-template <bool Accumulate, bool Scaled, class T>
+template <bool Accumulate, bool Scaled, bool Bound, class T>
 void solve_register_group(const T*, std::int64_t, T*, std::int64_t, std::int64_t,
                           const FactorView<T>&, T*, bool) {}
 #endif

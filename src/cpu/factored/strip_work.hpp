@@ -23,6 +23,9 @@ struct StripTuning {
   bool registers_every_isa = true;
   // Rows ahead of the forward step that d's row is asked for (0: none). TRIAX_CPU_FACTORED_AHEAD.
   int ahead = 6;
+  // The arithmetic-free bound (TRIAX_CPU_FACTORED_BOUND=1, for triax-bench-factored): the same
+  // strips, groups, threads, prefetches and stores, but x = d with no solve between (strips.inc).
+  bool bound = false;
 };
 
 template <class T>
