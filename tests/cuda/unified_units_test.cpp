@@ -111,10 +111,12 @@ TYPED_TEST(UnifiedUnits, MatchesTheReferenceInEveryMode) {
   }
 }
 
-// Paper 002's grid count: 25600 systems, in place, at the sizes of the grid and past a block.
+// Paper 002's grid count: 25600 systems, in place, at the grid's smallest size and one row past
+// a block (a cluster). (Larger n at this count cost seconds of host time per case in the
+// reference and the batch copies; n = 512 and 1000 run at 256 systems above.)
 TYPED_TEST(UnifiedUnits, GridCountInPlace) {
   using T = TypeParam;
-  for (const std::int64_t n : {64, 512, 513, 1000}) {
+  for (const std::int64_t n : {64, 513}) {
     if (quick_mode() && n > 64) continue;
     SCOPED_TRACE("n " + std::to_string(n));
     expect_matches_reference<T>(layouts::unified_vector(n, 25600), 0, Mode::in_place,
