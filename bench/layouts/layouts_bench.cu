@@ -11,6 +11,12 @@
 //            the copy) applies to whole arrays, not to one component of a Unified-Vector buffer.
 // Bytes of a solve: 5 values per row (a, b, c, d read, x written), in place. Times: median of
 // --reps event-timed calls. Writes every row as JSON to the path given by --json.
+//
+// Each layout row also times its bound (bound_kernel): what the in-place solve must move, moved
+// without the solve, on the same buffers in the same run. A bar the bound itself misses (bound
+// below 85% of the copy, or under 2x cuSPARSE) is judged as >= 90% of the bound instead, and the
+// row says so. --layout-only: the layout grid alone; --min-count N: its counts >= N only;
+// --layout NAME: that layout's rows only (flat, interleaved or unified; repeatable).
 #include <cuda_runtime.h>
 #include <cusparse.h>
 
@@ -21,6 +27,7 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "triax/layouts.hpp"
@@ -51,6 +58,9 @@ int reps = 10;
 bool quick = false;
 bool var_only = false;      // --var-only: the var and padded rows only (A/B runs of them)
 bool convert_only = false;  // --convert-only: skip the variable batches and the layout grid
+bool layout_only = false;   // --layout-only: the layout grid alone
+std::int64_t min_count = 0;  // --min-count: grid counts below it left out
+std::vector<std::string> only_layouts;  // --layout: these layouts' rows only (empty: all)
 std::string json_rows;
 double copy_gbps = 0;
 
@@ -97,6 +107,88 @@ __global__ void copy_int4(const int4* __restrict__ in, int4* __restrict__ out, s
        i += std::size_t(gridDim.x) * blockDim.x) {
     out[i] = in[i];
   }
+}
+
+// The bound of an in-place solve: every row of every system read from a, b, c and d and one value
+// per row written into d's place, consecutive threads on consecutive addresses as in the solve
+// (a system's rows for Flat, a row's systems for Full-Interleaved and Unified-Vector: both are
+// the buffers in address order). Flat and Full-Interleaved (Units = false): `count` elements of
+// four arrays, 16-byte vectors. Unified-Vector (Units = true): `count` units of a, b, c, d in one
+// buffer, each read as one (float) or two (double) 16-byte vectors, the d component written back:
+// 4 of every 16 bytes, so DRAM carries whole sectors back. No arithmetic but the sum that keeps
+// every load alive.
+template <class T, bool Units>
+__global__ void bound_kernel(const T* a, const T* b, const T* c, T* d, std::size_t count) {
+  using V = std::conditional_t<sizeof(T) == 4, float4, double2>;
+  constexpr int per = 16 / sizeof(T);
+  const std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
+  if constexpr (Units) {
+    if (i >= count) return;
+    const V* u = reinterpret_cast<const V*>(a + 4 * i);
+    if constexpr (sizeof(T) == 4) {
+      const V v = u[0];
+      d[4 * i + 3] = (v.x + v.y) + (v.z + v.w);
+    } else {
+      const V v0 = u[0], v1 = u[1];
+      d[4 * i + 3] = (v0.x + v0.y) + (v1.x + v1.y);
+    }
+  } else {
+    if (i < count / per) {
+      T e[4][per];
+      const T* src[4] = {a, b, c, d};
+      for (int op = 0; op < 4; ++op) {
+        const V v = reinterpret_cast<const V*>(src[op])[i];
+        std::memcpy(e[op], &v, sizeof(V));
+      }
+      for (int k = 0; k < per; ++k) e[3][k] = (e[0][k] + e[1][k]) + (e[2][k] + e[3][k]);
+      V out;
+      std::memcpy(&out, e[3], sizeof(V));
+      reinterpret_cast<V*>(d)[i] = out;
+    }
+    const std::size_t tail = count / per * per + i;  // the last count % per elements
+    if (tail < count) d[tail] = (a[tail] + b[tail]) + (c[tail] + d[tail]);
+  }
+}
+
+template <class T, bool Units>
+void run_bound(const T* a, const T* b, const T* c, T* d, std::size_t rows) {
+  const std::size_t threads = Units ? rows : std::max<std::size_t>(rows / (16 / sizeof(T)), 1);
+  const unsigned blocks = static_cast<unsigned>((threads + 255) / 256);
+  bound_kernel<T, Units><<<blocks, 256>>>(a, b, c, d, rows);
+  CHECK_CUDA(cudaGetLastError());
+}
+
+/// The row's verdict: each bar met outright, or, where the bound itself misses it, by >= 90% of
+/// the bound (said in the text).
+struct Verdict {
+  bool pass;
+  std::string text;
+};
+Verdict judge(double g, double speedup, double bound_g, double bound_speedup) {
+  const double of_bound = g / bound_g;
+  char buf[160];
+  std::string notes;
+  bool pass = true;
+  const auto bar = [&](bool met, bool reachable, const char* what) {
+    if (met) return;
+    if (reachable) {
+      pass = false;
+      return;
+    }
+    pass = pass && of_bound >= 0.9;
+    notes += std::string("; ") + what;
+  };
+  std::snprintf(buf, sizeof buf, "%s out of reach: bound %.1f%% of copy", "85% of copy",
+                100 * bound_g / copy_gbps);
+  bar(g >= 0.85 * copy_gbps, bound_g >= 0.85 * copy_gbps, buf);
+  std::snprintf(buf, sizeof buf, "2x out of reach: bound %.2fx cusparse", bound_speedup);
+  bar(speedup >= 2, bound_speedup >= 2, buf);
+  std::string text = pass ? " PASS" : " FAIL";
+  if (!notes.empty()) {
+    std::snprintf(buf, sizeof buf, " (%.1f%% of bound", 100 * of_bound);
+    text += buf + notes + ")";
+  }
+  return {pass, text};
 }
 
 // Diagonally dominant values: kind 0 off-diagonal / right-hand side in [-0.5, 0.5], kind 1 the
@@ -222,6 +314,10 @@ void layout_point(cusparseHandle_t handle, std::int64_t n, std::int64_t count) {
       {"interleaved", triax::OperandLayouts(triax::layouts::interleaved(n, count))},
       {"unified", triax::layouts::unified_vector(n, count)}};
   for (const auto& [name, l] : cases) {
+    if (!only_layouts.empty() &&
+        std::find(only_layouts.begin(), only_layouts.end(), name) == only_layouts.end()) {
+      continue;
+    }
     triax::Solver<T> s(triax::Backend::cuda, l, 0);
     const bool unified = std::strcmp(name, "unified") == 0;
     // Flat and Full-Interleaved share the four buffers: the values differ in order only.
@@ -232,13 +328,24 @@ void layout_point(cusparseHandle_t handle, std::int64_t n, std::int64_t count) {
     if (!unified) CHECK_CUDA(cudaMemcpy(wd.p, d.p, rows * sizeof(T), cudaMemcpyDeviceToDevice));
     const double ms = time_ms([&] { s.solve_in_place(pa, pb, pc, pd); });
     const double g = gbps(bytes, ms);
+    // The bound on the same buffers (it overwrites d's place with finite values, after the solve).
+    const double bound_ms = time_ms([&] {
+      if (unified) {
+        run_bound<T, true>(pa, pb, pc, pd, rows);
+      } else {
+        run_bound<T, false>(pa, pb, pc, pd, rows);
+      }
+    });
+    const double bound_g = gbps(bytes, bound_ms);
     const bool big = count >= 25600;
+    const Verdict v = judge(g, best_ms / ms, bound_g, best_ms / bound_ms);
     std::printf("layout %-11s %s n %4ld count %6ld: %.4f ms %7.1f GB/s %5.1f%% of copy, %.2fx "
-                "best cusparse (algo %d); workspace %zu B vs cusparse %zu B [%s]%s\n",
+                "best cusparse (algo %d); workspace %zu B vs cusparse %zu B [%s]; bound %.4f ms "
+                "%5.1f%% of copy, %5.1f%% of bound%s\n",
                 name, prec(sizeof(T)), long(n), long(count), ms, g, 100 * g / copy_gbps,
                 best_ms / ms, best_algo, s.workspace_bytes(), best_bytes,
-                std::string(triax::to_string(s.algorithm())).c_str(),
-                big ? (g >= 0.85 * copy_gbps && best_ms / ms >= 2 ? " PASS" : " FAIL") : "");
+                std::string(triax::to_string(s.algorithm())).c_str(), bound_ms,
+                100 * bound_g / copy_gbps, 100 * g / bound_g, big ? v.text.c_str() : "");
     add_json("{\"kind\": \"layout\", \"layout\": \"" + std::string(name) + "\", \"precision\": \"" +
              prec(sizeof(T)) + "\", \"n\": " + std::to_string(n) + ", \"count\": " +
              std::to_string(count) + ", \"ms\": " + std::to_string(ms) + ", \"gbps\": " +
@@ -246,7 +353,11 @@ void layout_point(cusparseHandle_t handle, std::int64_t n, std::int64_t count) {
              ", \"vs_cusparse\": " + std::to_string(best_ms / ms) + ", \"workspace_bytes\": " +
              std::to_string(s.workspace_bytes()) + ", \"cusparse_buffer_bytes\": " +
              std::to_string(best_bytes) + ", \"algorithm\": \"" +
-             std::string(triax::to_string(s.algorithm())) + "\"}");
+             std::string(triax::to_string(s.algorithm())) + "\", \"bound_ms\": " +
+             std::to_string(bound_ms) + ", \"bound_gbps\": " + std::to_string(bound_g) +
+             ", \"bound_fraction\": " + std::to_string(g / bound_g) +
+             ", \"bound_copy_fraction\": " + std::to_string(bound_g / copy_gbps) +
+             ", \"verdict\": \"" + (big ? (v.pass ? "pass" : "fail") : "none") + "\"}");
   }
 }
 
@@ -365,16 +476,23 @@ int main(int argc, char** argv) {
       var_only = true;
     } else if (a == "--convert-only") {
       convert_only = true;
+    } else if (a == "--layout-only") {
+      layout_only = true;
+    } else if (a == "--min-count" && k + 1 < argc) {
+      min_count = std::atoll(argv[++k]);
+    } else if (a == "--layout" && k + 1 < argc) {
+      only_layouts.push_back(argv[++k]);
     } else {
       std::fprintf(stderr, "usage: triax-bench-layouts [--json PATH] [--reps N] [--quick] "
-                           "[--var-only] [--convert-only]\n");
+                           "[--var-only] [--convert-only] [--layout-only] [--min-count N] "
+                           "[--layout flat|interleaved|unified]...\n");
       return 2;
     }
   }
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // rows survive a timeout of the caller
   measure_copy();
   // The short sections first: the grid is the long one.
-  if (!convert_only) {
+  if (!convert_only && !layout_only) {
     var_rows<float>();
     var_rows<double>();
   }
@@ -382,8 +500,10 @@ int main(int argc, char** argv) {
     write_json(json_path);
     return 0;
   }
-  convert_rows<float>();
-  convert_rows<double>();
+  if (!layout_only) {
+    convert_rows<float>();
+    convert_rows<double>();
+  }
   write_json(json_path);
   if (convert_only) return 0;
   cusparseHandle_t handle;
@@ -394,6 +514,7 @@ int main(int argc, char** argv) {
       quick ? std::vector<std::int64_t>{64, 512} : std::vector<std::int64_t>{64, 128, 256, 512};
   for (const std::int64_t n : ns) {
     for (const std::int64_t count : counts) {
+      if (count < min_count) continue;
       layout_point<float>(handle, n, count);
       layout_point<double>(handle, n, count);
       write_json(json_path);

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "core/unified_units.hpp"
 #include "cuda/scalar/block/hybrid_kernel.cuh"
 #include "cuda/scalar/block/long_block.hpp"
 #include "cuda/scalar/block/pipelined_kernel.cuh"
@@ -114,6 +115,19 @@ bool vector_stage_on(int P) {
   // Groups of fewer than 4 lanes (P < 4) cannot take a run's ends (up to 3 elements each).
   if (P < 4) return false;
   return sw == -1 ? sizeof(T) == 4 && P <= 32 : sw == 1;
+}
+
+/// Whether the register kernel reads a, b, c and d as Unified-Vector units (HybridShape::unified):
+/// where they are components 0..3 of one aligned buffer (core/unified_units.hpp). The rows of
+/// Flat-like neighbours are then whole units side by side, so the staged kernel's longer runs buy
+/// nothing and its per-element copies would read every sector four times: hybrid_run takes the
+/// register kernel (docs/algorithms.md, "Unified-Vector units"). TRIAX_CUDA_UNIFIED=0: never
+/// (A/B runs on the device); read at every solve.
+template <class T>
+bool unified_path(const Problem& p, const Operands<T>& ops) {
+  if (env_switch("TRIAX_CUDA_UNIFIED") == 0) return false;
+  const void* const ptrs[4] = {ops.a, ops.b, ops.c, ops.d};
+  return unified_units(p, sizeof(T), ptrs);
 }
 
 /// SMs of the current device (132, an H100's, without one: host-side callers only size things).
@@ -622,10 +636,12 @@ bool cluster_choose(std::int64_t chunks, int M, bool staged, HybridConfig& cfg) 
 }
 
 /// What hybrid_choose may take beyond one block per group of systems: checked mode takes
-/// neither, a layout the pipelined kernel cannot stream takes no pipelining (hybrid_run).
+/// neither, a layout the pipelined kernel cannot stream takes no pipelining, Unified-Vector
+/// units take no staging (hybrid_run).
 struct Allowed {
   bool clusters = true;
   bool pipelined = true;
+  bool staged = true;
 };
 
 /// hybrid_choose, within what is allowed.
@@ -694,7 +710,8 @@ bool choose(const Problem& p, HybridFamily family, Allowed allowed, HybridConfig
     const int sw = env_switch("TRIAX_CUDA_HYBRID_STAGED");
     const bool by_rule = sizeof(T) == 4 && !broadcast && ((n > 256 && n <= 512) || n > 1024);
     const int max_threads = sw == -1 && n <= 512 ? 512 : staged_max_threads;
-    if (family == HybridFamily::block && fits_fused(n, cfg) && (sw == 1 || (sw == -1 && by_rule))) {
+    if (family == HybridFamily::block && allowed.staged && fits_fused(n, cfg) &&
+        (sw == 1 || (sw == -1 && by_rule))) {
       staged_choose<T>(cfg.M, P, max_threads, cfg);  // leaves cfg alone where none fits
     }
     // Clusters: one block holds S x n rows of its systems, so past 32 chunk threads a block with
@@ -703,7 +720,8 @@ bool choose(const Problem& p, HybridFamily family, Allowed allowed, HybridConfig
     // (reduced_solve.cuh); staged in float as in one block. TRIAX_CUDA_HYBRID_CLUSTER=0 turns
     // them off, =1 takes them wherever the chunks need 2 to 8 blocks.
     const int cw = env_switch("TRIAX_CUDA_HYBRID_CLUSTER");
-    const bool stage_clusters = !broadcast && (sw == 1 || (sw == -1 && sizeof(T) == 4));
+    const bool stage_clusters =
+        allowed.staged && !broadcast && (sw == 1 || (sw == -1 && sizeof(T) == 4));
     HybridConfig clustered;
     if (family == HybridFamily::block && allowed.clusters && cw != 0 && fits_fused(n, cfg) &&
         (cw == 1 || chunks > cluster_min_chunks<T>) && device_has_clusters() &&
@@ -784,17 +802,20 @@ void hybrid_run(const Problem& p, const Operands<T>& ops, const HybridConfig& cf
   if (fits_fused(p.n, cfg)) {
     // Checked mode runs one block per group of systems (the clustered and pipelined kernels fill
     // no info); the pipelined kernel needs groups it can stream in 16-byte pieces.
+    // Unified-Vector units take the register kernel (unified_path) in one block or a cluster.
     HybridConfig c0 = cfg;
     const bool checked = ops.info != nullptr;
-    if (checked && (cfg.C > 1 || cfg.map == Mapping::system_pipelined)) {
-      choose<T>(p, HybridFamily::block, Allowed{false, false}, c0);
-    } else if (cfg.map == Mapping::system_pipelined &&
-               !(pipelined_pointers_ok(ops) && pipelined_layout_ok<T>(p, cfg.S))) {
-      choose<T>(p, HybridFamily::block, Allowed{true, false}, c0);
+    const bool units = unified_path<T>(p, ops);
+    const bool pipe = cfg.map == Mapping::system_pipelined;
+    const bool pipe_bad = pipe && !(pipelined_pointers_ok(ops) && pipelined_layout_ok<T>(p, cfg.S));
+    if ((checked && (cfg.C > 1 || pipe)) || pipe_bad ||
+        (units && cfg.map == Mapping::system_staged)) {
+      choose<T>(p, HybridFamily::block, Allowed{!checked, !checked && !pipe_bad, !units}, c0);
     }
     HybridShape sh = split_rows(p.n, c0.P * c0.C, c0.P, c0.S);
     sh.C = c0.C;
     sh.vector_stage = vector_stage_on<T>(sh.P);
+    sh.unified = units && c0.map == Mapping::system_fastest;
     HybridConfig c = c0;
     if (c.map == Mapping::chunk_direct && !direct_aligned(p, ops, sh))
       c.map = Mapping::chunk_fastest;
@@ -813,6 +834,7 @@ void hybrid_run(const Problem& p, const Operands<T>& ops, const HybridConfig& cf
   LongSplit ls = long_split<T>(p, cfg);
   ls.shape.red = workspace;
   ls.shape.vector_stage = vector_stage_on<T>(ls.shape.P);
+  ls.shape.unified = cfg.map == Mapping::system_fastest && unified_path<T>(p, ops);
   const Problem r = reduced_problem<T>(p, ls);
   T* planes = static_cast<T*>(workspace);
   const std::int64_t plane = p.count * ls.shape.reduced_rows;

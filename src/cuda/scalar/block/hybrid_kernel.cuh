@@ -68,6 +68,10 @@ struct HybridShape {
   // chunk_fastest: operands with contiguous rows go between global and shared memory in 16-byte
   // vectors, with single elements at each end of a group's run (RunShare, store_run).
   bool vector_stage;
+  // Neighbouring systems adjacent (system_fastest): a, b, c and d are components 0..3 of one
+  // aligned unit per row (core/unified_units.hpp, checked by the host at each solve), read with
+  // one 16-byte load per row in float and two in double instead of four scalar loads.
+  bool unified;
   // Long path (P a multiple of 32): each tile of 32 consecutive chunks of a system (a warp's own
   // along axis 0; spread over S warps and met in shared memory along axes >= 1) leaves two
   // reduced equations, not two per chunk (long_tile.hpp). The reduced system
@@ -237,6 +241,31 @@ __device__ __forceinline__ VecOf<T> pack(const T* in) {
     return make_float4(in[0], in[1], in[2], in[3]);
   } else {
     return make_double2(in[0], in[1]);
+  }
+}
+
+/// Unified-Vector units (HybridShape::unified): rows r0 .. r0 + L - 1 of a chunk from the units at
+/// `unit0` (a's element of row 0) and row stride `ru` (elements), each row's a, b, c, d in one
+/// 16-byte vector (float) or two (double). a of row 0 and c of row n - 1 arrive with their
+/// units and are dropped.
+template <class T, int M>
+__device__ __forceinline__ void load_unit_rows(const T* unit0, int r0, std::int64_t ru, int L,
+                                               std::int64_t n, RegisterRows<T, M>& rows) {
+  constexpr int vectors = 4 * static_cast<int>(sizeof(T)) / 16;
+  RowPointer<T> pu(unit0, r0, ru);
+#pragma unroll
+  for (int k = 0; k < M; ++k) {
+    if (k < L) {
+      const VecOf<T>* v = reinterpret_cast<const VecOf<T>*>(pu.row());
+      T u[4];
+#pragma unroll
+      for (int h = 0; h < vectors; ++h) unpack(v[h], u + h * (4 / vectors));
+      rows.a[k] = r0 + k > 0 ? u[0] : T(0);
+      rows.b[k] = u[1];
+      rows.c[k] = r0 + k + 1 < n ? u[2] : T(0);
+      rows.d[k] = u[3];
+    }
+    pu.next();
   }
 }
 
@@ -502,6 +531,8 @@ __global__ void __launch_bounds__(HybridBounds<T, M, Map>::threads,
       rows.c[k] = row + 1 < n ? c0 : T(0);
       if (valid && k < L) rows.d[k] = load_row(ops.d + off[op_d] + row * rd);
     }
+  } else if (sh.unified) {
+    load_unit_rows<T, M>(ops.a + off[op_a], r0, ra, valid ? L : 0, n, rows);
   } else {
     // Row addresses by byte pointers stepped one row at a time: a 64-bit product per row and
     // operand, (r0 + k) times the row stride, made about 13 instructions of each load (Nsight
