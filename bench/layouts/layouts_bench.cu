@@ -4,7 +4,12 @@
 //            solved in place by triax::Solver (automatic), beside cuSPARSE gtsvInterleavedBatch
 //            (algorithms 0, 1, 2; its buffer from _bufferSizeExt) on the interleaved data;
 //   var      VarSolver, back to back: lengths uniform in 256..512, and heavy-tailed (log-uniform
-//            8..65536); GB/s counts the real rows only;
+//            8..65536); GB/s counts the real rows only; beside each, its bound (the same plan
+//            with TRIAX_CUDA_VAR_B2B_BOUND=1: the same launches, grids, loads and stores with no
+//            arithmetic) and the one-pass bound (a, b, c, d read and x written once per real row,
+//            back to back, in 16-byte vectors: what a one-pass design could reach). PASS at 85%
+//            of the copy, or, where the bound is below that, at 90% of the bound. --var-variants
+//            repeats the rows per TRIAX_CUDA_VAR_B2B_VARIANT value, in this process;
 //   padded   VarSolver on Full-Interleaved storage padded to 512 (lengths uniform 256..512)
 //            against triax::Solver on the fixed batch of 512 (the CP form);
 //   convert  triax::layouts::convert between the layouts (2 x elements moved); the bar (85% of
@@ -30,6 +35,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "../env_scope.hpp"
+#include "../stream_passes.cuh"
 #include "triax/layouts.hpp"
 #include "triax/triax.hpp"
 #include "triax/varbatch.hpp"
@@ -61,6 +68,7 @@ bool convert_only = false;  // --convert-only: skip the variable batches and the
 bool layout_only = false;   // --layout-only: the layout grid alone
 std::int64_t min_count = 0;  // --min-count: grid counts below it left out
 std::vector<std::string> only_layouts;  // --layout: these layouts' rows only (empty: all)
+std::vector<std::string> var_variants = {""};  // --var-variants: "" = the library's default
 std::string json_rows;
 double copy_gbps = 0;
 
@@ -361,6 +369,21 @@ void layout_point(cusparseHandle_t handle, std::int64_t n, std::int64_t count) {
   }
 }
 
+/// Median ms of the one-pass bound over `rows` values of a, b, c, d (x written over d).
+template <class T>
+double one_pass_ms(T* a, T* b, T* c, T* d, std::size_t rows) {
+  using V = triax::bench::stream::Vec<T>;
+  const auto vectors = static_cast<std::int64_t>(rows / (16 / sizeof(T)));
+  int sms = 0;
+  CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  return time_ms([&] {
+    triax::bench::stream::read_write_pass<T><<<sms * 4, 512>>>(
+        reinterpret_cast<const V*>(a), reinterpret_cast<const V*>(b),
+        reinterpret_cast<const V*>(c), reinterpret_cast<const V*>(d), reinterpret_cast<V*>(d),
+        vectors);
+  });
+}
+
 template <class T>
 void var_row(const char* name, const std::vector<std::int64_t>& lengths) {
   const auto layout = triax::VarLayout::back_to_back(lengths);
@@ -370,20 +393,47 @@ void var_row(const char* name, const std::vector<std::int64_t>& lengths) {
   fill_values(b.as<T>(), span, 1, 2);
   fill_values(c.as<T>(), span, 0, 3);
   fill_values(d.as<T>(), span, 0, 4);
-  triax::VarSolver<T> s(triax::Backend::cuda, layout);
-  const double ms =
-      time_ms([&] { s.solve_in_place(a.as<T>(), b.as<T>(), c.as<T>(), d.as<T>()); });
-  const double g = gbps(5.0 * double(layout.total_rows()) * sizeof(T), ms);
-  std::printf("var %-13s %s systems %6zu rows %9ld: %.4f ms %7.1f GB/s %5.1f%% of copy, "
-              "workspace %zu B%s\n",
-              name, prec(sizeof(T)), lengths.size(), long(layout.total_rows()), ms, g,
-              100 * g / copy_gbps, s.workspace_bytes(), g >= 0.85 * copy_gbps ? " PASS" : " FAIL");
-  add_json("{\"kind\": \"var\", \"case\": \"" + std::string(name) + "\", \"precision\": \"" +
-           prec(sizeof(T)) + "\", \"systems\": " + std::to_string(lengths.size()) +
-           ", \"rows\": " + std::to_string(layout.total_rows()) + ", \"ms\": " +
-           std::to_string(ms) + ", \"gbps\": " + std::to_string(g) + ", \"copy_fraction\": " +
-           std::to_string(g / copy_gbps) + ", \"workspace_bytes\": " +
-           std::to_string(s.workspace_bytes()) + "}");
+  const double bytes = 5.0 * double(layout.total_rows()) * sizeof(T);
+  const auto solve_ms = [&] {
+    triax::VarSolver<T> s(triax::Backend::cuda, layout);
+    const double ms =
+        time_ms([&] { s.solve_in_place(a.as<T>(), b.as<T>(), c.as<T>(), d.as<T>()); });
+    return std::pair(ms, s.workspace_bytes());
+  };
+  // The bound overwrites d with a + b + c + d: the solves after it see other right-hand sides
+  // (the same matrices, diagonally dominant), which changes nothing in their work.
+  const double ms_one = one_pass_ms(a.as<T>(), b.as<T>(), c.as<T>(), d.as<T>(), span);
+  using Env = std::vector<std::pair<std::string, std::string>>;
+  for (const std::string& variant : var_variants) {
+    Env env;
+    if (!variant.empty()) env.emplace_back("TRIAX_CUDA_VAR_B2B_VARIANT", variant);
+    const triax::bench::EnvScope chosen(env);
+    const auto [ms, workspace] = solve_ms();
+    double ms_bound = 0;
+    {
+      const Env on = {{"TRIAX_CUDA_VAR_B2B_BOUND", "1"}};
+      const triax::bench::EnvScope bound(on);
+      ms_bound = solve_ms().first;
+    }
+    const double g = gbps(bytes, ms), g_bound = gbps(bytes, ms_bound), g_one = gbps(bytes, ms_one);
+    const bool pass = g >= 0.85 * copy_gbps || (g_bound < 0.85 * copy_gbps && g >= 0.9 * g_bound);
+    const std::string label = variant.empty() ? "default" : variant;
+    std::printf("var %-13s %s [%s] systems %6zu rows %9ld: %.4f ms %7.1f GB/s %5.1f%% of copy; "
+                "bound %.4f ms %5.1f%% of copy, solve %5.1f%% of bound; one-pass bound %.4f ms "
+                "%5.1f%% of copy; workspace %zu B%s\n",
+                name, prec(sizeof(T)), label.c_str(), lengths.size(), long(layout.total_rows()), ms,
+                g, 100 * g / copy_gbps, ms_bound, 100 * g_bound / copy_gbps, 100 * g / g_bound,
+                ms_one, 100 * g_one / copy_gbps, workspace, pass ? " PASS" : " FAIL");
+    add_json("{\"kind\": \"var\", \"case\": \"" + std::string(name) + "\", \"variant\": \"" +
+             label + "\", \"precision\": \"" + prec(sizeof(T)) + "\", \"systems\": " +
+             std::to_string(lengths.size()) + ", \"rows\": " +
+             std::to_string(layout.total_rows()) + ", \"ms\": " + std::to_string(ms) +
+             ", \"gbps\": " + std::to_string(g) + ", \"copy_fraction\": " +
+             std::to_string(g / copy_gbps) + ", \"bound_ms\": " + std::to_string(ms_bound) +
+             ", \"bound_fraction\": " + std::to_string(g / g_bound) + ", \"one_pass_ms\": " +
+             std::to_string(ms_one) + ", \"workspace_bytes\": " + std::to_string(workspace) +
+             ", \"pass\": " + (pass ? "true" : "false") + "}");
+  }
 }
 
 template <class T>
@@ -474,6 +524,15 @@ int main(int argc, char** argv) {
       quick = true;
     } else if (a == "--var-only") {
       var_only = true;
+    } else if (a == "--var-variants" && k + 1 < argc) {
+      // Comma-separated TRIAX_CUDA_VAR_B2B_VARIANT values, each timed with its own bound.
+      var_variants.clear();
+      std::string list = argv[++k];
+      for (std::size_t at = 0; at <= list.size();) {
+        const std::size_t end = std::min(list.find(',', at), list.size());
+        var_variants.push_back(list.substr(at, end - at));
+        at = end + 1;
+      }
     } else if (a == "--convert-only") {
       convert_only = true;
     } else if (a == "--layout-only") {
@@ -484,8 +543,8 @@ int main(int argc, char** argv) {
       only_layouts.push_back(argv[++k]);
     } else {
       std::fprintf(stderr, "usage: triax-bench-layouts [--json PATH] [--reps N] [--quick] "
-                           "[--var-only] [--convert-only] [--layout-only] [--min-count N] "
-                           "[--layout flat|interleaved|unified]...\n");
+                           "[--var-only] [--var-variants LIST] [--convert-only] "
+                           "[--layout-only] [--min-count N] [--layout flat|interleaved|unified]...\n");
       return 2;
     }
   }

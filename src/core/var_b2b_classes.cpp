@@ -2,6 +2,9 @@
 #include "core/var_b2b_classes.hpp"
 
 #include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <utility>
 
 namespace triax::detail {
 
@@ -69,6 +72,33 @@ B2BPlan plan_b2b_classes(const std::vector<std::int64_t>& lengths,
     plan.classes.push_back(c);
   }
   return plan;
+}
+
+namespace {
+constexpr std::pair<B2BVariant, std::string_view> variant_names[] = {
+    {B2BVariant::base, "base"},
+    {B2BVariant::stage4, "stage4"},
+    {B2BVariant::ahead, "ahead"},
+    {B2BVariant::prefetch, "prefetch"},
+    {B2BVariant::prefetch4, "prefetch4"}};
+}  // namespace
+
+B2BVariant parse_b2b_variant(const char* name) {
+  if (name == nullptr || *name == '\0') return B2BVariant::base;
+  std::string known;
+  for (const auto& [v, text] : variant_names) {
+    if (text == name) return v;
+    known += (known.empty() ? "" : ", ") + std::string(text);
+  }
+  throw std::invalid_argument("TRIAX_CUDA_VAR_B2B_VARIANT: unknown value '" + std::string(name) +
+                              "' (one of " + known + ")");
+}
+
+std::string_view to_string(B2BVariant v) {
+  for (const auto& [value, text] : variant_names) {
+    if (value == v) return text;
+  }
+  return "?";
 }
 
 B2BTiles plan_b2b_tiles(const std::vector<std::int64_t>& lengths,

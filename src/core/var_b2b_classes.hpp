@@ -5,6 +5,7 @@
 // cover its longest system, and no system runs on threads sized for a much longer one.
 // Host-only (no CUDA): the plan logic is tested in CI (tests/core/var_b2b_classes_test.cpp).
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "core/problem.hpp"  // TRIAX_HOST_DEVICE
@@ -57,6 +58,27 @@ struct B2BTiles {
   std::int64_t reduced_rows = 0;
   std::vector<std::int64_t> rest;  // the `systems` longer than max_long_rows, in order
 };
+
+/// How the class kernel (cuda/varbatch/var_b2b_kernel.cuh) runs (var31; a tuning aid read at
+/// plan time from TRIAX_CUDA_VAR_B2B_VARIANT, docs/notes/2026-11-28-var31.md). A block per
+/// 256 / P systems in every variant:
+/// - base: each thread reads its system's entry, then its rows; the four operands pass through
+///   one per-warp staging array in turn;
+/// - stage4: the same with four staging arrays, all four operands staged at once (one warp
+///   barrier, as the fixed kernel), at four times the shared memory;
+/// - ahead: base, and each block asks the L2 for the entries of the block one wave later (the
+///   blocks the device holds at once), so that block's entry round trip is an L2 hit;
+/// - prefetch: base, and each block reads the entries of the block one wave later with its own
+///   and asks the L2 for that block's rows once its own are in registers (and for the entries a
+///   wave further), so that DRAM streams while the SMs compute;
+/// - prefetch4: prefetch with float blocks held to 64 registers (4 blocks per SM, as base gets:
+///   prefetch takes 72-80 registers, 3 blocks); double unchanged.
+enum class B2BVariant { base, stage4, ahead, prefetch, prefetch4 };
+
+/// The variant named `name` (nullptr or empty: base). Unknown names throw std::invalid_argument
+/// naming the values.
+B2BVariant parse_b2b_variant(const char* name);
+std::string_view to_string(B2BVariant v);
 
 /// Tiles for the systems listed (each longer than B2BPlan::max_rows; lengths and offsets of the
 /// whole batch).

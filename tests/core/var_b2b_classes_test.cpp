@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <map>
 #include <random>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "core/var_b2b_classes.hpp"
@@ -203,6 +205,25 @@ TEST(VarB2BClasses, LongSystemsTiledOnceWithTheirReducedRows) {
   const B2BPlan r = plan_b2b_classes(t.reduced_lengths, t.reduced_offsets);
   EXPECT_TRUE(r.rest.empty());
   EXPECT_EQ(r.entries.size(), t.reduced_lengths.size());
+}
+
+// The class kernel's variant switch (TRIAX_CUDA_VAR_B2B_VARIANT): every name round-trips, unset or
+// empty is base, an unknown name is refused with the names it could be.
+TEST(VarB2BVariant, Names) {
+  EXPECT_EQ(parse_b2b_variant(nullptr), B2BVariant::base);
+  EXPECT_EQ(parse_b2b_variant(""), B2BVariant::base);
+  for (const B2BVariant v :
+       {B2BVariant::base, B2BVariant::stage4, B2BVariant::ahead, B2BVariant::prefetch,
+        B2BVariant::prefetch4}) {
+    EXPECT_EQ(parse_b2b_variant(std::string(to_string(v)).c_str()), v);
+  }
+  try {
+    parse_b2b_variant("fast");
+    ADD_FAILURE() << "an unknown variant was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("'fast'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("prefetch"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -9,13 +9,16 @@
 // beside unscaled ones; float and double, in place, separate (outputs poisoned with NaN) and
 // increment; checked mode (which keeps the per-thread kernel) with a singular system in the
 // middle; and the old paths through TRIAX_CUDA_VAR_B2B=0 and TRIAX_CUDA_VAR_B2B_LONG=0 on the
-// same batches. Every test reports
+// same batches; each variant of the class kernel (TRIAX_CUDA_VAR_B2B_VARIANT, var31) on the same
+// kinds of batches, and the bench's bound (TRIAX_CUDA_VAR_B2B_BOUND=1) moving exactly each
+// system's rows. Every test reports
 // SKIPPED without a device; TRIAX_TEST_QUICK=1 keeps the batches small.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <random>
 #include <string>
 
@@ -194,6 +197,82 @@ TYPED_TEST(CudaVarB2B, CheckedModeSingularSystemInTheMiddle) {
   // Unchecked, the same storage with the pivot restored runs the new path.
   v.b[rb[0]] = T(4);
   expect_var_matches_reference(v, Mode::in_place, b2b_runner<T>(1));
+}
+
+/// The class kernel's variants (B2BVariant); "" the default.
+constexpr const char* variants[] = {"base", "stage4", "ahead", "prefetch", "prefetch4"};
+
+/// Uniform 256..512 and heavy-tailed lengths with the edges mixed in, and every class edge.
+std::vector<std::int64_t> mixed_lengths(std::uint64_t seed) {
+  std::mt19937_64 g(seed);
+  std::uniform_int_distribution<std::int64_t> u(256, 512);
+  std::uniform_real_distribution<double> logu(std::log(8.0), std::log(8192.0));
+  std::vector<std::int64_t> lengths;
+  for (int k = 0; k < (quick_mode() ? 80 : 1200); ++k) lengths.push_back(u(g));
+  for (int k = 0; k < (quick_mode() ? 40 : 200); ++k) {
+    lengths.push_back(std::llround(std::exp(logu(g))));
+  }
+  for (const std::int64_t P : {8, 16, 32, 64, 128, 256}) {
+    for (const std::int64_t n : {2 * P - 1, 2 * P, 8 * P, 8 * P + 1}) lengths.push_back(n);
+  }
+  for (const std::int64_t n : {2049, 2304, 2305}) lengths.push_back(n);
+  std::shuffle(lengths.begin(), lengths.end(), g);
+  add_edges(lengths);
+  return lengths;
+}
+
+// Every variant of the class kernel against the reference: every mode, misaligned, with the
+// classes merged (the default) and apart (small launches of every P too, whose blocks' look-ahead
+// of a wave reaches past their last system).
+TYPED_TEST(CudaVarB2B, EveryVariantEveryMode) {
+  using T = TypeParam;
+  const std::vector<std::int64_t> lengths = mixed_lengths(test_seed(29));
+  VarBatch<T> v(VarLayout::back_to_back(lengths, gapped_offsets(lengths)));
+  v.fill(test_seed(30));
+  for (const char* variant : variants) {
+    SCOPED_TRACE(std::string("variant ") + variant);
+    const ScopedEnv env("TRIAX_CUDA_VAR_B2B_VARIANT", variant);
+    expect_every_mode(v);
+    const ScopedEnv apart("TRIAX_CUDA_VAR_B2B_MIN_CLASS", "1");
+    expect_var_matches_reference(v, Mode::separate, b2b_runner<T>(3));
+  }
+}
+
+// The bench's bound (TRIAX_CUDA_VAR_B2B_BOUND=1), every variant: in place, each system's rows
+// become a + b + c + d (a of row 0 and c of the last row dropped, as the solve drops them), the
+// gaps between systems untouched; increment mode still solves.
+TYPED_TEST(CudaVarB2B, BoundMovesEachSystemsRowsOnly) {
+  using T = TypeParam;
+  const std::vector<std::int64_t> lengths = mixed_lengths(test_seed(31));
+  VarBatch<T> v(VarLayout::back_to_back(lengths, gapped_offsets(lengths)));
+  v.fill(test_seed(32));
+  const ScopedEnv bound("TRIAX_CUDA_VAR_B2B_BOUND", "1");
+  for (const char* variant : variants) {
+    SCOPED_TRACE(std::string("variant ") + variant);
+    const ScopedEnv env("TRIAX_CUDA_VAR_B2B_VARIANT", variant);
+    VarBatch<T> got = v;
+    b2b_runner<T>(1)(got, Mode::in_place, nullptr);
+    std::vector<T> want = v.d;
+    for (std::int64_t s = 0; s < v.layout.count(); ++s) {
+      const std::int64_t n = lengths[static_cast<std::size_t>(s)];
+      if (n > 262144) continue;  // beyond the tiles (B2BTiles::max_long_rows): none here
+      const auto rows = v.rows(3, s);
+      for (std::int64_t i = 0; i < n; ++i) {
+        const auto r = rows[static_cast<std::size_t>(i)];
+        want[r] = v.d[r] + ((i > 0 ? v.a[r] : T(0)) + v.b[r] + (i + 1 < n ? v.c[r] : T(0)));
+      }
+    }
+    for (std::size_t e = 0; e < want.size(); ++e) {
+      if (std::isnan(want[e])) {  // a gap: its poison untouched
+        ASSERT_TRUE(std::isnan(got.d[e])) << "element " << e;
+        continue;
+      }
+      ASSERT_NEAR(double(got.d[e]), double(want[e]), 8 * std::numeric_limits<T>::epsilon() *
+                                                         (1 + std::abs(double(want[e]))))
+          << "element " << e;
+    }
+    expect_var_matches_reference(v, Mode::increment, b2b_runner<T>(2));
+  }
 }
 
 }  // namespace

@@ -32,6 +32,10 @@
 // (two passes around a reduced batch, as the fixed hybrid's long path) instead of the segments.
 // TRIAX_CUDA_VAR_B2B=0 keeps the routing above for all of them (the staged kernel, as before);
 // TRIAX_CUDA_VAR_B2B_LONG=0 only the long ones (the segment kernels).
+// TRIAX_CUDA_VAR_B2B_VARIANT=base|stage4|ahead|prefetch|prefetch4 picks how the class kernel runs
+// (B2BVariant, core/var_b2b_classes.hpp; var31); TRIAX_CUDA_VAR_B2B_BOUND=1 is a measuring aid
+// for the bench: the class and tile kernels become their arithmetic-free bounds (same launches,
+// grids, loads and stores; x = a + b + c + d, NOT a solution) except in increment mode.
 // On the H200 (bench/results/layouts/gpu-h200.json) a heavy-tailed batch (log-uniform 8..65536
 // rows) took 30 ms in float when the systems above 512 rows ran one thread each (up to 8192
 // dependent steps) and the ~900 above 8192 one launch each: 0.5% of the copy.
@@ -54,6 +58,7 @@
 #include "core/var_b2b_classes.hpp"
 #include "cuda/varbatch/staged_warp.cuh"
 #include "cuda/varbatch/var_b2b_kernel.cuh"
+#include "cuda/varbatch/var_b2b_launch.hpp"
 #include "cuda/varbatch/var_pipelined.hpp"
 #include "cuda/varbatch/var_segments.cuh"
 #include "cuda/varbatch/var_tile_staged.cuh"
@@ -119,10 +124,7 @@ struct StagedPlace {
   int n = 0;
 };
 
-/// Fetches an L2 line of the global address space ahead of its loads (PTX prefetch.global.L2).
-__device__ __forceinline__ void prefetch_l2(const void* p) {
-  asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
-}
+using cuda::prefetch_l2;  // var_b2b_kernel.cuh
 
 /// Asks the L2 for rows 0..n-1 of a, b, c and d at `off` (unit row stride), the warp's lanes
 /// taking the 128-byte lines in turn: what the next stage_load reads then comes from the L2.
@@ -258,6 +260,9 @@ class CudaVarPlan final : public VarBackendPlan<T> {
       const std::int64_t min_class = mc != nullptr ? std::max(1LL, std::atoll(mc)) : 2048;
       b2b_ = plan_b2b_classes(layout.lengths, layout.offsets, min_class);
       b2b_on_ = true;
+      b2b_variant_ = parse_b2b_variant(std::getenv("TRIAX_CUDA_VAR_B2B_VARIANT"));
+      const char* bound = std::getenv("TRIAX_CUDA_VAR_B2B_BOUND");
+      b2b_bound_ = bound != nullptr && std::string_view(bound) == "1";
       // Longer ones (up to B2BTiles::max_long_rows) in tiles, two passes around a reduced batch
       // that the classes solve; TRIAX_CUDA_VAR_B2B_LONG=0 leaves them to the segment kernels.
       if (switch_on("TRIAX_CUDA_VAR_B2B_LONG")) {
@@ -267,6 +272,8 @@ class CudaVarPlan final : public VarBackendPlan<T> {
         b2b_long_on_ = !b2b_tiles_.tiles.empty();
       }
     }
+    b2b_launches_ = prepare_b2b(b2b_);
+    b2b_reduced_launches_ = prepare_b2b(b2b_reduced_);
     b2b_entries_ = to_device(b2b_.entries);
     b2b_tile_buffer_ = to_device(b2b_tiles_.tiles);
     b2b_reduced_entries_ = to_device(b2b_reduced_.entries);
@@ -486,11 +493,40 @@ class CudaVarPlan final : public VarBackendPlan<T> {
     });
   }
 
+  // Plan time: each class's resident blocks (the variants' look-ahead) and the bound switch; the
+  // kernels' shared memory opted in where they need more than 48 KiB.
+  std::vector<cuda::B2BLaunch> prepare_b2b(const B2BPlan& plan) const {
+    std::vector<cuda::B2BLaunch> launches;
+    for (const B2BClass& c : plan.classes) {
+      const std::int64_t resident = with_b2b_variant([&](auto v) {
+        return cuda::prepare_b2b_class<T, decltype(v)::value>(c.P, b2b_bound_);
+      });
+      launches.push_back({resident, b2b_bound_});
+    }
+    return launches;
+  }
+
+  /// f(std::integral_constant<B2BVariant, variant>) for the plan's variant.
+  template <class F>
+  auto with_b2b_variant(F&& f) const {
+    using V = B2BVariant;
+    switch (b2b_variant_) {
+      case V::stage4: return f(std::integral_constant<V, V::stage4>{});
+      case V::ahead: return f(std::integral_constant<V, V::ahead>{});
+      case V::prefetch: return f(std::integral_constant<V, V::prefetch>{});
+      case V::prefetch4: return f(std::integral_constant<V, V::prefetch4>{});
+      default: return f(std::integral_constant<V, V::base>{});
+    }
+  }
+
   // One launch per length class of the back-to-back hybrid (var_b2b_kernel.cuh): P chunk
   // threads of M rows per system, 256 / P systems a block.
   void launch_b2b(const Operands<T>& ops) {
     if (!b2b_on_ || ops.info != nullptr) return;
-    launch_b2b_classes(ops, b2b_, static_cast<const B2BEntry*>(b2b_entries_->get()));
+    // The bound (a measuring aid) never in increment mode, nor, then, in its reduced batch.
+    const bool bound = b2b_bound_ && !ops.accumulate;
+    launch_b2b_classes(ops, b2b_, static_cast<const B2BEntry*>(b2b_entries_->get()),
+                       b2b_launches_, bound);
     if (!b2b_long_on_) return;
     // The long systems' tiles: reduce, the reduced batch in place, finish.
     const std::int64_t tiles = static_cast<std::int64_t>(b2b_tiles_.tiles.size());
@@ -500,45 +536,35 @@ class CudaVarPlan final : public VarBackendPlan<T> {
     const std::int64_t plane = b2b_tiles_.reduced_rows;
     T* ws = static_cast<T*>(b2b_work_->get());
     constexpr std::size_t smem = cuda::B2BSmem<T, B2BPlan::M, 32>::bytes;
-    cuda::launch_kernel(cuda::var_b2b_tile_kernel<T, false, false>, grid, cuda::b2b_threads, smem,
-                        stream_, ops, tile_table, tiles, ws, plane);
-    const Operands<T> reduced{ws, ws + plane, ws + 2 * plane, ws + 3 * plane, ws + 3 * plane,
-                              false, nullptr};
-    launch_b2b_classes(reduced, b2b_reduced_,
-                       static_cast<const B2BEntry*>(b2b_reduced_entries_->get()));
-    const auto finish = [&](auto kernel) {
+    const auto pass = [&](auto kernel) {
       cuda::launch_kernel(kernel, grid, cuda::b2b_threads, smem, stream_, ops, tile_table, tiles,
                           ws, plane);
     };
-    ops.accumulate ? finish(cuda::var_b2b_tile_kernel<T, true, true>)
-                   : finish(cuda::var_b2b_tile_kernel<T, true, false>);
-  }
-
-  void launch_b2b_classes(const Operands<T>& ops, const B2BPlan& plan, const B2BEntry* entries) {
-    for (const B2BClass& c : plan.classes) {
-      switch (c.P) {
-        case 8: launch_b2b_class<8>(ops, entries, c); break;
-        case 16: launch_b2b_class<16>(ops, entries, c); break;
-        case 32: launch_b2b_class<32>(ops, entries, c); break;
-        case 64: launch_b2b_class<64>(ops, entries, c); break;
-        case 128: launch_b2b_class<128>(ops, entries, c); break;
-        default: launch_b2b_class<256>(ops, entries, c); break;
-      }
+    bound ? pass(cuda::var_b2b_tile_kernel<T, false, false, false>)
+          : pass(cuda::var_b2b_tile_kernel<T, false, false>);
+    const Operands<T> reduced{ws, ws + plane, ws + 2 * plane, ws + 3 * plane, ws + 3 * plane,
+                              false, nullptr};
+    launch_b2b_classes(reduced, b2b_reduced_,
+                       static_cast<const B2BEntry*>(b2b_reduced_entries_->get()),
+                       b2b_reduced_launches_, bound);
+    if (ops.accumulate) {
+      pass(cuda::var_b2b_tile_kernel<T, true, true>);
+    } else {
+      bound ? pass(cuda::var_b2b_tile_kernel<T, true, false, false>)
+            : pass(cuda::var_b2b_tile_kernel<T, true, false>);
     }
   }
 
-  template <int P>
-  void launch_b2b_class(const Operands<T>& ops, const B2BEntry* entries, const B2BClass& c) {
-    constexpr int M = B2BPlan::M;
-    constexpr int S = cuda::b2b_threads / P;
-    const auto grid =
-        static_cast<unsigned>(std::min<std::int64_t>((c.count + S - 1) / S, std::int64_t(1) << 30));
-    const auto go = [&](auto kernel) {
-      cuda::launch_kernel(kernel, grid, cuda::b2b_threads, cuda::B2BSmem<T, M, P>::bytes, stream_,
-                          ops, entries + c.first, c.count, c.longest);
-    };
-    ops.accumulate ? go(cuda::var_b2b_kernel<T, M, P, true>)
-                   : go(cuda::var_b2b_kernel<T, M, P, false>);
+  void launch_b2b_classes(const Operands<T>& ops, const B2BPlan& plan, const B2BEntry* entries,
+                          const std::vector<cuda::B2BLaunch>& launches, bool bound) {
+    for (std::size_t k = 0; k < plan.classes.size(); ++k) {
+      cuda::B2BLaunch how = launches[k];
+      how.bound = bound;
+      with_b2b_variant([&](auto v) {
+        cuda::launch_b2b_class<T, decltype(v)::value>(ops, entries, plan.classes[k], how,
+                                                      stream_);
+      });
+    }
   }
 
   // The persistent staged kernel's blocks for `systems` systems: at most one per system pair,
@@ -621,7 +647,10 @@ class CudaVarPlan final : public VarBackendPlan<T> {
   cudaStream_t stream_;
   bool tiled_ = false, staged_all_ = false, pipelined_on_ = false, b2b_on_ = false;
   bool b2b_long_on_ = false;
+  B2BVariant b2b_variant_ = B2BVariant::base;
+  bool b2b_bound_ = false;
   B2BPlan b2b_, b2b_reduced_;
+  std::vector<cuda::B2BLaunch> b2b_launches_, b2b_reduced_launches_;
   B2BTiles b2b_tiles_;
   Buffer b2b_entries_, b2b_tile_buffer_, b2b_reduced_entries_, b2b_work_;
   std::int64_t staged_resident_ = std::int64_t(1) << 30;
