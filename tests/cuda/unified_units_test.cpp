@@ -23,8 +23,12 @@
 namespace triax::test {
 namespace {
 
+// Every test forces the path on (by default it runs in float at 256 < n <= 512 only), so that
+// each length and precision below goes through it; SwitchedOffStillRight turns it off inside.
 template <class T>
-class UnifiedUnits : public NeedsDevice<> {};
+class UnifiedUnits : public NeedsDevice<> {
+  const ScopedEnv on_{"TRIAX_CUDA_UNIFIED", "1"};
+};
 using ValueTypes = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(UnifiedUnits, ValueTypes);
 

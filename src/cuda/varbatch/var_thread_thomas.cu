@@ -33,7 +33,8 @@
 // TRIAX_CUDA_VAR_B2B=0 keeps the routing above for all of them (the staged kernel, as before);
 // TRIAX_CUDA_VAR_B2B_LONG=0 only the long ones (the segment kernels).
 // TRIAX_CUDA_VAR_B2B_VARIANT=base|stage4|ahead|prefetch|prefetch4 picks how the class kernel runs
-// (B2BVariant, core/var_b2b_classes.hpp; var31); TRIAX_CUDA_VAR_B2B_BOUND=1 is a measuring aid
+// (B2BVariant, core/var_b2b_classes.hpp; var31; unset: ahead in float, prefetch in double);
+// TRIAX_CUDA_VAR_B2B_BOUND=1 is a measuring aid
 // for the bench: the class and tile kernels become their arithmetic-free bounds (same launches,
 // grids, loads and stores; x = a + b + c + d, NOT a solution) except in increment mode.
 // On the H200 (bench/results/layouts/gpu-h200.json) a heavy-tailed batch (log-uniform 8..65536
@@ -260,7 +261,14 @@ class CudaVarPlan final : public VarBackendPlan<T> {
       const std::int64_t min_class = mc != nullptr ? std::max(1LL, std::atoll(mc)) : 2048;
       b2b_ = plan_b2b_classes(layout.lengths, layout.offsets, min_class);
       b2b_on_ = true;
-      b2b_variant_ = parse_b2b_variant(std::getenv("TRIAX_CUDA_VAR_B2B_VARIANT"));
+      // Unset: the variant measured fastest for the precision (H100, 2026-11-28, 25600 systems of
+      // 256..512 rows, every variant in one process: float ahead 57.6% of the copy against base's
+      // 56.3% and prefetch's 53.0% (72-80 registers hold it to 3 blocks an SM); double prefetch
+      // 63.8% against base's 58.2%; bench/results/layouts/gpu-h100-var31.txt).
+      const char* variant = std::getenv("TRIAX_CUDA_VAR_B2B_VARIANT");
+      b2b_variant_ = variant != nullptr && *variant != '\0'
+                         ? parse_b2b_variant(variant)
+                         : (sizeof(T) == 4 ? B2BVariant::ahead : B2BVariant::prefetch);
       const char* bound = std::getenv("TRIAX_CUDA_VAR_B2B_BOUND");
       b2b_bound_ = bound != nullptr && std::string_view(bound) == "1";
       // Longer ones (up to B2BTiles::max_long_rows) in tiles, two passes around a reduced batch

@@ -121,11 +121,17 @@ bool vector_stage_on(int P) {
 /// where they are components 0..3 of one aligned buffer (core/unified_units.hpp). The rows of
 /// Flat-like neighbours are then whole units side by side, so the staged kernel's longer runs buy
 /// nothing and its per-element copies would read every sector four times: hybrid_run takes the
-/// register kernel (docs/algorithms.md, "Unified-Vector units"). TRIAX_CUDA_UNIFIED=0: never
-/// (A/B runs on the device); read at every solve.
+/// register kernel (docs/algorithms.md, "Unified-Vector units"). By default only in float with
+/// 256 < n <= 512, where that move from the staged kernel made it 4-9% faster; elsewhere the unit
+/// loads measured from 4% faster (float n = 64, 25600 systems) to 8% slower than the per-operand
+/// path, slower on 12 of those 14 rows and level on one (H100, 2026-11-28,
+/// bench/results/layouts/gpu-h100-uv31.txt). TRIAX_CUDA_UNIFIED=1: wherever the units are found
+/// (the tests), =0: never; read at every solve.
 template <class T>
 bool unified_path(const Problem& p, const Operands<T>& ops) {
-  if (env_switch("TRIAX_CUDA_UNIFIED") == 0) return false;
+  const int sw = env_switch("TRIAX_CUDA_UNIFIED");
+  if (sw == 0) return false;
+  if (sw == -1 && !(sizeof(T) == 4 && p.n > 256 && p.n <= 512)) return false;
   const void* const ptrs[4] = {ops.a, ops.b, ops.c, ops.d};
   return unified_units(p, sizeof(T), ptrs);
 }
