@@ -53,7 +53,7 @@ struct Config {
   bool gpu = true, cpu = true;
   bool general = true;  // --no-general: CPU rows without the general solve (A/B runs)
   std::vector<std::string> cpu_plans;  // --cpu-plan NAME=VALUE[,...]: more CPU plans per row
-  std::string cpu_alloc = "vector";    // --cpu-alloc: vector, line (64-byte aligned), huge
+  std::string cpu_alloc = "huge";      // --cpu-alloc: vector, line (64-byte aligned), huge
   std::string json;
 };
 

@@ -97,9 +97,11 @@ template <class T>
 void cpu_rows_for(std::int64_t n, const Config& cfg, std::vector<Row>& rows) {
   const int reps = cfg.reps;
   const std::size_t total = static_cast<std::size_t>(n * n * n);
-  // d and x: std::vector as in the rounds before fdcpu3 (zeroed by one thread; a large block
-  // starts 16 bytes past a page boundary), or host arrays as the other benches allocate them
-  // (64-byte aligned, "huge": 2 MiB aligned and advised for huge pages), first touched below.
+  // d and x: host arrays as the other benches allocate them ("huge", the default: 2 MiB aligned
+  // and advised for huge pages; "line": 64-byte aligned), first touched below in parallel; or
+  // std::vector as in the rounds before fdcpu3 (zeroed by one thread; a large block starts 16
+  // bytes past a page boundary), which cost up to 30 points of the stream on the 16-core host
+  // (bench/results/factored/cpu-xeon-16c-h100host-fdcpu3-r4.txt).
   std::vector<T> dv, xv;
   HostArray<T> dh, xh;
   if (cfg.cpu_alloc == "vector") {
@@ -275,8 +277,8 @@ int main(int argc, char** argv) {
           "  an n^3 cube along each axis (default GPU n = 128 256 512, CPU n = 128 256);\n"
           "  GPU: also n^2 squares (--n2; default none); CPU: each --cpu-plan times\n"
           "  the plan made under those switches too, with its bound, in the same process;\n"
-          "  --cpu-alloc: d and x as std::vector (default), 64-byte aligned, or 2 MiB\n"
-          "  aligned with huge pages advised");
+          "  --cpu-alloc: d and x as std::vector, 64-byte aligned, or 2 MiB aligned with\n"
+          "  huge pages advised (default, as the other benches)");
       return arg == "--help" ? 0 : 2;
     }
   }

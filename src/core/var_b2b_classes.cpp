@@ -77,10 +77,8 @@ B2BPlan plan_b2b_classes(const std::vector<std::int64_t>& lengths,
 namespace {
 constexpr std::pair<B2BVariant, std::string_view> variant_names[] = {
     {B2BVariant::base, "base"},
-    {B2BVariant::stage4, "stage4"},
     {B2BVariant::ahead, "ahead"},
-    {B2BVariant::prefetch, "prefetch"},
-    {B2BVariant::prefetch4, "prefetch4"}};
+    {B2BVariant::prefetch, "prefetch"}};
 }  // namespace
 
 B2BVariant parse_b2b_variant(const char* name) {

@@ -64,16 +64,14 @@ struct B2BTiles {
 /// 256 / P systems in every variant:
 /// - base: each thread reads its system's entry, then its rows; the four operands pass through
 ///   one per-warp staging array in turn;
-/// - stage4: the same with four staging arrays, all four operands staged at once (one warp
-///   barrier, as the fixed kernel), at four times the shared memory;
 /// - ahead: base, and each block asks the L2 for the entries of the block one wave later (the
 ///   blocks the device holds at once), so that block's entry round trip is an L2 hit;
 /// - prefetch: base, and each block reads the entries of the block one wave later with its own
 ///   and asks the L2 for that block's rows once its own are in registers (and for the entries a
-///   wave further), so that DRAM streams while the SMs compute;
-/// - prefetch4: prefetch with float blocks held to 64 registers (4 blocks per SM, as base gets:
-///   prefetch takes 72-80 registers, 3 blocks); double unchanged.
-enum class B2BVariant { base, stage4, ahead, prefetch, prefetch4 };
+///   wave further), so that DRAM streams while the SMs compute.
+/// Two more lost on every row of the H100 and were removed: four staging arrays at once, and
+/// prefetch held to 64 registers in float (the note has their numbers).
+enum class B2BVariant { base, ahead, prefetch };
 
 /// The variant named `name` (nullptr or empty: base). Unknown names throw std::invalid_argument
 /// naming the values.

@@ -212,9 +212,7 @@ TEST(VarB2BClasses, LongSystemsTiledOnceWithTheirReducedRows) {
 TEST(VarB2BVariant, Names) {
   EXPECT_EQ(parse_b2b_variant(nullptr), B2BVariant::base);
   EXPECT_EQ(parse_b2b_variant(""), B2BVariant::base);
-  for (const B2BVariant v :
-       {B2BVariant::base, B2BVariant::stage4, B2BVariant::ahead, B2BVariant::prefetch,
-        B2BVariant::prefetch4}) {
+  for (const B2BVariant v : {B2BVariant::base, B2BVariant::ahead, B2BVariant::prefetch}) {
     EXPECT_EQ(parse_b2b_variant(std::string(to_string(v)).c_str()), v);
   }
   try {
@@ -223,6 +221,10 @@ TEST(VarB2BVariant, Names) {
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("'fast'"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("prefetch"), std::string::npos) << e.what();
+  }
+  // The variants removed after var31 are refused, not silently taken as another.
+  for (const char* gone : {"stage4", "prefetch4"}) {
+    EXPECT_THROW(parse_b2b_variant(gone), std::invalid_argument) << gone;
   }
 }
 

@@ -200,7 +200,7 @@ TYPED_TEST(CudaVarB2B, CheckedModeSingularSystemInTheMiddle) {
 }
 
 /// The class kernel's variants (B2BVariant); "" the default.
-constexpr const char* variants[] = {"base", "stage4", "ahead", "prefetch", "prefetch4"};
+constexpr const char* variants[] = {"base", "ahead", "prefetch"};
 
 /// Uniform 256..512 and heavy-tailed lengths with the edges mixed in, and every class edge.
 std::vector<std::int64_t> mixed_lengths(std::uint64_t seed) {

@@ -21,7 +21,7 @@
 // fixed kernel's shared memory, so double blocks need no opt-in beyond 48 KiB.
 //
 // var31 (docs/notes/2026-11-28-var31.md): the class kernel in variants (B2BVariant,
-// core/var_b2b_classes.hpp: four staging arrays; look-ahead of one wave of blocks through the L2)
+// core/var_b2b_classes.hpp: look-ahead of one wave of blocks through the L2)
 // and, for each, its arithmetic-free bound (Solve false: the same loads, staging and stores,
 // x = a + b + c + d), which the bench times beside the solve (TRIAX_CUDA_VAR_B2B_BOUND=1).
 #include <cuda_runtime.h>
@@ -37,31 +37,27 @@ namespace triax::detail::cuda {
 constexpr int b2b_threads = 256;
 constexpr int b2b_warps = b2b_threads / 32;
 
-/// Shared memory of the kernel, in elements of T: per warp `stages` staging arrays of 32 M rows
-/// (1: the four operands in turn; 4: all at once, B2BVariant::stage4), then (P > 32) the four
-/// arrays of the block's reduced systems.
-template <class T, int M, int P, int stages = 1>
+/// Shared memory of the kernel, in elements of T: per warp one staging array of 32 M rows (the
+/// four operands pass through it in turn), then (P > 32) the four arrays of the block's reduced
+/// systems.
+template <class T, int M, int P>
 struct B2BSmem {
   static constexpr int S = b2b_threads / P;
   static constexpr int stage = padded_size<T>(32 * M);
-  static constexpr int warp_stage = stages * stage;
+  static constexpr int warp_stage = stage;
   static constexpr int sys_stride = 2 * P + 1;
   static constexpr int reduced_size = P > 32 ? padded_size<T>(S * sys_stride) : 0;
   static constexpr std::size_t bytes =
       (std::size_t(b2b_warps) * warp_stage + 4 * std::size_t(reduced_size)) * sizeof(T);
 };
 
-/// Staging arrays per warp of a variant.
-constexpr int b2b_stages(B2BVariant v) { return v == B2BVariant::stage4 ? 4 : 1; }
 /// Whether a variant asks the L2 for the rows of the block a wave later.
-constexpr bool b2b_prefetches(B2BVariant v) {
-  return v == B2BVariant::prefetch || v == B2BVariant::prefetch4;
-}
-/// Blocks per SM that the launch bounds ask for (float 3, as the fixed chunk-major kernel;
-/// prefetch4 4; double 2).
+constexpr bool b2b_prefetches(B2BVariant v) { return v == B2BVariant::prefetch; }
+/// Blocks per SM that the launch bounds ask for: float 3, as the fixed chunk-major kernel;
+/// double 2.
 template <class T>
-constexpr int b2b_min_blocks(B2BVariant v) {
-  return sizeof(T) != 4 ? 2 : v == B2BVariant::prefetch4 ? 4 : 3;
+constexpr int b2b_min_blocks() {
+  return sizeof(T) != 4 ? 2 : 3;
 }
 
 /// The staged values of operand `op` of the group's run into registers, for this thread's
@@ -75,15 +71,13 @@ __device__ __forceinline__ void b2b_take(const T* st, int from, int L, T fill, T
 /// Rows [R0, R1) of one system's operands at `offset` (a group of GW lanes, gi this lane's index,
 /// gbase the group's first staging slot) into this thread's chunk registers, rows `from` ..
 /// `from` + L - 1 of the run. The four operands' shares are in flight together, then pass through
-/// the warp's staging space: one operand at a time (Stages 1), or all four at once in four
-/// arrays `stride` apart (Stages 4, one warp barrier fewer per operand). a of the run's row 0 and
-/// c of its last row arrive with their vectors: the caller drops them where they are the
-/// system's ends.
-template <class T, int M, int Stages = 1>
+/// the warp's staging space one operand at a time (four arrays at once, var31's stage4, was
+/// slower: more shared memory, fewer blocks). a of the run's row 0 and c of its last row arrive
+/// with their vectors: the caller drops them where they are the system's ends.
+template <class T, int M>
 __device__ __forceinline__ void b2b_load_rows(const Operands<T>& ops, std::int64_t offset, int R0,
                                               int R1, int gi, int GW, int gbase, int from, int L,
-                                              bool valid, T* stage, int stride,
-                                              RegisterRows<T, M>& rows) {
+                                              bool valid, T* stage, RegisterRows<T, M>& rows) {
   RunShare<T, M> sa, sb, sc, sd;
   sa.load(ops.a + offset, R0, R1, gi, GW, valid);
   sb.load(ops.b + offset, R0, R1, gi, GW, valid);
@@ -93,25 +87,17 @@ __device__ __forceinline__ void b2b_load_rows(const Operands<T>& ops, std::int64
   // unrolled loops below, so the selections fold away.
   const auto put = [&](int op) {
     const RunShare<T, M>& share = op == 0 ? sa : op == 1 ? sb : op == 2 ? sc : sd;
-    share.stage(stage + (Stages == 4 ? op * stride : 0), gbase, gi, GW);
+    share.stage(stage, gbase, gi, GW);
   };
   const auto take = [&](int op) {
     T(&out)[M] = op == 0 ? rows.a : op == 1 ? rows.b : op == 2 ? rows.c : rows.d;
-    b2b_take<T, M>(stage + (Stages == 4 ? op * stride : 0), from, L, op == 1 ? T(1) : T(0), out);
+    b2b_take<T, M>(stage, from, L, op == 1 ? T(1) : T(0), out);
   };
 #pragma unroll
   for (int op = 0; op < 4; ++op) {
     put(op);
-    if constexpr (Stages == 1) {
-      __syncwarp();
-      take(op);
-      __syncwarp();
-    }
-  }
-  if constexpr (Stages == 4) {
     __syncwarp();
-#pragma unroll
-    for (int op = 0; op < 4; ++op) take(op);
+    take(op);
     __syncwarp();
   }
 }
@@ -176,12 +162,11 @@ struct B2BRun {
 /// place of d or into x (added to x where Accumulate); Solve false: the bound (b2b_move_only).
 /// Every thread of the block calls it (P > 32: block barriers inside). `staged()` runs once the
 /// rows are in registers (the loads' own registers free again), before the arithmetic.
-template <class T, int M, int P, bool Accumulate, int Stages, bool Solve,
-          class Staged = B2BNothing>
+template <class T, int M, int P, bool Accumulate, bool Solve, class Staged = B2BNothing>
 __device__ __forceinline__ void b2b_tile(const Operands<T>& ops, const B2BEntry& e, int n,
                                          bool valid, int l, int j, T* stage, T* red,
                                          Staged staged = {}) {
-  using Lay = B2BSmem<T, M, P, Stages>;
+  using Lay = B2BSmem<T, M, P>;
   constexpr int S = Lay::S;
   constexpr int GW = P < 32 ? P : 32;  // lanes that read one run together
   const int lane = threadIdx.x & 31;
@@ -192,8 +177,7 @@ __device__ __forceinline__ void b2b_tile(const Operands<T>& ops, const B2BEntry&
 
   RegisterRows<T, M> rows;
   const int from = gbase + (r0 - run.R0);
-  b2b_load_rows<T, M, Stages>(ops, e.offset, run.R0, run.R1, gi, GW, gbase, from, L, valid,
-                              stage, Lay::stage, rows);
+  b2b_load_rows<T, M>(ops, e.offset, run.R0, run.R1, gi, GW, gbase, from, L, valid, stage, rows);
   staged();
   if (r0 == 0) rows.a[0] = T(0);
 #pragma unroll
@@ -239,12 +223,11 @@ __device__ __forceinline__ void b2b_tile(const Operands<T>& ops, const B2BEntry&
 /// L2 for that block's entries, `prefetch` also for its rows (and the entries a wave further).
 /// Solve false: the arithmetic-free bound of the same kernel.
 template <class T, int M, int P, bool Accumulate, B2BVariant V, bool Solve>
-__global__ void __launch_bounds__(b2b_threads, b2b_min_blocks<T>(V))
+__global__ void __launch_bounds__(b2b_threads, b2b_min_blocks<T>())
     var_b2b_kernel(Operands<T> ops, const B2BEntry* __restrict__ entries, std::int64_t systems,
                    std::int64_t bound, std::int64_t wave) {
   static_assert(P >= 4 && P <= b2b_threads && (P & (P - 1)) == 0, "P: a power of two, 4..256");
-  constexpr int Stages = b2b_stages(V);
-  using Lay = B2BSmem<T, M, P, Stages>;
+  using Lay = B2BSmem<T, M, P>;
   constexpr int S = Lay::S;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int t = threadIdx.x, warp = t >> 5;
@@ -268,12 +251,12 @@ __global__ void __launch_bounds__(b2b_threads, b2b_min_blocks<T>(V))
       if (later_valid) b2b_prefetch_run(ops, nx.offset, nr.R0, nr.R1, gi, GW);
       if (j == 0 && later + wave * S < systems) prefetch_l2(entries + later + wave * S);
     };
-    b2b_tile<T, M, P, Accumulate, Stages, Solve>(ops, e, n, valid, l, j, stage, red, ask);
+    b2b_tile<T, M, P, Accumulate, Solve>(ops, e, n, valid, l, j, stage, red, ask);
   } else {
     if constexpr (V == B2BVariant::ahead) {
       if (j == 0 && later < systems) prefetch_l2(entries + later);
     }
-    b2b_tile<T, M, P, Accumulate, Stages, Solve>(ops, e, n, valid, l, j, stage, red);
+    b2b_tile<T, M, P, Accumulate, Solve>(ops, e, n, valid, l, j, stage, red);
   }
 }
 
@@ -303,7 +286,7 @@ __global__ void __launch_bounds__(b2b_threads, sizeof(T) == 4 ? 3 : 2)
   const int r0 = ch.start(lane);
   const int L = ch.start(lane + 1) - r0;
   RegisterRows<T, M> rows;
-  b2b_load_rows<T, M>(ops, tl.offset, 0, n, lane, 32, 0, r0, L, true, stage, Lay::stage, rows);
+  b2b_load_rows<T, M>(ops, tl.offset, 0, n, lane, 32, 0, r0, L, true, stage, rows);
   // Inside a system a tile's a of row 0 and c of its last row couple it to its neighbours.
   if ((tl.flags & 1) != 0 && r0 == 0) rows.a[0] = T(0);
   if ((tl.flags & 2) != 0) {

@@ -39,7 +39,7 @@ std::int64_t prepare_b2b_class(int P, bool bound) {
   with_b2b_P(P, [&](auto p) {
     constexpr int Pc = decltype(p)::value;
     constexpr int M = B2BPlan::M;
-    constexpr std::size_t smem = B2BSmem<T, M, Pc, b2b_stages(V)>::bytes;
+    constexpr std::size_t smem = B2BSmem<T, M, Pc>::bytes;
     const void* kernels[] = {
         reinterpret_cast<const void*>(var_b2b_kernel<T, M, Pc, false, V, true>),
         reinterpret_cast<const void*>(var_b2b_kernel<T, M, Pc, true, V, true>),
@@ -71,7 +71,7 @@ void launch_b2b_class(const Operands<T>& ops, const B2BEntry* entries, const B2B
     const auto grid =
         static_cast<unsigned>(std::min<std::int64_t>((c.count + S - 1) / S, std::int64_t(1) << 30));
     const auto go = [&](auto kernel) {
-      launch_kernel(kernel, grid, b2b_threads, B2BSmem<T, M, Pc, b2b_stages(V)>::bytes, stream, ops,
+      launch_kernel(kernel, grid, b2b_threads, B2BSmem<T, M, Pc>::bytes, stream, ops,
                     entries + c.first, c.count, c.longest, how.wave);
     };
     if (ops.accumulate) {

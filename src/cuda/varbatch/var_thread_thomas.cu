@@ -32,7 +32,7 @@
 // (two passes around a reduced batch, as the fixed hybrid's long path) instead of the segments.
 // TRIAX_CUDA_VAR_B2B=0 keeps the routing above for all of them (the staged kernel, as before);
 // TRIAX_CUDA_VAR_B2B_LONG=0 only the long ones (the segment kernels).
-// TRIAX_CUDA_VAR_B2B_VARIANT=base|stage4|ahead|prefetch|prefetch4 picks how the class kernel runs
+// TRIAX_CUDA_VAR_B2B_VARIANT=base|ahead|prefetch picks how the class kernel runs
 // (B2BVariant, core/var_b2b_classes.hpp; var31; unset: ahead in float, prefetch in double);
 // TRIAX_CUDA_VAR_B2B_BOUND=1 is a measuring aid
 // for the bench: the class and tile kernels become their arithmetic-free bounds (same launches,
@@ -519,10 +519,8 @@ class CudaVarPlan final : public VarBackendPlan<T> {
   auto with_b2b_variant(F&& f) const {
     using V = B2BVariant;
     switch (b2b_variant_) {
-      case V::stage4: return f(std::integral_constant<V, V::stage4>{});
       case V::ahead: return f(std::integral_constant<V, V::ahead>{});
       case V::prefetch: return f(std::integral_constant<V, V::prefetch>{});
-      case V::prefetch4: return f(std::integral_constant<V, V::prefetch4>{});
       default: return f(std::integral_constant<V, V::base>{});
     }
   }
