@@ -21,8 +21,8 @@ using HostArray = std::unique_ptr<T[], FreeDeleter>;
 /// Whether host arrays of 2 MiB or more ask the kernel for transparent huge pages (the default;
 /// `--small-pages` turns it off). Along axis 2 of 256^3 every row of a strip lies in its own
 /// 4 KiB page, so the CPU solve there touches a new page for every row run: on the development VM
-/// huge pages made double 7-13% faster along z and 7% along y, float up to 8% (docs/performance.md,
-/// "Host pages").
+/// huge pages made double 7-13% faster along z and 7% along y, float up to 8%
+/// (docs/notes/cpu-suite-history.md, "Host pages").
 /// Applied to every host buffer of the run alike: the copy reference, the baselines' inputs and
 /// triax's.
 void set_huge_pages(bool on);
@@ -32,8 +32,8 @@ std::string transparent_huge_page_mode();
 
 /// Uninitialised host memory: 64-byte aligned, as HPC codes allocate their fields (plain `new` of
 /// a large array returns 16 bytes past a page boundary; on the development VM the CPU solves
-/// along y and z then ran 15-25% slower, for reasons not yet found: docs/performance.md), or 2 MiB
-/// aligned and advised for huge pages (set_huge_pages).
+/// along y and z then ran 15-25% slower, for reasons not yet found:
+/// docs/notes/cpu-suite-history.md), or 2 MiB aligned and advised for huge pages (set_huge_pages).
 void* host_allocate(std::size_t bytes);
 
 /// An uninitialised host array (first touched by whoever fills it, in parallel).

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Plots and tables from triax-bench JSON files (docs/performance.md).
+"""Plots and tables from triax-bench JSON files (docs/performance-results.md).
 
 Usage: scripts/plot_bench.py [FILE.json ...]   (default: bench/results/*.json)
 
@@ -7,7 +7,8 @@ For each JSON file it writes docs/img/<file stem>-<precision>.png: time per grid
 against the system length n, one panel per axis, a line per algorithm and baseline, in the form
 of paper 000 Figures 10-12. Where a file holds a single n per axis (the CPU suite's 256^3 cube)
 the panels show bars instead. It prints the markdown tables and writes them, with the image
-links, between the GENERATED markers of docs/performance.md.
+links, between the GENERATED markers of docs/performance-results.md (docs/performance.md
+summarises them and links the plots).
 """
 import argparse
 import glob
@@ -151,7 +152,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("files", nargs="*")
     parser.add_argument("--img-dir", default=os.path.join(ROOT, "docs", "img"))
-    parser.add_argument("--doc", default=os.path.join(ROOT, "docs", "performance.md"))
+    parser.add_argument("--doc", default=os.path.join(ROOT, "docs", "performance-results.md"))
     args = parser.parse_args()
     files = args.files or sorted(glob.glob(os.path.join(ROOT, "bench", "results", "*.json")))
     if not files:

@@ -4,8 +4,8 @@
 Each table row names an array and axis; this rewrites its numbers (the automatic pick's % of the
 copy and GB/s, cuSPARSE's % of the copy and its time over the pick's, the best one-thread-per-
 system kernel) from bench/results/gpu-h100.json and keeps the configuration column as written.
-Run it after copying a new suite run there (scripts/plot_bench.py refreshes the generated
-Results section and the plots); the prose around the tables is edited by hand.
+Run it after copying a new suite run there (scripts/plot_bench.py refreshes the generated rows of
+docs/performance-results.md and the plots); the prose around the tables is edited by hand.
 """
 import json
 import os

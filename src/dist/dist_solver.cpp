@@ -367,7 +367,7 @@ class Solver<T>::Impl {
     // A line of one rank holds whole systems (an axis the decomposition does not split): the
     // single-process solver takes them, vectorised across systems, where the local passes
     // reduce one system at a time (16-core host, 256^3 along an unsplit axis: 4-13x the
-    // single-rank solve; docs/performance.md, "Distributed (CPU ranks)"). Checked mode and
+    // single-rank solve; docs/notes/distributed.md, the 2026-11-26 run). Checked mode and
     // Jacobi keep the distributed path: its info rule and Jacobi's report are their own.
     const bool whole = ranks == 1 && !options.checked && method_ != Method::jacobi;
     if (gpu_) choose_transport(all, whole);
