@@ -21,10 +21,10 @@ TYPED_TEST_SUITE(FactoredCrCpu, Precisions);
 
 template <class T>
 FactoredRunner<T> cpu_cr_runner() {
-  return [](const FactoredMatrixCase<T>& m, const FactoredGrid& g, Mode mode, std::vector<T>& d,
-            std::vector<T>& x) {
+  return per_call_runner<T>([](const FactoredMatrixCase<T>& m, const FactoredGrid& g, Mode mode,
+                               std::vector<T>& d, std::vector<T>& x) {
     run_factored_host(Backend::cpu, m, g, mode, d, x, {}, nullptr, FactoredAlgorithm::cpu_cr);
-  };
+  });
 }
 
 TYPED_TEST(FactoredCrCpu, MatchesReferenceSmallAndBoundarySizes) {

@@ -23,9 +23,11 @@ TYPED_TEST_SUITE(FactoredGroups, Precisions);
 
 template <class T>
 GroupedRunner<T> host_runner(Backend backend) {
-  return [backend](const GroupedCase<T>& gc, Mode mode, std::vector<T>& d, std::vector<T>& x,
-                   FactoredAlgorithm algorithm) {
-    run_grouped_host(backend, gc, mode, d, x, algorithm);
+  // A plan per call: host plans are cheap.
+  return [backend](const GroupedCase<T>& gc, FactoredAlgorithm algorithm) -> FactoredModeRun<T> {
+    return [backend, &gc, algorithm](Mode mode, std::vector<T>& d, std::vector<T>& x) {
+      run_grouped_host(backend, gc, mode, d, x, algorithm);
+    };
   };
 }
 

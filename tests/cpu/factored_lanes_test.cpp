@@ -46,10 +46,10 @@ std::vector<FactoredGrid> lane_grids(std::int64_t n, std::int64_t many) {
 
 template <class T>
 FactoredRunner<T> cpu_runner(int threads) {
-  return [=](const FactoredMatrixCase<T>& m, const FactoredGrid& g, Mode mode, std::vector<T>& d,
-             std::vector<T>& x) {
+  return per_call_runner<T>([=](const FactoredMatrixCase<T>& m, const FactoredGrid& g, Mode mode,
+                                std::vector<T>& d, std::vector<T>& x) {
     run_factored_host(Backend::cpu, m, g, mode, d, x, {.num_threads = threads});
-  };
+  });
 }
 
 struct Switch {

@@ -15,8 +15,10 @@ TYPED_TEST_SUITE(FactoredCpu, Precisions);
 
 template <class T>
 FactoredRunner<T> cpu_runner(int threads = 0) {
-  return [=](const FactoredMatrixCase<T>& m, const FactoredGrid& g, Mode mode, std::vector<T>& d,
-             std::vector<T>& x) { run_factored_host(Backend::cpu, m, g, mode, d, x, {.num_threads = threads}); };
+  return per_call_runner<T>([=](const FactoredMatrixCase<T>& m, const FactoredGrid& g, Mode mode,
+                                std::vector<T>& d, std::vector<T>& x) {
+    run_factored_host(Backend::cpu, m, g, mode, d, x, {.num_threads = threads});
+  });
 }
 
 TYPED_TEST(FactoredCpu, MatchesReferenceShortSystems) {

@@ -1,5 +1,6 @@
 // The CUDA cyclic family (cuda_cr, cuda_pcr, cuda_rd, cuda_cr_pcr, cuda_cr_rd: a block per
-// system in shared memory) against the reference backend: every n from 1 to 300 and sampled n up
+// system in shared memory) against the reference backend: n from 1 to 300 (sampled unless
+// TRIAX_FULL_RANGE_TESTS=1) and sampled n up
 // to the limit (4096 float, 2048 double), every axis of 2-D and 3-D arrays, padded and permuted
 // layouts, the three output modes, poisoned outputs, float and double; longer systems rejected
 // by name. CR, PCR and CR+PCR get diagonally dominant systems, RD and CR+RD close-value ones
@@ -26,17 +27,32 @@ TYPED_TEST_SUITE(CudaCyclicVsReference, ValueTypes);
 template <class T>
 constexpr std::int64_t limit = 16384 / sizeof(T);
 
-// Every length up to 300 (quick: the boundaries of warps, levels and switch sizes): odd counts at
-// every level, reduced systems of one row, the hybrids below, at and past their switch sizes.
+// The default run's sample of n = 1..300 (85 lengths). A block's shape changes with n where
+// its threads (one per pair of rows, whole warps: steps at n = 64k + 1), the shared arrays'
+// padding (one element every 128 bytes: 16 doubles, 32 floats), CR's levels (powers of two) and
+// the hybrids' switch sizes (CR+RD at 128 reduced rows, CR+PCR at 256: n = 128, 129, 256, 257 and
+// 255..257 after one level) step: the sample keeps n <= 20 (short systems, every parity pattern
+// of their levels), every n = 16k - 1, 16k, 16k + 1 (which hold all of those steps), a diagonal
+// n = 17k that walks n mod 16 through every residue, and 300.
+bool cyclic_length_sampled(std::int64_t n) {
+  return n <= 20 || n % 16 == 15 || n % 16 == 0 || n % 16 == 1 || n % 17 == 0 || n == 300;
+}
+
+// Every length up to 300 (TRIAX_FULL_RANGE_TESTS=1; by default the sample above, each length
+// with the axis, mode and seed it has in the whole sweep; quick: the boundaries of warps, levels
+// and switch sizes): odd counts at every level, reduced systems of one row, the hybrids below, at
+// and past their switch sizes.
 TYPED_TEST(CudaCyclicVsReference, EveryLengthUpTo300) {
   using T = TypeParam;
   std::vector<std::int64_t> lengths;
   if (quick_mode()) {
     lengths = {1, 2, 3, 4, 5, 7, 31, 32, 33, 63, 65, 127, 128, 129, 255, 256, 257, 300};
-  } else {
-    for (std::int64_t n = 1; n <= 300; ++n) lengths.push_back(n);
+    expect_lengths_match<T>(Backend::cuda, cuda_runner<T>, lengths, 3);
+    return;
   }
-  expect_lengths_match<T>(Backend::cuda, cuda_runner<T>, lengths, 3);
+  for (std::int64_t n = 1; n <= 300; ++n) lengths.push_back(n);
+  expect_lengths_match<T>(Backend::cuda, cuda_runner<T>, lengths, 3,
+                          full_range_tests() ? nullptr : cyclic_length_sampled);
 }
 
 TYPED_TEST(CudaCyclicVsReference, SampledLengthsUpToTheLimit) {

@@ -1,6 +1,7 @@
 // Paper 004's near-Toeplitz cyclic reduction on the cuda backend (FactoredAlgorithm::
 // cuda_block_cr_shared and cuda_block_cr_global) against the reference backend, the cpu_cr
-// form of the algorithm and the factored Thomas kernels: n = 1..4097 with primes and 2^k +- 1,
+// form of the algorithm and the factored Thomas kernels: n = 1..4097 with primes and 2^k +- 1
+// (every n up to 65 with TRIAX_FULL_RANGE_TESTS=1),
 // every axis of 2-D..4-D grids with ghost layers whose sentinel must survive (outputs poisoned
 // with NaN before the run), in place / separate / increment, many right-hand sides, checked mode
 // on device info, breakdowns and scaled matrices. SKIPPED without a device.
@@ -29,22 +30,24 @@ void run_cr_cuda(FactoredAlgorithm algorithm, const FactoredMatrixCase<T>& m, co
   run_factored_cuda(m, g, mode, d, x, checked, info, algorithm);
 }
 
-template <class T>
-FactoredRunner<T> cr_runner(FactoredAlgorithm algorithm) {
-  return [algorithm](const FactoredMatrixCase<T>& m, const FactoredGrid& g, Mode mode,
-                     std::vector<T>& d,
-                     std::vector<T>& x) { run_cr_cuda(algorithm, m, g, mode, d, x); };
+/// The short sizes. CR's shape follows ceil(log2 n) (its levels, and which rows each level
+/// keeps or eliminates: cr_table.hpp), so the default run takes n = 1..5 and the powers of two
+/// +-1 up to 65 (a level added or a last level of one, two or three rows), and 37 (neither);
+/// TRIAX_FULL_RANGE_TESTS=1 takes every n = 1..65.
+std::vector<std::int64_t> cr_short_sizes() {
+  if (quick_mode()) return {1, 2, 3, 5, 8, 33};
+  if (!full_range_tests()) return {1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 31, 32, 33, 37, 63, 64, 65};
+  std::vector<std::int64_t> sizes;
+  for (std::int64_t n = 1; n <= 65; ++n) sizes.push_back(n);
+  return sizes;
 }
 
 TYPED_TEST(FactoredCrCuda, MatchesReferenceShortSystems) {
-  const std::vector<std::int64_t> sizes =
-      quick_mode()
-          ? std::vector<std::int64_t>{1, 2, 3, 5, 8, 33}
-          : std::vector<std::int64_t>{1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 31, 32, 33, 37, 63, 64, 65};
   for (FactoredAlgorithm a : cr_variants) {
     SCOPED_TRACE(std::string(to_string(a)));
-    for (std::int64_t n : sizes)
-      check_factored_against_reference<TypeParam>(n, cr_runner<TypeParam>(a), quick_mode());
+    const auto run = cuda_factored_runner<TypeParam>(a);
+    for (std::int64_t n : cr_short_sizes())
+      check_factored_against_reference<TypeParam>(n, run, quick_mode());
   }
 }
 
@@ -55,11 +58,11 @@ TYPED_TEST(FactoredCrCuda, MatchesReferenceLongSystems) {
                                                511, 512, 513, 1021, 1024, 1025};
   for (FactoredAlgorithm a : cr_variants) {
     SCOPED_TRACE(std::string(to_string(a)));
-    for (std::int64_t n : sizes)
-      check_factored_against_reference<TypeParam>(n, cr_runner<TypeParam>(a), true);
+    const auto run = cuda_factored_runner<TypeParam>(a);
+    for (std::int64_t n : sizes) check_factored_against_reference<TypeParam>(n, run, true);
     if (!quick_mode()) {
       for (std::int64_t n : {4095, 4096, 4097}) {
-        check_factored_against_reference<TypeParam>(n, cr_runner<TypeParam>(a), true);
+        check_factored_against_reference<TypeParam>(n, run, true);
       }
     }
   }
@@ -69,8 +72,8 @@ TYPED_TEST(FactoredCrCuda, GlobalVariantBeyondSharedMemory) {
   // Longer than the shared-memory variant holds: only the global one runs it.
   using T = TypeParam;
   const std::int64_t n = (std::is_same_v<T, float> ? 12032 : 6016) + 3;
-  check_factored_against_reference<T>(n, cr_runner<T>(FactoredAlgorithm::cuda_block_cr_global),
-                                      true);
+  check_factored_against_reference<T>(
+      n, cuda_factored_runner<T>(FactoredAlgorithm::cuda_block_cr_global), true);
 }
 
 TYPED_TEST(FactoredCrCuda, MatchesCpuCrAndThomasOnManyRightHandSides) {

@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include "support/device_runner.hpp"
@@ -22,27 +23,46 @@ class FactoredGroupsCuda : public NeedsDevice<> {};
 using Precisions = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(FactoredGroupsCuda, Precisions);
 
-// Device copies of the host buffers (padding and poison included), solved, copied back.
+template <class T>
+std::shared_ptr<FactoredSolver<T>> grouped_cuda_plan(const GroupedCase<T>& gc, cudaStream_t stream,
+                                                     FactoredAlgorithm algorithm, bool checked) {
+  return std::make_shared<FactoredSolver<T>>(Backend::cuda, gc.a.data(), gc.b.data(), gc.c.data(),
+                                             gc.coefficients, gc.layouts, gc.axis,
+                                             Options{.checked = checked, .stream = stream},
+                                             algorithm);
+}
+
+// The grouped plan's solve (support/factored_device.hpp: device copies of the host buffers,
+// padding and poison included, solved, copied back).
+template <class T>
+void solve_grouped_cuda(FactoredSolver<T>& s, FactoredDeviceScratch<T>& scratch,
+                        const GroupedCase<T>& gc, Mode mode, std::vector<T>& d, std::vector<T>& x,
+                        FactoredAlgorithm algorithm, bool checked = false,
+                        std::vector<int>* info = nullptr) {
+  ASSERT_EQ(s.group_count(), gc.groups);
+  solve_factored_cuda_plan(s, scratch, algorithm, mode, checked, d, x, info);
+}
+
+// One solve with a plan of its own.
 template <class T>
 void run_grouped_cuda(const GroupedCase<T>& gc, Mode mode, std::vector<T>& d, std::vector<T>& x,
                       FactoredAlgorithm algorithm, bool checked = false,
                       std::vector<int>* info = nullptr) {
-  cudaStream_t stream;
-  TRIAX_TEST_CUDA_OK(cudaStreamCreate(&stream));
-  DeviceBuffer<T> dd(d), dx(x);
-  ASSERT_TRUE(dd.get() && dx.get()) << "cudaMalloc failed";
-  FactoredSolver<T> s(Backend::cuda, gc.a.data(), gc.b.data(), gc.c.data(), gc.coefficients,
-                      gc.layouts, gc.axis, {.checked = checked, .stream = stream}, algorithm);
-  ASSERT_EQ(s.group_count(), gc.groups);
-  if (algorithm != FactoredAlgorithm::automatic) ASSERT_EQ(s.algorithm(), algorithm);
-  solve_factored_on_device(s, stream, mode, checked, dd, dx, d, x, info);
-  TRIAX_TEST_CUDA_OK(cudaStreamDestroy(stream));
+  FactoredDeviceScratch<T> scratch;
+  auto plan = grouped_cuda_plan(gc, scratch.stream(), algorithm, checked);
+  solve_grouped_cuda(*plan, scratch, gc, mode, d, x, algorithm, checked, info);
 }
 
+// One stream and buffers for the runner's life; one plan per (case, algorithm) for the modes.
 template <class T>
 GroupedRunner<T> cuda_runner() {
-  return [](const GroupedCase<T>& gc, Mode mode, std::vector<T>& d, std::vector<T>& x,
-            FactoredAlgorithm algorithm) { run_grouped_cuda(gc, mode, d, x, algorithm); };
+  auto scratch = std::make_shared<FactoredDeviceScratch<T>>();
+  return [scratch](const GroupedCase<T>& gc, FactoredAlgorithm algorithm) -> FactoredModeRun<T> {
+    auto plan = grouped_cuda_plan(gc, scratch->stream(), algorithm, false);
+    return [scratch, plan, &gc, algorithm](Mode mode, std::vector<T>& d, std::vector<T>& x) {
+      solve_grouped_cuda(*plan, *scratch, gc, mode, d, x, algorithm);
+    };
+  };
 }
 
 TYPED_TEST(FactoredGroupsCuda, MatchesGeneralSolver) {
@@ -50,12 +70,13 @@ TYPED_TEST(FactoredGroupsCuda, MatchesGeneralSolver) {
   // n = 1..32: the register kernel; 40 and 300: the staged and tiled ones.
   const std::vector<std::int64_t> sizes =
       quick_mode() ? std::vector<std::int64_t>{3, 40} : std::vector<std::int64_t>{1, 2, 7, 40, 300};
+  const GroupedRunner<T> run = cuda_runner<T>();
   for (std::int64_t n : sizes) {
     for (const auto& gc : grouped_cases<T>(n, quick_mode())) {
       for (auto algorithm :
            {FactoredAlgorithm::cuda_thread_thomas, FactoredAlgorithm::cuda_block_cr_shared,
             FactoredAlgorithm::cuda_block_cr_global}) {
-        check_grouped_against_reference(gc, cuda_runner<T>(), algorithm);
+        check_grouped_against_reference(gc, run, algorithm);
         if (this->HasFatalFailure()) return;
       }
     }

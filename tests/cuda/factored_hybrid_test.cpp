@@ -20,25 +20,15 @@ class FactoredHybridCuda : public NeedsDevice<> {};
 using Precisions = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(FactoredHybridCuda, Precisions);
 
-template <class T>
-FactoredRunner<T> runner_of(FactoredAlgorithm algorithm) {
-  return [algorithm](const FactoredMatrixCase<T>& m, const FactoredGrid& g, Mode mode,
-                     std::vector<T>& d, std::vector<T>& x) {
-    run_factored_cuda(m, g, mode, d, x, false, nullptr, algorithm);
-  };
-}
-
 TYPED_TEST(FactoredHybridCuda, MatchesReference) {
   using T = TypeParam;
   const std::vector<std::int64_t> sizes =
       quick_mode() ? std::vector<std::int64_t>{1, 3, 33, 257}
                    : std::vector<std::int64_t>{1, 2, 3, 8, 9, 32, 33, 64, 65, 257, 1000};
-  for (std::int64_t n : sizes) {
-    check_factored_against_reference<T>(n, runner_of<T>(FactoredAlgorithm::cuda_hybrid),
-                                        quick_mode());
-  }
+  const auto run = cuda_factored_runner<T>(FactoredAlgorithm::cuda_hybrid);
+  for (std::int64_t n : sizes) check_factored_against_reference<T>(n, run, quick_mode());
   // Long systems: the hybrid's reduce / solve-reduced / finish passes.
-  check_factored_against_reference<T>(4096, runner_of<T>(FactoredAlgorithm::cuda_hybrid), true);
+  check_factored_against_reference<T>(4096, run, true);
 }
 
 TYPED_TEST(FactoredHybridCuda, ThreadThomasStillMatchesReference) {
@@ -46,14 +36,9 @@ TYPED_TEST(FactoredHybridCuda, ThreadThomasStillMatchesReference) {
   using T = TypeParam;
   const std::vector<std::int64_t> sizes =
       quick_mode() ? std::vector<std::int64_t>{64} : std::vector<std::int64_t>{64, 257};
-  for (std::int64_t n : sizes) {
-    check_factored_against_reference<T>(n, runner_of<T>(FactoredAlgorithm::cuda_thread_thomas),
-                                        quick_mode());
-  }
-  if (!quick_mode()) {
-    check_factored_against_reference<T>(4096, runner_of<T>(FactoredAlgorithm::cuda_thread_thomas),
-                                        true);
-  }
+  const auto run = cuda_factored_runner<T>(FactoredAlgorithm::cuda_thread_thomas);
+  for (std::int64_t n : sizes) check_factored_against_reference<T>(n, run, quick_mode());
+  if (!quick_mode()) check_factored_against_reference<T>(4096, run, true);
 }
 
 TYPED_TEST(FactoredHybridCuda, CheckedModeMatchesHostBackends) {

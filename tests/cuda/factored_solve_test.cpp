@@ -16,31 +16,23 @@ class FactoredCuda : public NeedsDevice<> {};
 using Precisions = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(FactoredCuda, Precisions);
 
-template <class T>
-FactoredRunner<T> cuda_factored_runner() {
-  return [](const FactoredMatrixCase<T>& m, const FactoredGrid& g, Mode mode, std::vector<T>& d,
-            std::vector<T>& x) { run_factored_cuda(m, g, mode, d, x); };
-}
-
 TYPED_TEST(FactoredCuda, MatchesReferenceRegisterKernel) {
   // n <= 8 and n <= 32: d' in registers.
   const std::vector<std::int64_t> sizes = quick_mode()
                                               ? std::vector<std::int64_t>{1, 3, 9, 32}
                                               : std::vector<std::int64_t>{1, 2, 3, 8, 9, 31, 32};
-  for (std::int64_t n : sizes) {
-    check_factored_against_reference<TypeParam>(n, cuda_factored_runner<TypeParam>(), quick_mode());
-  }
+  const auto run = cuda_factored_runner<TypeParam>();
+  for (std::int64_t n : sizes) check_factored_against_reference<TypeParam>(n, run, quick_mode());
 }
 
 TYPED_TEST(FactoredCuda, MatchesReferenceGeneralKernel) {
   const std::vector<std::int64_t> sizes =
       quick_mode() ? std::vector<std::int64_t>{33, 257} : std::vector<std::int64_t>{33, 64, 257};
-  for (std::int64_t n : sizes) {
-    check_factored_against_reference<TypeParam>(n, cuda_factored_runner<TypeParam>(), quick_mode());
-  }
+  const auto run = cuda_factored_runner<TypeParam>();
+  for (std::int64_t n : sizes) check_factored_against_reference<TypeParam>(n, run, quick_mode());
   // Long systems: past the staged kernel's shared memory (the tiled and one-thread kernels).
   if (!quick_mode()) {
-    check_factored_against_reference<TypeParam>(4096, cuda_factored_runner<TypeParam>(), true);
+    check_factored_against_reference<TypeParam>(4096, run, true);
   }
 }
 

@@ -2,9 +2,10 @@
 // factcoef) against the reference backend: every matrix of support/factored_cases.hpp whose
 // interior rows are dominant (fast, fast non-symmetric, slow, Pade with closures, varying),
 // every axis of 2-D..4-D grids with ghost layers and offsets, in place / separate / increment,
-// outputs poisoned with NaN, padding untouched, backward error <= 64 eps; n = 1..70 every size,
-// then sampled up to 1024 (the kernel's longest) and past it (the plan falls back to the
-// hybrid). Contiguous rows (axis 0) run the warp kernel, other strides the strided one; the
+// outputs poisoned with NaN, padding untouched, backward error <= 64 eps; n = 1..70 (every size
+// with TRIAX_FULL_RANGE_TESTS=1, else a sample that keeps every chunk count and last-chunk
+// length: table_short_size_sampled), then sampled up to 1024 (the kernel's longest) and past it
+// (the plan falls back to the hybrid). Contiguous rows (axis 0) run the warp kernel, other strides the strided one; the
 // automatic plan and TRIAX_CUDA_FACTORED_ROUTE=table both take them, =hybrid keeps the general
 // hybrid. Which kernel a plan holds is read from workspace_bytes() (the table's size). SKIPPED
 // without a device.
@@ -26,18 +27,26 @@ class FactoredTableCuda : public NeedsDevice<> {};
 using Precisions = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(FactoredTableCuda, Precisions);
 
-template <class T>
-FactoredRunner<T> runner_of(FactoredAlgorithm algorithm) {
-  return [algorithm](const FactoredMatrixCase<T>& m, const FactoredGrid& g, Mode mode,
-                     std::vector<T>& d, std::vector<T>& x) {
-    run_factored_cuda(m, g, mode, d, x, false, nullptr, algorithm);
-  };
+/// Whether the default run takes n of the every-size sweep n = 1..70 (TRIAX_FULL_RANGE_TESTS=1
+/// takes them all). Up to 256 rows the table has M = 8 rows a chunk, P = ceil(n / 8) chunks and
+/// W = the power of two >= P lanes a system (chunk_table.cpp): what changes with n is P (W and
+/// the reduced system's PCR levels; whether interior chunks compress to one table) and the last
+/// chunk's length n - 8 (P - 1), i.e. n mod 8. The sample keeps n <= 17 (one and two chunks,
+/// every last-chunk length; the first three-chunk size); every chunk boundary
+/// 8P - 1, 8P, 8P + 1 (last chunk one short, full, a single row: these hold the powers of two
+/// +-1 and every step of W, at n = 9, 17, 33, 65); a diagonal n = 9k that walks n mod 8 through
+/// 2..7 at P = 3..8; and 66..70 (W = 16, every last-chunk length). 45 of the 70 sizes.
+bool table_short_size_sampled(std::int64_t n) {
+  const std::int64_t r = n % 8;
+  return n <= 17 || r == 7 || r == 0 || r == 1 || n % 9 == 0 || n >= 66;
 }
 
 std::vector<std::int64_t> table_test_sizes() {
   std::vector<std::int64_t> sizes;
   if (quick_mode()) return {1, 9, 64, 257, 512};
-  for (std::int64_t n = 1; n <= 70; ++n) sizes.push_back(n);
+  for (std::int64_t n = 1; n <= 70; ++n) {
+    if (full_range_tests() || table_short_size_sampled(n)) sizes.push_back(n);
+  }
   for (std::int64_t n = 77; n <= 300; n += 17) sizes.push_back(n);
   for (std::int64_t n : {127, 128, 129, 255, 256, 257, 300, 383, 384, 385, 511, 512, 513, 777, 1000,
                          1023, 1024}) {
@@ -49,16 +58,14 @@ std::vector<std::int64_t> table_test_sizes() {
 TYPED_TEST(FactoredTableCuda, MatchesReferenceEveryStride) {
   using T = TypeParam;
   const ScopedEnv env("TRIAX_CUDA_FACTORED_ROUTE", "table");
-  for (std::int64_t n : table_test_sizes()) {
-    check_factored_against_reference<T>(n, runner_of<T>(FactoredAlgorithm::cuda_hybrid), true);
-  }
+  const auto hybrid = cuda_factored_runner<T>(FactoredAlgorithm::cuda_hybrid);
+  for (std::int64_t n : table_test_sizes()) check_factored_against_reference<T>(n, hybrid, true);
   // Past the table's 1024 rows an automatic plan keeps the factored kernels (route.hpp: the
   // general hybrid's backward error on the slow matrix at n = 1025 was 121 eps, past the 64 here;
   // an explicit cuda_hybrid plan still runs the hybrid there, as the caller asked).
-  check_factored_against_reference<T>(1025, runner_of<T>(FactoredAlgorithm::automatic), true);
-  if (!quick_mode()) {
-    check_factored_against_reference<T>(4096, runner_of<T>(FactoredAlgorithm::automatic), true);
-  }
+  const auto automatic = cuda_factored_runner<T>(FactoredAlgorithm::automatic);
+  check_factored_against_reference<T>(1025, automatic, true);
+  if (!quick_mode()) check_factored_against_reference<T>(4096, automatic, true);
 }
 
 TYPED_TEST(FactoredTableCuda, AutomaticMatchesReference) {
@@ -68,9 +75,8 @@ TYPED_TEST(FactoredTableCuda, AutomaticMatchesReference) {
   const std::vector<std::int64_t> sizes =
       quick_mode() ? std::vector<std::int64_t>{64, 300}
                    : std::vector<std::int64_t>{64, 65, 128, 200, 256, 300, 512, 700, 1024};
-  for (std::int64_t n : sizes) {
-    check_factored_against_reference<T>(n, runner_of<T>(FactoredAlgorithm::automatic), true);
-  }
+  const auto run = cuda_factored_runner<T>(FactoredAlgorithm::automatic);
+  for (std::int64_t n : sizes) check_factored_against_reference<T>(n, run, true);
 }
 
 TYPED_TEST(FactoredTableCuda, ManyRightHandSides) {
@@ -149,9 +155,8 @@ TYPED_TEST(FactoredTableCuda, GeneralHybridStillMatchesReference) {
   // The table now takes the automatic route: keep the general hybrid route tested.
   using T = TypeParam;
   const ScopedEnv env("TRIAX_CUDA_FACTORED_ROUTE", "hybrid");
-  for (std::int64_t n : {64, 257, 512}) {
-    check_factored_against_reference<T>(n, runner_of<T>(FactoredAlgorithm::cuda_hybrid), true);
-  }
+  const auto run = cuda_factored_runner<T>(FactoredAlgorithm::cuda_hybrid);
+  for (std::int64_t n : {64, 257, 512}) check_factored_against_reference<T>(n, run, true);
 }
 
 }  // namespace

@@ -222,13 +222,13 @@ StencilRunner<T> capi_stencil_runner(Backend backend, const MemoryRunner<T>& mem
 template <class T>
 FactoredRunner<T> capi_factored_runner(Backend backend, const MemoryRunner<T>& memory,
                                        const Options& o = {}) {
-  return [=](const FactoredMatrixCase<T>& m, const FactoredGrid& g, Mode mode, std::vector<T>& d,
-             std::vector<T>& x) {
+  return per_call_runner<T>([=](const FactoredMatrixCase<T>& m, const FactoredGrid& g, Mode mode,
+                                std::vector<T>& d, std::vector<T>& x) {
     CFactoredPlan<T> c(backend, m.a.data(), m.b.data(), m.c.data(),
                        static_cast<std::int64_t>(m.b.size()), g.layouts, g.axis, o);
     std::vector<int> info(1);
     memory(d, x, info, [&](T* dp, T* xp, int*) { solve_in_mode(c, mode, std::tuple(), dp, xp); });
-  };
+  });
 }
 
 }  // namespace triax::test

@@ -234,11 +234,29 @@ inline std::vector<FactoredGrid> factored_grids(std::int64_t n, bool quick) {
 }
 
 
-/// Runs one factored solve on some backend's memory: fills x (for separate/increment) or d (in
-/// place) as the backend wrote it. The CPU and GPU suites differ only in this.
+/// Solves one (matrix, grid) in the given mode on some backend's memory: fills x (for separate/
+/// increment) or d (in place) as the backend wrote it.
 template <class T>
-using FactoredRunner = std::function<void(const FactoredMatrixCase<T>&, const FactoredGrid&, Mode,
-                                          std::vector<T>& d, std::vector<T>& x)>;
+using FactoredModeRun = std::function<void(Mode, std::vector<T>& d, std::vector<T>& x)>;
+
+/// Makes the run of one (matrix, grid), which the checks then call once per mode. The CPU and GPU
+/// suites differ only in this. A GPU runner builds its plan here, once for the three modes: plans
+/// (device tables, cudaMalloc / cudaFree that synchronise) were most of the GPU suite's time when
+/// every mode made its own. The run may refer to m and g: it is called while both live.
+template <class T>
+using FactoredRunner =
+    std::function<FactoredModeRun<T>(const FactoredMatrixCase<T>&, const FactoredGrid&)>;
+
+/// A FactoredRunner whose every call makes its own plan: solve(m, g, mode, d, x). The host suites
+/// use it (a host plan is cheap), as do runners that must rebuild per call.
+template <class T, class Solve>
+FactoredRunner<T> per_call_runner(Solve solve) {
+  return [solve](const FactoredMatrixCase<T>& m, const FactoredGrid& g) -> FactoredModeRun<T> {
+    return [solve, &m, &g](Mode mode, std::vector<T>& d, std::vector<T>& x) {
+      solve(m, g, mode, d, x);
+    };
+  };
+}
 
 template <class T>
 void run_factored_host(Backend backend, const FactoredMatrixCase<T>& m, const FactoredGrid& g,
@@ -256,8 +274,14 @@ void run_factored_host(Backend backend, const FactoredMatrixCase<T>& m, const Fa
 template <class T>
 void check_factored_on_grids(std::int64_t n, const std::vector<FactoredGrid>& grids,
                              const FactoredRunner<T>& run, bool quick) {
-  for (const auto& m : factored_matrices<T>(n, quick && quick_mode())) {
-    for (const auto& g : grids) {
+  // Grids outside, matrices inside: a device runner sizes its buffers once per grid.
+  const auto matrices = factored_matrices<T>(n, quick && quick_mode());
+  for (const auto& g : grids) {
+    for (const auto& m : matrices) {
+      // One plan per (matrix, grid) on each side, serving the three modes.
+      const FactoredModeRun<T> run_mode = run(m, g);
+      FactoredSolver<T> reference(Backend::reference, m.a.data(), m.b.data(), m.c.data(),
+                                  static_cast<std::int64_t>(m.b.size()), g.layouts, g.axis);
       for (Mode mode : {Mode::in_place, Mode::separate, Mode::increment}) {
         SCOPED_TRACE(m.name + " " + g.name + " n=" + std::to_string(n) + " " + to_string(mode));
         const Layout& ld = g.layouts.d;
@@ -273,8 +297,9 @@ void check_factored_on_grids(std::int64_t n, const std::vector<FactoredGrid>& gr
         }
         const std::vector<T> d0 = d, x0 = x;
         std::vector<T> d_ref = d, x_ref = x;
-        run_factored_host(Backend::reference, m, g, mode, d_ref, x_ref);
-        run(m, g, mode, d, x);
+        solve_in_mode(reference, mode, std::tuple(), d_ref.data(), x_ref.data(), nullptr);
+        run_mode(mode, d, x);
+        if (::testing::Test::HasFatalFailure()) return;
         const std::vector<T>& got = mode == Mode::in_place ? d : x;
         const std::vector<T>& want = mode == Mode::in_place ? d_ref : x_ref;
         ASSERT_TRUE(outputs_match(lx, got, want, m.condition));
