@@ -110,6 +110,19 @@ bool strip_partition_enabled() {
   return v == nullptr || std::string_view(v) != "0";
 }
 
+// Whether the chunk-lane variant of cpu_thomas_partitioned runs its middle rows in vector blocks
+// (partitioned_thomas.hpp). Default: float only. On the development VM's core (one thread,
+// 10^6 x 2 along x, CPU time of the three steps by perf, same binary) the blocks took 0.71x the
+// lane loops' time in float and 1.2x in double, whose lane loops are nearer the memory's speed
+// already (docs/notes/2026-11-26-partitioned.md). TRIAX_CPU_PARTITION_VECTOR=1 turns them on in
+// both precisions, =0 off (A/B runs, tests). Read once per plan.
+template <class T>
+bool partition_vector_enabled() {
+  const char* v = std::getenv("TRIAX_CPU_PARTITION_VECTOR");
+  if (v == nullptr || *v == '\0') return sizeof(T) == 4;
+  return std::string_view(v) != "0";
+}
+
 // TRIAX_CPU_RANGE_GUARD (cpu/range_guard.hpp): unset, on Intel each kernel copy's own guard
 // (getexp in the AVX-512 copy, scaled in the others) and scaled on other processors (below); "1" or "scaled", the scaled guard in every copy; "getexp"
 // (the AVX-512 copy; the others run scaled); "0", for measurement only (bench/ab_range), the strip
@@ -280,7 +293,8 @@ class CpuPlan final : public BackendPlan<T> {
                   reduced_.data(),
                   nullptr,
                   static_cast<std::int64_t>(per_thread_),
-                  across};
+                  across,
+                  partition_vector_enabled<T>()};
   }
 };
 

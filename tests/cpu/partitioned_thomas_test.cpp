@@ -39,6 +39,29 @@ TYPED_TEST(PartitionedThomas, EveryChunkCountMatchesReference) {
   }
 }
 
+// The chunk-lane variant's middle rows in vector blocks (partitioned_thomas.hpp) and in the
+// scalar lane loops, each against the reference: interiors shorter than a block, of whole blocks
+// and with a remainder, every mode, both precisions whatever the default.
+TYPED_TEST(PartitionedThomas, VectorBlocksAndLaneLoopsMatchReference) {
+  using T = TypeParam;
+  const auto run = host_runner<T>(Backend::cpu, Algorithm::cpu_thomas_partitioned);
+  int k = 200;
+  for (const char* vector : {"1", "0"}) {
+    const ScopedEnv switched("TRIAX_CPU_PARTITION_VECTOR", vector);
+    for (std::int64_t n : {40, 100, 257, 1000, 4099}) {
+      for (std::int64_t chunks : {2, 3, 9, 17}) {
+        if (chunks > n / 2) continue;
+        SCOPED_TRACE(std::string("vector ") + vector + ", n " + std::to_string(n) + ", chunks " +
+                     std::to_string(chunks));
+        const ScopedEnv forced("TRIAX_CPU_PARTITION_CHUNKS", std::to_string(chunks));
+        ++k;
+        expect_matches_reference<T>(OperandLayouts(systems_along(0, n, 5)), 0, all_modes[k % 3],
+                                    test_seed(k), run);
+      }
+    }
+  }
+}
+
 TYPED_TEST(PartitionedThomas, PaddedAndBroadcastOperands) {
   using T = TypeParam;
   const auto run = host_runner<T>(Backend::cpu, Algorithm::cpu_thomas_partitioned);

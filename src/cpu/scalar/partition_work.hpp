@@ -60,6 +60,7 @@ struct PartitionWork {
   T* scratch;                    // threads x scratch_per_thread: 2 x lanes x rows of a chunk
   std::int64_t scratch_per_thread;
   bool across_systems = false;   // strip_partitioned.hpp's variant: lanes are neighbouring systems
+  bool vector_rows = true;       // the chunk-lane variant's vector blocks (partitioned_thomas.hpp)
 };
 
 }  // namespace triax::detail::cpu

@@ -32,6 +32,7 @@
 
 #include "core/problem.hpp"
 #include "cpu/scalar/partition_work.hpp"
+#include "cpu/scalar/simd_transpose.hpp"
 #include "cpu/scalar/thomas_lanes.hpp"
 
 #ifndef TRIAX_CPU_ISA
@@ -143,6 +144,93 @@ TRIAX_PARTITION_INLINE inline void prefetch_ahead(const SystemRows<T>& sys,
   }
 }
 
+// The middle rows of the sweeps in vectors (unchecked solves on contiguous rows): lane group
+// rows come in blocks of vec_block_rows rows, each operand's block read as vectors per lane and
+// transposed in registers (simd_transpose.hpp's load_transposed, as the transpose kernel reads
+// neighbouring systems), so that a row of the G lanes is G / V whole vectors; the row steps are
+// then vector arithmetic. The scalar lane loops above left the steps scalar (GCC: strided lane
+// reads), about 10 ns a row on one core for the three sweeps. The first and last rows of a sweep
+// (a or c read only beside an interface row) and the rows short of a whole block stay scalar.
+inline constexpr int vec_block_rows = 16;
+
+/// The integer vector of a float vector's bits (spelled out: GCC drops the attribute on a
+/// dependent alias).
+typedef std::int32_t float_bits_v __attribute__((vector_size(sizeof(float_v))));
+typedef std::int64_t double_bits_v __attribute__((vector_size(sizeof(double_v))));
+template <class T>
+struct VecBits {
+  using type = float_bits_v;
+};
+template <>
+struct VecBits<double> {
+  using type = double_bits_v;
+};
+
+/// Vector form of PivotDivide: the same binade scale (binade_scale's bits, lane by lane), one
+/// reciprocal, q -> (q s) r.
+template <class T>
+struct VecDivide {
+  using V = typename Vec<T>::type;
+  using I = typename VecBits<T>::type;
+  V s, r;
+  explicit VecDivide(V m) {
+    using B = FloatBits<T>;
+    using Int = typename B::Int;
+    constexpr Int one = Int(1) << B::mantissa;
+    const I e = reinterpret_cast<I>(m) & (B::exponent_mask << B::mantissa);
+    const I field = (2 * B::bias) * one - e;
+    s = reinterpret_cast<V>(field == 0 ? one + I{} : field);
+    r = T(1) / (m * s);
+  }
+  V operator()(V q) const { return (q * s) * r; }
+};
+
+/// Whether the lane group's rows are whole vectors apart in every operand (rows contiguous), so
+/// that the vector blocks apply.
+template <class T>
+bool rows_contiguous(const SystemRows<T>& sys) {
+  return sys.a.stride == 1 && sys.b.stride == 1 && sys.c.stride == 1 && sys.d.stride == 1;
+}
+
+/// Blocks of vec_block_rows rows [j0, j0 + B) of the four operands of every lane, transposed:
+/// tile[op][(r * G) + g] is row j0 + r of lane g.
+template <int G, class T>
+struct LaneTiles {
+  static constexpr int B = vec_block_rows;
+  static_assert(B % Vec<T>::lanes == 0 && G % Vec<T>::lanes == 0, "whole vectors");
+  alignas(64) T tile[op_x][B * G];
+  void load(const SystemRows<T>& sys, const LaneGroup<G>& grp, std::int64_t j0) {
+    const SystemColumn<T>* cols[op_x] = {&sys.a, &sys.b, &sys.c, &sys.d};
+    for (int op = 0; op < op_x; ++op) {
+      const T* src[G];
+      for (int g = 0; g < G; ++g) src[g] = cols[op]->base + grp.row(g, 0);
+      load_transposed<T, G>(src, j0, B, tile[op]);
+    }
+  }
+  const T* row(int op, int r) const { return tile[op] + r * G; }
+};
+
+/// Lane state of one sweep as vectors: kap, del (and gam for step 1) of G lanes.
+template <int G, class T>
+struct VecLanes {
+  static constexpr int N = G / Vec<T>::lanes;
+  typename Vec<T>::type kap[N], del[N], gam[N];
+  void get(const T* k, const T* d, const T* g) {
+    for (int q = 0; q < N; ++q) {
+      kap[q] = load_vec(k + q * Vec<T>::lanes);
+      del[q] = load_vec(d + q * Vec<T>::lanes);
+      gam[q] = load_vec(g + q * Vec<T>::lanes);
+    }
+  }
+  void put(T* k, T* d, T* g) const {
+    for (int q = 0; q < N; ++q) {
+      store_vec(k + q * Vec<T>::lanes, kap[q]);
+      store_vec(d + q * Vec<T>::lanes, del[q]);
+      store_vec(g + q * Vec<T>::lanes, gam[q]);
+    }
+  }
+};
+
 /// Step 1 for a lane group: the relations of each lane's interior. Rows j = 0 and len - 1 of
 /// each sweep touch the interior's ends (a of the first row, c of the last, read only where the
 /// neighbour exists) and run per lane; the rows between run as vector loops without branches.
@@ -151,7 +239,7 @@ TRIAX_PARTITION_INLINE inline void prefetch_ahead(const SystemRows<T>& sys,
 /// carries NaN or inf onwards), the smaller of the two, or 0.
 template <bool Checked, int G, class T>
 void group_relations(const SystemRows<T>& sys, const LaneGroup<G>& grp, ChunkRelations<T>* out,
-                     int* bad) {
+                     int* bad, bool vector_rows) {
   // Down: x[i] = del + gam L - kap x[i+1];  up: x[i] = del + gam R - kap x[i-1]. The up sweep
   // is the down sweep with a and c exchanged and the rows reversed.
   struct Sweep {
@@ -182,20 +270,65 @@ void group_relations(const SystemRows<T>& sys, const LaneGroup<G>& grp, ChunkRel
       if (w.bad[g] == 0 && !pivot_ok(m, w.del[g], w.gam[g])) w.bad[g] = int(i + 1);
     }
   };
-  // Down from memory, asking for rows ahead; up from the caches, which the group's rows fit.
-  lane_sweep<G>(
-      len,
-      [&](int g, std::int64_t j, bool first, bool last) TRIAX_PARTITION_INLINE {
-        step(down, sys.a, sys.c, grp.row(g, j), g, first, last, grp.left[g], grp.has_right);
-      },
-      [&](std::int64_t j) { prefetch_ahead(sys, grp, j); });
-  lane_sweep<G>(
-      len,
-      [&](int g, std::int64_t j, bool first, bool last) TRIAX_PARTITION_INLINE {
-        step(up, sys.c, sys.a, grp.row(g, len - 1 - j), g, first, last, grp.has_right,
-             grp.left[g]);
-      },
-      [](std::int64_t) {});
+  // Rows [1, 1 + blocks B) of the interior in vector blocks (unchecked, contiguous rows), the
+  // others by the lane loops: down from memory, asking for rows ahead; up from the caches, which
+  // the group's rows fit.
+  constexpr int B = vec_block_rows;
+  const std::int64_t blocks =
+      (!Checked && vector_rows && rows_contiguous(sys) && len > 2) ? (len - 2) / B : 0;
+  const std::int64_t v0 = 1, v1 = 1 + blocks * B;  // vector rows [v0, v1)
+  const auto scalar_rows = [&](Sweep& w, const SystemColumn<T>& behind,
+                               const SystemColumn<T>& ahead, bool up, std::int64_t t0,
+                               std::int64_t t1, bool has_behind_first, bool has_ahead_last) {
+    // Sweep steps t0 .. t1 - 1 (step t: row t going down, len - 1 - t going up).
+    for (std::int64_t t = t0; t < t1; ++t) {
+      const std::int64_t j = up ? len - 1 - t : t;
+      const bool first = t == 0, last = t + 1 == len;
+      if (!up && !first && !last) prefetch_ahead(sys, grp, j);
+      for (int g = 0; g < G; ++g) {
+        const bool hb = up ? has_behind_first : grp.left[g];
+        const bool ha = up ? grp.left[g] : has_ahead_last;
+        step(w, behind, ahead, grp.row(g, j), g, first, last, hb, ha);
+      }
+    }
+  };
+  const auto vector_sweep = [&](Sweep& w, bool up) {
+    using VT = typename Vec<T>::type;
+    constexpr int N = G / Vec<T>::lanes, L = Vec<T>::lanes;
+    VecLanes<G, T> st;
+    st.get(w.kap, w.del, w.gam);
+    LaneTiles<G, T> tiles;
+    const int beh = up ? op_c : op_a, ahd = up ? op_a : op_c;
+    for (std::int64_t k = 0; k < blocks; ++k) {
+      const std::int64_t j0 = up ? v1 - (k + 1) * B : v0 + k * B;
+      if (!up) {
+        for (int r = 0; r < B; ++r) prefetch_ahead(sys, grp, j0 + r);  // at line starts only
+      }
+      tiles.load(sys, grp, j0);
+      for (int rr = 0; rr < B; ++rr) {
+        const int r = up ? B - 1 - rr : rr;
+        for (int q = 0; q < N; ++q) {
+          const VT e = load_vec(tiles.row(beh, r) + q * L);
+          const VT m = load_vec(tiles.row(op_b, r) + q * L) - e * st.kap[q];
+          const VT rhs = load_vec(tiles.row(op_d, r) + q * L) - e * st.del[q];
+          const VT sp = -e * st.gam[q];
+          const VecDivide<T> div(m);
+          st.kap[q] = div(load_vec(tiles.row(ahd, r) + q * L));
+          st.del[q] = div(rhs);
+          st.gam[q] = div(sp);
+        }
+      }
+    }
+    st.put(w.kap, w.del, w.gam);
+  };
+  // Down: steps 0 .. len - 1 are rows 0 .. len - 1; rows [v0, v1) are steps [v0, v1).
+  scalar_rows(down, sys.a, sys.c, false, 0, v0, false, grp.has_right);
+  vector_sweep(down, false);
+  scalar_rows(down, sys.a, sys.c, false, v1, len, false, grp.has_right);
+  // Up: step t is row len - 1 - t; rows [v0, v1) are steps (len - 1 - v1, len - 1 - v0].
+  scalar_rows(up, sys.c, sys.a, true, 0, len - v1, grp.has_right, false);
+  vector_sweep(up, true);
+  scalar_rows(up, sys.c, sys.a, true, len - v0, len, grp.has_right, false);
   for (int g = 0; g < grp.lanes; ++g) {
     out[g] = {{up.del[g], up.gam[g], up.kap[g]}, {down.del[g], down.gam[g], down.kap[g]}};
     if constexpr (Checked) {
@@ -256,7 +389,7 @@ int solve_interfaces(const SystemRows<T>& sys, std::int64_t n, std::int64_t chun
 /// before, and was recorded where it did).
 template <bool Accumulate, bool Checked, int G, class T>
 void group_interiors(const SystemRows<T>& sys, const LaneGroup<G>& grp, const T* left,
-                     const T* right, T* scratch, RowFindings* found) {
+                     const T* right, T* scratch, RowFindings* found, bool vector_rows) {
   const std::int64_t len = grp.len;
   T* const kap = scratch;
   T* const del = scratch + G * len;
@@ -278,7 +411,46 @@ void group_interiors(const SystemRows<T>& sys, const LaneGroup<G>& grp, const T*
       if (bad[g] == 0 && !pivot_ok(m, del[j * G + g], T(0))) bad[g] = int(i + 1);
     }
   };
-  lane_sweep<G>(len, step, [&](std::int64_t j) { prefetch_ahead(sys, grp, j); });
+  // Rows [1, 1 + blocks B) in vector blocks (unchecked, contiguous rows; step 1's rule), the
+  // others by the lane loops.
+  constexpr int B = vec_block_rows;
+  const std::int64_t blocks =
+      (!Checked && vector_rows && rows_contiguous(sys) && len > 2) ? (len - 2) / B : 0;
+  const std::int64_t v1 = 1 + blocks * B;
+  if (blocks == 0) {
+    lane_sweep<G>(len, step, [&](std::int64_t j) { prefetch_ahead(sys, grp, j); });
+  } else {
+    for (int g = 0; g < G; ++g) step(g, 0, true, false);
+    using VT = typename Vec<T>::type;
+    constexpr int N = G / Vec<T>::lanes, L = Vec<T>::lanes;
+    VT kv[N], dv[N];
+    for (int q = 0; q < N; ++q) {
+      kv[q] = load_vec(kap + q * L);
+      dv[q] = load_vec(del + q * L);
+    }
+    LaneTiles<G, T> tiles;
+    for (std::int64_t j0 = 1; j0 < v1; j0 += B) {
+      for (int r = 0; r < B; ++r) prefetch_ahead(sys, grp, j0 + r);  // at line starts only
+      tiles.load(sys, grp, j0);
+      for (int r = 0; r < B; ++r) {
+        T* kr = kap + (j0 + r) * G;
+        T* dr = del + (j0 + r) * G;
+        for (int q = 0; q < N; ++q) {
+          const VT a = load_vec(tiles.row(op_a, r) + q * L);
+          const VecDivide<T> div(load_vec(tiles.row(op_b, r) + q * L) - a * kv[q]);
+          const VT rhs = load_vec(tiles.row(op_d, r) + q * L) - a * dv[q];
+          kv[q] = div(load_vec(tiles.row(op_c, r) + q * L));
+          dv[q] = div(rhs);
+          store_vec(kr + q * L, kv[q]);
+          store_vec(dr + q * L, dv[q]);
+        }
+      }
+    }
+    for (std::int64_t j = v1; j < len; ++j) {
+      if (j + 1 < len) prefetch_ahead(sys, grp, j);
+      for (int g = 0; g < G; ++g) step(g, j, false, j + 1 == len);
+    }
+  }
 
   int last_nonfinite[G] = {};
   const auto store = [&](int g, std::int64_t i, T v) {
@@ -361,7 +533,8 @@ void partitioned_thomas(const Problem& p, const Operands<T>& ops, const Partitio
     const std::int64_t s = task / sg.groups, h = task % sg.groups;
     const std::int64_t k0 = s * K + sg.chunk0(h);
     int bad[G] = {};
-    group_relations<Checked>(system_rows(p, ops, s), sg.lane_group(h), w.relations + k0, bad);
+    group_relations<Checked>(system_rows(p, ops, s), sg.lane_group(h), w.relations + k0, bad,
+                             w.vector_rows);
     if constexpr (Checked) {
       for (int g = 0; g < sg.lanes(h); ++g) w.findings[k0 + g] = {bad[g], 0};
     }
@@ -385,7 +558,8 @@ void partitioned_thomas(const Problem& p, const Operands<T>& ops, const Partitio
     }
     RowFindings found[G];
     group_interiors<Accumulate, Checked>(system_rows(p, ops, s), grp, left, right,
-                                         w.scratch + w.scratch_per_thread * t, found);
+                                         w.scratch + w.scratch_per_thread * t, found,
+                                         w.vector_rows);
     if constexpr (Checked) {
       for (int g = 0; g < grp.lanes; ++g) {
         RowFindings& f = w.findings[s * K + c0 + g];
