@@ -111,15 +111,14 @@ bool strip_partition_enabled() {
 }
 
 // Whether the chunk-lane variant of cpu_thomas_partitioned runs its middle rows in vector blocks
-// (partitioned_thomas.hpp). Default: float only. On the development VM's core (one thread,
-// 10^6 x 2 along x, CPU time of the three steps by perf, same binary) the blocks took 0.71x the
-// lane loops' time in float and 1.2x in double, whose lane loops are nearer the memory's speed
-// already (docs/notes/2026-11-26-partitioned.md). TRIAX_CPU_PARTITION_VECTOR=1 turns them on in
-// both precisions, =0 off (A/B runs, tests). Read once per plan.
-template <class T>
+// (partitioned_thomas.hpp). Default: on in both precisions. On the 16-core host (AVX-512, 16
+// threads, 10^7 x 1 to 10^5 x 64 along x, medians of 3 rounds in one call) the blocks took
+// 0.33-0.39x the lane loops' time in float and 0.50-0.59x in double
+// (docs/notes/2026-11-26-partitioned.md); the development VM's single core had measured double
+// 1.2x slower. TRIAX_CPU_PARTITION_VECTOR=0 turns them off (A/B runs, tests). Read once per plan.
 bool partition_vector_enabled() {
   const char* v = std::getenv("TRIAX_CPU_PARTITION_VECTOR");
-  if (v == nullptr || *v == '\0') return sizeof(T) == 4;
+  if (v == nullptr || *v == '\0') return true;
   return std::string_view(v) != "0";
 }
 
@@ -294,7 +293,7 @@ class CpuPlan final : public BackendPlan<T> {
                   nullptr,
                   static_cast<std::int64_t>(per_thread_),
                   across,
-                  partition_vector_enabled<T>()};
+                  partition_vector_enabled()};
   }
 };
 
