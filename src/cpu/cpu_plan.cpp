@@ -46,11 +46,15 @@ int strip_width(const Problem& p) {
 // that the interface rows they add to the reduced system (solved by one thread per system) stay
 // few; a lane group's a, b, c, d within partition_cache_bytes, so that each row's second read
 // (the two sweeps of step 1 meet in the middle of the chunk) comes from the caches; and at least
-// two lane groups per thread. The automatic pick wants systems of partition_auto_rows or more:
-// below, three parallel regions cost more than they save.
+// two lane groups per thread. The automatic pick wants systems of partition_auto_rows or more
+// (two chunks): below, three parallel regions cost more than they save. It was 16384 before the
+// chunk interiors ran in vector blocks; since, on the 16-core host (2026-11-28, 16 threads,
+// bench/results/shapes/cpu-xeon-16c-h200host-partition-auto.txt) the partitioned solve of 1 to
+// 13 systems of 2048-12000 contiguous rows takes 0.07-0.46x the strip kernel's time (float 8192 x
+// 1: 0.074 against 0.599 ms), and on the development VM's 2 threads 0.29-0.95x.
 constexpr std::int64_t partition_min_rows = 1024;
 constexpr std::int64_t partition_cache_bytes = 1024 * 1024;
-constexpr std::int64_t partition_auto_rows = 16384;
+constexpr std::int64_t partition_auto_rows = 2 * partition_min_rows;
 
 // The chunk count per system (size_partition caps it at n / 2).
 template <class T>

@@ -88,7 +88,9 @@ TYPED_TEST(PartitionedThomas, AutomaticPicksItForFewLongSystems) {
   // contiguous: strip_partitioned_test.cpp).
   EXPECT_NE(Solver<T>(Backend::cpu, Layout::packed({100000, 256}), 0, four).algorithm(),
             Algorithm::cpu_thomas_partitioned);
-  EXPECT_NE(Solver<T>(Backend::cpu, Layout::packed({4000}), 0, four).algorithm(),
+  EXPECT_EQ(Solver<T>(Backend::cpu, Layout::packed({4000}), 0, four).algorithm(),
+            Algorithm::cpu_thomas_partitioned);
+  EXPECT_NE(Solver<T>(Backend::cpu, Layout::packed({2000}), 0, four).algorithm(),
             Algorithm::cpu_thomas_partitioned);
   EXPECT_NE(Solver<T>(Backend::cpu, Layout::packed({100000}), 0, {.num_threads = 1}).algorithm(),
             Algorithm::cpu_thomas_partitioned);
