@@ -153,35 +153,16 @@ TRIAX_PARTITION_INLINE inline void prefetch_ahead(const SystemRows<T>& sys,
 // (a or c read only beside an interface row) and the rows short of a whole block stay scalar.
 inline constexpr int vec_block_rows = 16;
 
-/// The integer vector of a float vector's bits (spelled out: GCC drops the attribute on a
-/// dependent alias).
-typedef std::int32_t float_bits_v __attribute__((vector_size(sizeof(float_v))));
-typedef std::int64_t double_bits_v __attribute__((vector_size(sizeof(double_v))));
-template <class T>
-struct VecBits {
-  using type = float_bits_v;
-};
-template <>
-struct VecBits<double> {
-  using type = double_bits_v;
-};
-
 /// Vector form of PivotDivide: the same binade scale (binade_scale's bits, lane by lane), one
 /// reciprocal, q -> (q s) r.
 template <class T>
 struct VecDivide {
   using V = typename Vec<T>::type;
-  using I = typename VecBits<T>::type;
+  using I = typename Vec<T>::bits;
   V s, r;
-  explicit VecDivide(V m) {
-    using B = FloatBits<T>;
-    using Int = typename B::Int;
-    constexpr Int one = Int(1) << B::mantissa;
-    const I e = reinterpret_cast<I>(m) & (B::exponent_mask << B::mantissa);
-    const I field = (2 * B::bias) * one - e;
-    s = reinterpret_cast<V>(field == 0 ? one + I{} : field);
-    r = T(1) / (m * s);
-  }
+  explicit VecDivide(V m)
+      : s(reinterpret_cast<V>(binade_scale_bits<T>(reinterpret_cast<I>(m)))),
+        r(T(1) / (m * s)) {}
   V operator()(V q) const { return (q * s) * r; }
 };
 

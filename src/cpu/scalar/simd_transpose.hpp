@@ -30,6 +30,9 @@ typedef float float_u __attribute__((vector_size(16), aligned(4)));
 typedef double double_v __attribute__((vector_size(16)));
 typedef double double_u __attribute__((vector_size(16), aligned(8)));
 #endif
+// The integer vectors of the same width, for the bits of a float or double vector.
+typedef std::int32_t float_bits_v __attribute__((vector_size(sizeof(float_v))));
+typedef std::int64_t double_bits_v __attribute__((vector_size(sizeof(double_v))));
 
 template <class T>
 struct Vec;
@@ -39,6 +42,7 @@ struct Vec<double> {
   static constexpr int lanes = bytes / sizeof(double);
   using type = double_v;
   using unaligned = double_u;
+  using bits = double_bits_v;
 };
 template <>
 struct Vec<float> {
@@ -46,6 +50,7 @@ struct Vec<float> {
   static constexpr int lanes = bytes / sizeof(float);
   using type = float_v;
   using unaligned = float_u;
+  using bits = float_bits_v;
 };
 
 // Typed vector accesses rather than memcpy: a memcpy may alias anything, which would make the

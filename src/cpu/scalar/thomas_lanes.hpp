@@ -48,6 +48,21 @@ struct FloatBits<double> {
   static constexpr Int exponent_mask = 0x7ff, bias = 1023;
 };
 
+/// binade_scale on the bits: I is T's integer (FloatBits<T>::Int) or a vector of them, so that
+/// the lane loops and the explicit vector code (partitioned_thomas.hpp) share one rule.
+template <class T, class I>
+inline I binade_scale_bits(I bits) {
+  // On the exponent field in place: no shifts (AVX2 has no 64-bit arithmetic shift, and the
+  // emulated one cost double along x about 10%), an and, a subtract and a compare. The field
+  // (2 bias - E) one is a multiple of `one`: 0 for the top binade (E = 2 bias), whose s is the
+  // smallest normal instead, and -one for inf and NaN (E all ones), whose bits are -inf.
+  using B = FloatBits<T>;
+  using Int = typename B::Int;
+  constexpr Int one = Int(1) << B::mantissa;
+  const I field = (2 * B::bias) * one - (bits & (B::exponent_mask << B::mantissa));
+  return field == 0 ? one + I{} : field;
+}
+
 /// A power of two s with |m s| in [1, 2) for normal m below the top binade, in [2^-p, 1) for
 /// subnormal m (p = T's mantissa bits) and in [2, 4) in the top binade (where 2^-e itself would
 /// be subnormal): 1 / (m s) is always normal, and m s is exact. For inf and NaN, s is -inf, so
@@ -56,16 +71,8 @@ struct FloatBits<double> {
 /// Taken from m's exponent bits, which vectorises, where frexp/ldexp do not.
 template <class T>
 inline T binade_scale(T m) {
-  // On the exponent field in place: no shifts (AVX2 has no 64-bit arithmetic shift, and the
-  // emulated one cost double along x about 10%), an and, a subtract and a compare. The field
-  // (2 bias - E) one is a multiple of `one`: 0 for the top binade (E = 2 bias), whose s is the
-  // smallest normal instead, and -one for inf and NaN (E all ones), whose bits are -inf.
-  using B = FloatBits<T>;
-  using Int = typename B::Int;
-  constexpr Int one = Int(1) << B::mantissa;
-  const Int e = std::bit_cast<Int>(m) & (B::exponent_mask << B::mantissa);
-  const Int field = (2 * B::bias) * one - e;
-  return std::bit_cast<T>(field == 0 ? one : field);
+  using Int = typename FloatBits<T>::Int;
+  return std::bit_cast<T>(binade_scale_bits<T>(std::bit_cast<Int>(m)));
 }
 
 /// Whether a system of n rows reads operand op at all: a and c from two rows on (a[0] and
