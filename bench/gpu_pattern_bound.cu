@@ -211,7 +211,7 @@ BoundLaunch hybrid_bound_of(GpuContext& ctx, const Problem& p, const Operands<T>
 /// block_cyclic_kernel's loads and stores (block_cyclic.cuh), the steps left out.
 template <class T>
 __global__ void __launch_bounds__(detail::cuda::cyclic::max_block_threads)
-    cyclic_stage_kernel(Problem p, Operands<T> ops, int rows_length, int in_flight) {
+    cyclic_stage_kernel(Problem p, Operands<T> ops, int rows_length) {
   using namespace detail::cuda::cyclic;
   extern __shared__ __align__(16) unsigned char stage_bytes[];
   const int n = static_cast<int>(p.n);
@@ -225,25 +225,8 @@ __global__ void __launch_bounds__(detail::cuda::cyclic::max_block_threads)
     const T* c = ops.c + p.system_offset(op_c, system);
     const T* d = ops.d + p.system_offset(op_d, system);
     T* x = ops.x + p.system_offset(op_x, system);
-    auto row = [&](int i) {
-      return Equation<T>{i > 0 ? a[i * ra] : T(0), b[i * rb], i + 1 < n ? c[i * rc] : T(0),
-                         d[i * rd]};
-    };
-    // The kernel's load loop, line for line (it is inline in the kernel's body; a shared
-    // function changed the kernel's PTX, so the copy stays here).
-    for (int first = threadIdx.x; first < n; first += in_flight * blockDim.x) {
-      Equation<T> held[max_rows_in_flight];
-#pragma unroll
-      for (int u = 0; u < max_rows_in_flight; ++u) {
-        const int i = first + u * static_cast<int>(blockDim.x);
-        if (u < in_flight && i < n) held[u] = row(i);
-      }
-#pragma unroll
-      for (int u = 0; u < max_rows_in_flight; ++u) {
-        const int i = first + u * static_cast<int>(blockDim.x);
-        if (u < in_flight && i < n) rows.set(i, held[u]);
-      }
-    }
+    // The kernel's loads (load_rows.cuh), every row in flight.
+    load_rows_async(rows, a, b, c, d, ra, rb, rc, rd, n);
     __syncthreads();
     for (int i = threadIdx.x; i < n; i += blockDim.x) {
       const Equation<T> e = rows.get(i);
@@ -282,10 +265,9 @@ BoundLaunch cyclic_stage_bound(GpuContext& ctx, const Problem& p, const Operands
   }
   const unsigned grid = static_cast<unsigned>(std::min<std::int64_t>(p.count, INT_MAX));
   const unsigned threads = static_cast<unsigned>(cy::block_threads(p.n));
-  const int in_flight = cy::rows_in_flight();
   const cudaStream_t stream = ctx.stream();
   return [=] {
-    kernel<<<grid, threads, smem, stream>>>(p, ops, rows_length, in_flight);
+    kernel<<<grid, threads, smem, stream>>>(p, ops, rows_length);
     TRIAX_CUDA_CHECK_LAUNCH();
   };
 }

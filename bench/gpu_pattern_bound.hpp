@@ -28,7 +28,7 @@ BoundLaunch hybrid_pattern_bound(GpuContext& ctx, const detail::Problem& p, Algo
                                  const detail::Operands<T>& ops);
 
 /// The cyclic family's staging (block_cyclic.cuh): one block per system of block_threads(n)
-/// threads, each thread's rows read rows_in_flight() at a time into the padded shared arrays, a
+/// threads, every row read at once (load_rows.cuh) into the padded shared arrays, a
 /// barrier, x written from them. Shared memory: the rows' four arrays only, the least any
 /// variant that holds its rows asks for. Empty where a block cannot hold the system.
 template <class T>

@@ -100,26 +100,15 @@ std::vector<EnvVariant> small_batch_variants() {
   return out;
 }
 
-/// A cyclic algorithm with each thread's rows loaded at once (TRIAX_CYCLIC_ROWS_IN_FLIGHT=8, as
-/// many as a thread has: block_cyclic.cuh).
-EnvVariant rows_in_flight(Algorithm a) {
-  return {"in flight 8", a, {{"TRIAX_CYCLIC_ROWS_IN_FLIGHT", "8"}}};
-}
-
-/// CR+PCR's switch size (TRIAX_CYCLIC_SWITCH_ROWS; 256 by default) for the bar against CR and
-/// PCR on 512 systems of 512 rows, with today's loads and with every row in flight (the same for
-/// CR and PCR, so that the bar compares like with like).
+/// CR+PCR's switch size (TRIAX_CYCLIC_SWITCH_ROWS; cyclic_variants.hpp has the default) for the
+/// bar against CR and PCR on 512 systems of 512 rows: 32 and below solve the reduced system in
+/// one warp (warp_pcr), above it in shared memory with a barrier a step.
 std::vector<EnvVariant> cr_pcr_switch_variants() {
   std::vector<EnvVariant> out;
-  for (int rows : {8, 16, 32, 64, 128}) {
+  for (int rows : {8, 16, 32, 64, 128, 256}) {
     const std::string s = std::to_string(rows);
     out.push_back({"switch " + s, Algorithm::cuda_cr_pcr, {{"TRIAX_CYCLIC_SWITCH_ROWS", s}}});
-    out.push_back({"switch " + s + " in flight 8",
-                   Algorithm::cuda_cr_pcr,
-                   {{"TRIAX_CYCLIC_SWITCH_ROWS", s}, {"TRIAX_CYCLIC_ROWS_IN_FLIGHT", "8"}}});
   }
-  out.push_back(rows_in_flight(Algorithm::cuda_cr));
-  out.push_back(rows_in_flight(Algorithm::cuda_pcr));
   return out;
 }
 
@@ -128,8 +117,7 @@ std::vector<EnvVariant> cr_pcr_switch_variants() {
 /// gtsv2StridedBatch both take that layout). Rows: automatic, today's automatic ("[old]", the
 /// rule TRIAX_CUDA_SMALL_BATCH=0 keeps), the spread's knob sweep, CR+PCR (the cyclic family's
 /// best that does not overflow: docs/performance.md), cuSPARSE and the copy; on 512 x 512 the
-/// whole family, CR+PCR's switch sizes and the family's loads with every row in flight (issue
-/// 30's CR+PCR bar); the arithmetic-free bounds of the pick's pattern (and on 512 x 512 of the
+/// whole family and CR+PCR's switch sizes (issue 30's CR+PCR bar); the arithmetic-free bounds of the pick's pattern (and on 512 x 512 of the
 /// cyclic staging) as rows of backend "bound". --check-targets judges each size (report.cpp).
 std::vector<Case> small_suite(const Case& base) {
   std::vector<Case> cases;
@@ -143,7 +131,6 @@ std::vector<Case> small_suite(const Case& base) {
       c.algorithm = paper_size ? "cyclic" : "small";
       c.variants = small_batch_variants();
       c.pattern_bounds = true;
-      c.variants.push_back(rows_in_flight(Algorithm::cuda_cr_pcr));
       if (paper_size) {
         for (const EnvVariant& v : cr_pcr_switch_variants()) c.variants.push_back(v);
       }
@@ -405,6 +392,10 @@ Config parse_command_line(int argc, char** argv) {
   app.add_option("--suite", cfg.suite, "predefined suites (docs/performance.md)")
       ->check(one_of(suite_names()))
       ->option_text(joined(suite_names(), "|"));
+  std::vector<std::string> suite_extents;
+  app.add_option("--suite-extents", suite_extents,
+                 "keep only the suite's cases of these extents (repeatable, e.g. 512x512)")
+      ->option_text("AxB..");
   app.add_option("--shape-seed", cfg.shapes.seed,
                  "--suite shapes: the seed of the draw (default 2026)")
       ->option_text("N");
@@ -526,6 +517,13 @@ Config parse_command_line(int argc, char** argv) {
   }
   if (!cfg.suite.empty()) {
     cfg.cases = suite_cases(cfg.suite, c.backend, c.reps, baselines_only);
+    if (!suite_extents.empty()) {
+      std::vector<std::vector<std::int64_t>> keep;
+      for (const std::string& e : suite_extents) keep.push_back(parse_extents(e));
+      std::erase_if(cfg.cases, [&](const Case& s) {
+        return std::find(keep.begin(), keep.end(), s.extents) == keep.end();
+      });
+    }
     // A suite runs both precisions unless --precision names them (one process each keeps a
     // time-limited run's first half when the second runs out).
     if (!precision_names.empty()) {

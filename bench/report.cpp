@@ -179,9 +179,9 @@ void small_targets(const std::string& at, const Group& g, std::vector<TargetResu
   const auto cr_pcr = g.by_name.find("cuda_cr_pcr");
   if (cr_pcr == g.by_name.end() || !g.by_name.count("cuda_cr") || !g.by_name.count("cuda_pcr"))
     return;
-  // The defaults (switch 256, today's loads)...
+  // The default switch (cyclic_variants.hpp)...
   cr_pcr_bars("", at, Group{cr_pcr->second, cr_pcr->second, g.baseline_ms, g.by_name}, out);
-  // ...and the fastest CR+PCR timed (switch sizes, loads) against the fastest CR and PCR.
+  // ...and the fastest CR+PCR timed (switch sizes) against the fastest CR and PCR.
   const Row* fastest = fastest_named(g, "cuda_cr_pcr");
   std::map<std::string, const Row*> best_of = g.by_name;
   best_of["cuda_pcr"] = fastest_named(g, "cuda_pcr");

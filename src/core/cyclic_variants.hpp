@@ -20,12 +20,14 @@ struct Variant {
   InnerSolver inner;
 };
 
-// The hybrids' reduced-system sizes until they are tuned on the GPU. CR+PCR: 256 rows, which is
-// paper 001's best for 512-row systems (s.5.3.4, Fig. 17) and one row per thread of a 256-thread
-// block, so that each PCR step keeps every thread busy while CR's levels below it would leave
-// most idle. CR+RD: 128, the paper's choice; RD does about twice PCR's shared-memory traffic per
-// step, so a smaller reduced system pays off sooner.
-inline constexpr std::int64_t cr_pcr_switch_rows = 256;
+// The hybrids' reduced-system sizes. CR+PCR: 32 rows, one warp's (block_steps.cuh, warp_pcr:
+// its PCR steps need no barrier). Measured on an H200 at 512 systems of 512 rows
+// (2026-11-28, switch 8 / 16 / 32 / 64 / 128 / 256, GB/s): float 372 / 393 / 406 / 374 / 360 /
+// 309, double 639 / 665 / 688 / 625 / 605 / 524. Paper 001 chose 256 on a GTX 280 (s.5.3.4,
+// Fig. 17), where each PCR step kept every thread busy; here a barrier costs more than the idle
+// threads of CR's narrow levels. CR+RD: 128, the paper's choice; RD does about twice PCR's
+// shared-memory traffic per step, so a smaller reduced system pays off sooner.
+inline constexpr std::int64_t cr_pcr_switch_rows = 32;
 inline constexpr std::int64_t cr_rd_switch_rows = 128;
 inline constexpr std::int64_t no_cr_step = INT64_MAX;
 

@@ -25,7 +25,7 @@ Runner<T> cpu_runner(Algorithm algorithm) {
 }
 
 // Every length up to 300: odd and even counts at every reduction level, reduced systems of one
-// row, the hybrids below, at and past their switch sizes (128 and 256 rows).
+// row, the hybrids below, at and past their switch sizes (CR+PCR 32 rows, CR+RD 128).
 TYPED_TEST(CpuCyclicVsReference, EveryLengthUpTo300) {
   using T = TypeParam;
   std::vector<std::int64_t> lengths;

@@ -86,18 +86,17 @@ TYPED_TEST(CudaCyclicVsReference, ManySystems) {
   expect_lengths_match<T>(Backend::cuda, cuda_runner<T>, {37}, systems);
 }
 
-// Each thread's rows loaded before any is stored (TRIAX_CYCLIC_ROWS_IN_FLIGHT, block_cyclic.cuh):
-// 3 leaves a partial group at the end of most systems, 8 takes all of a thread's rows at 4096
-// float rows; lengths as above, every axis and mode, padded layouts.
-TYPED_TEST(CudaCyclicVsReference, RowsInFlight) {
+// A reduced system of at most 32 rows is solved by one warp in registers (warp_pcr,
+// block_steps.cuh): CR+PCR with switch sizes that leave 1 to 32 rows, lengths around a warp's,
+// up to the limit; every axis and mode, padded layouts. (CR's one row and PCR on n <= 32 take
+// the same path in the other tests.)
+TYPED_TEST(CudaCyclicVsReference, WarpSizedReducedSystems) {
   using T = TypeParam;
-  std::vector<std::int64_t> lengths = {1, 2, 3, 31, 33, 255, 256, 257, 300, 513, 1025, limit<T>};
-  if (!quick_mode()) {
-    for (std::int64_t n = 4; n < 300; n += 7) lengths.push_back(n);
-  }
-  for (const char* k : {"3", "8"}) {
-    SCOPED_TRACE(std::string("rows in flight ") + k);
-    const ScopedEnv in_flight("TRIAX_CYCLIC_ROWS_IN_FLIGHT", k);
+  const std::vector<std::int64_t> lengths = {1,  2,  3,   31,  32,   33,      63,
+                                             64, 65, 255, 513, 1025, limit<T>};
+  for (const char* rows : {"16", "32"}) {
+    SCOPED_TRACE(std::string("switch ") + rows);
+    const ScopedEnv switch_rows("TRIAX_CYCLIC_SWITCH_ROWS", rows);
     expect_lengths_match<T>(Backend::cuda, cuda_runner<T>, lengths, 5);
     expect_every_axis_and_mode_match<T>(Backend::cuda, cuda_runner<T>);
     expect_padded_layouts_match<T>(Backend::cuda, cuda_runner<T>);

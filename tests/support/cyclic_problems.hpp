@@ -169,8 +169,9 @@ struct SwitchOverride {
 };
 inline std::vector<SwitchOverride> switch_overrides(Backend backend) {
   const CyclicAlgorithms a = cyclic_algorithms(backend);
-  return {{"1", a.cr_pcr, false},    {"2", a.cr_pcr, false}, {"33", a.cr_pcr, false},
-          {"1000", a.cr_pcr, false}, {"1", a.cr_rd, false},  {"1000", a.cr_rd, true}};
+  return {{"1", a.cr_pcr, false},  {"2", a.cr_pcr, false},    {"17", a.cr_pcr, false},
+          {"32", a.cr_pcr, false}, {"33", a.cr_pcr, false},   {"1000", a.cr_pcr, false},
+          {"1", a.cr_rd, false},   {"1000", a.cr_rd, true}};
 }
 
 }  // namespace triax::test

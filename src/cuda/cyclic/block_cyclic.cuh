@@ -9,12 +9,12 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
-#include <cstdlib>
 
 #include "core/cyclic_variants.hpp"
 #include "core/problem.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/cyclic/block_steps.cuh"
+#include "cuda/cyclic/load_rows.cuh"
 #include "cuda/cyclic/shared_layout.hpp"
 #include "cuda/launch/kernels.hpp"
 #include "cuda/launch/launch_kernel.hpp"
@@ -32,24 +32,9 @@ inline int block_threads(std::int64_t n) {
   return static_cast<int>(std::clamp<std::int64_t>((pairs + 31) / 32 * 32, 32, max_block_threads));
 }
 
-/// The most rows a thread loads before it stores any (n = 4096 over 512 threads: all of them).
-inline constexpr int max_rows_in_flight = 8;
-
-/// Rows each thread has in flight while it loads its system (1 to max_rows_in_flight), from
-/// TRIAX_CYCLIC_ROWS_IN_FLIGHT, read at every solve; max_rows_in_flight unless set (1: each row
-/// stored before the next is read, one global round trip a row, as before). The same values in
-/// the same places, so the same bits; on an H200 at 512 x 512 (bench --suite small) 8 rows made
-/// CR 1.05x, PCR 1.05x and CR+PCR 1.06x faster in float, 1.01-1.02x in double
-/// (docs/notes/2026-11-27-small30.md).
-inline int rows_in_flight() {
-  const char* v = std::getenv("TRIAX_CYCLIC_ROWS_IN_FLIGHT");
-  const int k = v == nullptr ? max_rows_in_flight : std::atoi(v);
-  return std::clamp(k, 1, max_rows_in_flight);
-}
-
 template <class T, InnerSolver Inner, bool Accumulate, bool Checked>
-__global__ void __launch_bounds__(max_block_threads)
-    block_cyclic_kernel(Problem p, Operands<T> ops, SharedLayout layout, int in_flight) {
+__global__ void __launch_bounds__(max_block_threads, 2)
+    block_cyclic_kernel(Problem p, Operands<T> ops, SharedLayout layout) {
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   __shared__ int breakdown_key, last_bad_row;
   __shared__ unsigned long long largest[3];
@@ -91,34 +76,26 @@ __global__ void __launch_bounds__(max_block_threads)
                    n, 1, row, breakdown);
       __syncthreads();
     } else {
-      // `in_flight` of a thread's rows read before any is stored, so that their loads overlap.
-      for (int first = threadIdx.x; first < n; first += in_flight * blockDim.x) {
-        Equation<T> held[max_rows_in_flight];
-#pragma unroll
-        for (int u = 0; u < max_rows_in_flight; ++u) {
-          const int i = first + u * static_cast<int>(blockDim.x);
-          if (u < in_flight && i < n) held[u] = row(i);
-        }
-#pragma unroll
-        for (int u = 0; u < max_rows_in_flight; ++u) {
-          const int i = first + u * static_cast<int>(blockDim.x);
-          if (u < in_flight && i < n) rows.set(i, held[u]);
-        }
-      }
+      load_rows_async(rows, a, b, c, d, ra, rb, rc, rd, n);
       __syncthreads();
       block_cr_reduce(rows, n, stride, breakdown);
       if constexpr (Inner == InnerSolver::pcr) {
-        RowArrays<T> current = rows;
-        RowArrays<T> next = RowArrays<T>::at(inner, layout.inner_length);
-        if (stride > 1) {
-          // The reduced system's rows (0, stride, 2 stride, ...) side by side: PCR's accesses
-          // are then at unit distance, free of bank conflicts.
-          current = next;
-          next = RowArrays<T>::at(inner + 4 * layout.inner_length, layout.inner_length);
-          for (int r = threadIdx.x; r < m; r += blockDim.x) current.set(r, rows.get(r * stride));
-          __syncthreads();
+        if (m <= warp_pcr_rows) {
+          // Few enough rows for one warp: straight from the rows, no copy and no barriers.
+          warp_pcr(rows, m, stride, breakdown);
+        } else {
+          RowArrays<T> current = rows;
+          RowArrays<T> next = RowArrays<T>::at(inner, layout.inner_length);
+          if (stride > 1) {
+            // The reduced system's rows (0, stride, 2 stride, ...) side by side: PCR's accesses
+            // are then at unit distance, free of bank conflicts.
+            current = next;
+            next = RowArrays<T>::at(inner + 4 * layout.inner_length, layout.inner_length);
+            for (int r = threadIdx.x; r < m; r += blockDim.x) current.set(r, rows.get(r * stride));
+            __syncthreads();
+          }
+          block_pcr(current, next, m, rows.d, stride, breakdown);
         }
-        block_pcr(current, next, m, rows.d, stride, breakdown);
       } else {
         const StepArrays<T> steps = StepArrays<T>::at(inner, layout.inner_length);
         for (int r = threadIdx.x; r < m; r += blockDim.x) {
@@ -184,7 +161,7 @@ void launch_block_cyclic(const Problem& p, const Operands<T>& ops, const SharedL
       TRIAX_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                             static_cast<int>(smem)));
     }
-    launch_kernel(kernel, grid, threads, smem, stream, p, ops, layout, rows_in_flight());
+    launch_kernel(kernel, grid, threads, smem, stream, p, ops, layout);
   });
 }
 

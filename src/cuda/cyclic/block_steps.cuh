@@ -141,6 +141,56 @@ __device__ void block_pcr(RowArrays<T> current, RowArrays<T> next, int m, T* x, 
   __syncthreads();
 }
 
+/// The largest reduced system warp_pcr takes: one row per lane of a warp.
+inline constexpr int warp_pcr_rows = 32;
+
+/// An equation from the lane `delta` below (up) or above (down) in the warp.
+template <class T>
+__device__ Equation<T> shuffle_up(const Equation<T>& e, int delta) {
+  return {__shfl_up_sync(~0u, e.a, delta), __shfl_up_sync(~0u, e.b, delta),
+          __shfl_up_sync(~0u, e.c, delta), __shfl_up_sync(~0u, e.d, delta)};
+}
+template <class T>
+__device__ Equation<T> shuffle_down(const Equation<T>& e, int delta) {
+  return {__shfl_down_sync(~0u, e.a, delta), __shfl_down_sync(~0u, e.b, delta),
+          __shfl_down_sync(~0u, e.c, delta), __shfl_down_sync(~0u, e.d, delta)};
+}
+
+/// PCR on the m <= warp_pcr_rows rows at 0, stride, 2 stride, ... of `rows`, by the block's first
+/// warp with one row per lane in registers: block_pcr's steps, the same arithmetic on the same
+/// values (so the same bits), with the neighbours' rows taken by shuffles instead of from shared
+/// memory, and no barrier between steps. x of reduced row r goes to rows.d[padded(r * stride)],
+/// breakdowns to row r * stride as block_pcr ranks them. Ends with a barrier. For the hybrid
+/// CR+PCR this trades its inner system's barriers (one a step) for one; CR (one row) and PCR on
+/// short systems take it too.
+template <class T, bool Checked>
+__device__ void warp_pcr(const RowArrays<T>& rows, int m, int stride,
+                         BlockBreakdown<Checked>& breakdown) {
+  const int first_step = breakdown.step;
+  int steps = 0;
+  for (int s = 1; s < m; s *= 2) ++steps;
+  if (threadIdx.x < warp_pcr_rows) {
+    const Equation<T> outside = detail::cyclic::outside_equation<T>();
+    const int r = static_cast<int>(threadIdx.x);
+    const bool held = r < m;
+    Equation<T> e = held ? rows.get(r * stride) : outside;
+    for (int s = 1; s < m; s *= 2, ++breakdown.step) {
+      if (held) breakdown.note_if_unusable(e.b, r * stride);
+      const Equation<T> below = shuffle_up(e, s);
+      const Equation<T> above = shuffle_down(e, s);
+      const Equation<T> reduced = detail::cyclic::eliminate_neighbours(
+          r >= s ? below : outside, e, r + s < m ? above : outside);
+      if (held) e = reduced;
+    }
+    if (held) {
+      breakdown.note_if_unusable(e.b, r * stride);
+      rows.d[padded<T>(r * stride)] = e.d / e.b;
+    }
+  }
+  breakdown.step = first_step + steps + 1;
+  __syncthreads();
+}
+
 /// Largest of non-negative values across a block: their bits as doubles order as integers.
 __device__ inline void block_max(unsigned long long* largest, double value) {
   atomicMax(largest, static_cast<unsigned long long>(__double_as_longlong(value)));
