@@ -58,6 +58,9 @@ struct Batch {
   /// of thomas_lanes.hpp's forward_row, and systems outside the normal range come back wrong. The
   /// partitioned kernels always take Guard::scaled.
   Guard range_guard = Guard::automatic;
+  /// cpu_thomas_transpose reads short rows by whole vectors where they stay in what the solve
+  /// reads (transpose_thomas.hpp, ReadSpans); TRIAX_CPU_TRANSPOSE_OVERREAD=0 (A/B runs) turns it off.
+  bool vector_overread = true;
 };
 
 template <class T>

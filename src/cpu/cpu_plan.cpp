@@ -126,6 +126,16 @@ bool partition_vector_enabled() {
   return std::string_view(v) != "0";
 }
 
+// cpu_thomas_transpose reads rows that are not whole vectors (systems of a few rows, the tail of
+// n) by whole vectors where those stay in what the solve reads (transpose_thomas.hpp): float
+// along x took 0.81-0.94x the time at n = 5 to 31 on the 16-core Xeon host, double was level.
+// TRIAX_CPU_TRANSPOSE_OVERREAD=0 turns it off (A/B runs, tests). Read once per plan.
+bool transpose_overread_enabled() {
+  const char* v = std::getenv("TRIAX_CPU_TRANSPOSE_OVERREAD");
+  if (v == nullptr || *v == '\0') return true;
+  return std::string_view(v) != "0";
+}
+
 // TRIAX_CPU_RANGE_GUARD (cpu/range_guard.hpp): unset, on Intel each kernel copy's own guard
 // (getexp in the AVX-512 copy, scaled in the others) and scaled on other processors (below); "1" or "scaled", the scaled guard in every copy; "getexp"
 // (the AVX-512 copy; the others run scaled); "0", for measurement only (bench/ab_range), the strip
@@ -191,7 +201,8 @@ class CpuPlan final : public BackendPlan<T> {
   CpuPlan(const Problem& p, const Options& o)
       : threads_(host_threads(o.num_threads)),
         strip_variant_(strip_partition_enabled()),
-        range_guard_(range_guard_chosen()) {
+        range_guard_(range_guard_chosen()),
+        vector_overread_(transpose_overread_enabled()) {
     constexpr int tile_lanes = cpu::TileShape<T>::lanes;
     // Every workspace size below is a product of n: refuse an n for which they would wrap (n
     // near 2^62 made them a few values) before forming any. Both kernels' per-thread scratch is
@@ -241,7 +252,7 @@ class CpuPlan final : public BackendPlan<T> {
 
   void solve(const Problem& p, const Operands<T>& ops) override {
     entry_({&p, ops, algorithm_, width_, threads_, work_.data(), per_thread_, info_.data(),
-            info_per_thread_, partition_, range_guard_});
+            info_per_thread_, partition_, range_guard_, vector_overread_});
   }
 
   Algorithm algorithm() const override { return algorithm_; }
@@ -256,6 +267,7 @@ class CpuPlan final : public BackendPlan<T> {
   int threads_;
   bool strip_variant_;
   cpu::Guard range_guard_;
+  bool vector_overread_;
   Algorithm algorithm_;
   int width_ = 0;
   std::size_t per_thread_ = 0;

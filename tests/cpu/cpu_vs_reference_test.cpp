@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "support/compare.hpp"
+#include "support/scoped_env.hpp"
 
 namespace triax::test {
 namespace {
@@ -150,6 +151,42 @@ TYPED_TEST(CpuVsReference, WholeGroupsAlongAxisZero) {
       expect_matches_reference<T>(OperandLayouts(dense), 0, mode, test_seed(++k), transpose);
       expect_matches_reference<T>(OperandLayouts(coef, coef, coef, dense, dense), 0, mode,
                                   test_seed(++k), transpose);
+    }
+  }
+}
+
+// Systems of a few rows along x, and the ragged last rows of longer ones, read by whole vectors
+// that reach into the next system or a ghost layer (transpose_thomas.hpp, ReadSpans): packed,
+// with ghost layers, one element off, against the reference and bit for bit against the
+// element-wise reads (TRIAX_CPU_TRANSPOSE_OVERREAD=0). The array ends are page_guard_test's.
+TYPED_TEST(CpuVsReference, ShortRowsReadByWholeVectors) {
+  using T = TypeParam;
+  const auto transpose = cpu_solver<T>(Algorithm::cpu_thomas_transpose);
+  int k = 300;
+  for (std::int64_t n : {2, 3, 5, 7, 9, 12, 15, 17, 31, 45}) {
+    for (const std::vector<std::int64_t>& ghost : {std::vector<std::int64_t>{0, 0},
+                                                   std::vector<std::int64_t>{1, 1},
+                                                   std::vector<std::int64_t>{3, 2}}) {
+      const std::int64_t systems = 77;
+      const Layout layout =
+          Layout::padded({n, systems}, {n + 2 * ghost[0] + (n % 2), systems + 2 * ghost[1]},
+                         {ghost[0], ghost[1]});
+      const OperandLayouts layouts(layout);
+      for (Mode mode : all_modes) {
+        SCOPED_TRACE("n " + std::to_string(n) + ", ghost " + std::to_string(ghost[0]) + ", " +
+                     to_string(mode));
+        ++k;
+        expect_matches_reference<T>(layouts, 0, mode, test_seed(k), transpose);
+        Batch<T> vectors{layouts};
+        vectors.fill_random(test_seed(k));
+        Batch<T> elements = vectors;
+        transpose(layouts, 0, mode, vectors);
+        {
+          const ScopedEnv off("TRIAX_CPU_TRANSPOSE_OVERREAD", "0");
+          transpose(layouts, 0, mode, elements);
+        }
+        EXPECT_TRUE(same_bits(vectors.x, elements.x) && same_bits(vectors.d, elements.d));
+      }
     }
   }
 }

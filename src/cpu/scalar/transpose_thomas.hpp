@@ -34,6 +34,44 @@ struct TileScratch {
   int* info;  // 2 * W
 };
 
+/// What the solve reads of each coefficient operand over the whole problem, [lo, hi): from system
+/// 0's first row read (row 1 for a) to one past the last system's last (row n - 2 for c). Strides
+/// are never negative, so those two systems hold the ends, and every element between them is in
+/// the caller's array. A load inside the span may reach past a system's rows (into the next
+/// system, a ghost layer, a gap) and stays in the caller's memory; a load outside it might not
+/// (a[0] and c[n-1] of the array's ends are never read: the array may end before them). Null
+/// for an operand that is not read.
+template <class T>
+struct ReadSpans {
+  const T* lo[op_x] = {};
+  const T* hi[op_x] = {};
+
+  static ReadSpans of(const Problem& p, const Operands<T>& ops) {
+    ReadSpans s;
+    const T* base[op_x] = {ops.a, ops.b, ops.c, ops.d};
+    for (int op = op_a; op < op_x; ++op) {
+      if (!operand_read(op, p.n) || p.count == 0) continue;
+      const std::int64_t rs = p.map[op].row_stride;
+      const std::int64_t first = op == op_a ? 1 : 0;
+      const std::int64_t last = op == op_c ? p.n - 2 : p.n - 1;
+      s.lo[op] = base[op] + p.system_offset(op, 0) + first * rs;
+      s.hi[op] = base[op] + p.system_offset(op, p.count - 1) + last * rs + 1;
+    }
+    return s;
+  }
+
+  /// Whether rows [first, first + rows) of every system whose row 0 is at sys[0 .. W) lie in
+  /// op's span (rows contiguous).
+  template <int W>
+  bool hold(int op, const T* const* sys, std::int64_t first, int rows) const {
+    if (lo[op] == nullptr) return false;
+    for (int j = 0; j < W; ++j) {
+      if (sys[j] + first < lo[op] || sys[j] + first + rows > hi[op]) return false;
+    }
+    return true;
+  }
+};
+
 /// Reads count contiguous values from p, one per cache line, so that they are in the caches;
 /// volatile keeps the loads, whose values are not used.
 template <class T>
@@ -46,8 +84,8 @@ inline void read_lines(const T* p, std::int64_t count) {
 }
 
 template <bool Accumulate, bool Checked, Guard G, class T>
-void transpose_thomas(const Problem& p, const Operands<T>& ops, std::int64_t s0, int w,
-                      TileScratch<T> s) {
+void transpose_thomas(const Problem& p, const Operands<T>& ops, const ReadSpans<T>& spans,
+                      std::int64_t s0, int w, TileScratch<T> s) {
   constexpr int W = TileShape<T>::lanes;
   constexpr int R = TileShape<T>::rows;
   const std::int64_t n = p.n;
@@ -120,8 +158,23 @@ void transpose_thomas(const Problem& p, const Operands<T>& ops, std::int64_t s0,
       const int r_begin = (op == op_a && i0 == 0) ? 1 : 0;
       const int r_end =
           op == op_c ? static_cast<int>(std::min<std::int64_t>(rows, n - 1 - i0)) : rows;
-      const int v_begin = r_begin == 0 ? 0 : V;
-      const int v_end = rs[op] == 1 ? r_end / V * V : 0;
+      int v_begin = r_begin == 0 ? 0 : V;
+      int v_end = rs[op] == 1 ? r_end / V * V : 0;
+      // Rows that are not whole vectors (a system shorter than a vector, the tail of n, a[0],
+      // c[n-1]) are read by whole vectors too where every lane's load stays in what the solve
+      // reads of this operand (ReadSpans): the extra rows land in tile rows the arithmetic never
+      // reads. Only where half a vector or more would be copied element by element: the 16-core
+      // Xeon host (16 threads, float along x, 2026-11-28) took 0.81-0.94x the time at n = 5 to 31,
+      // but 1.12-1.14x at n = 2 (a whole vector of transposes for two rows); double was level.
+      const int elementwise =
+          v_end > v_begin ? (v_begin - r_begin) + (r_end - v_end) : r_end - r_begin;
+      if (rs[op] == 1 && 2 * elementwise >= V) {
+        const int whole = (rows + V - 1) / V * V;
+        if (spans.template hold<W>(op, src[op], i0, whole)) {
+          v_begin = 0;
+          v_end = whole;
+        }
+      }
       T* tile = s.tile[op];
       if (v_end > v_begin) {
         load_transposed<T, W>(src[op], i0 + v_begin, v_end - v_begin, tile + v_begin * W);
