@@ -160,6 +160,68 @@ inline void store_rows(T* const* out, std::int64_t first, const typename Vec<T>:
   }
 }
 
+// The first `count` (< 16 bytes) elements of a 16-byte half, stored or loaded by plain 4- and
+// 8-byte moves. (AVX-512 masked stores were tried: GCC fuses the high half's extract into a
+// masked vextractf64x2 to memory, which faulted on the guard page past a row its mask left out,
+// on the development VM's Zen 4.)
+inline void store_first(float* p, __m128 v, int count) {
+  if (count >= 2) {
+    _mm_storel_pi(reinterpret_cast<__m64*>(p), v);
+    if (count == 3) _mm_store_ss(p + 2, _mm_movehl_ps(v, v));
+  } else {
+    _mm_store_ss(p, v);
+  }
+}
+inline void store_first(double* p, __m128d v, int /*count: 1*/) { _mm_store_sd(p, v); }
+inline __m128 load_first(const float* p, int count) {
+  if (count >= 2) {
+    const __m128 two = _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(p)));
+    return count == 3 ? _mm_movelh_ps(two, _mm_load_ss(p + 2)) : two;
+  }
+  return _mm_load_ss(p);
+}
+inline __m128d load_first(const double* p, int /*count: 1*/) { return _mm_load_sd(p); }
+inline __m128 low_half(float_v v) { return _mm256_castps256_ps128(reinterpret_cast<__m256>(v)); }
+inline __m128 high_half(float_v v) { return _mm256_extractf128_ps(reinterpret_cast<__m256>(v), 1); }
+inline __m128d low_half(double_v v) { return _mm256_castpd256_pd128(reinterpret_cast<__m256d>(v)); }
+inline __m128d high_half(double_v v) { return _mm256_extractf128_pd(reinterpret_cast<__m256d>(v), 1); }
+
+/// store_rows for the first `rows` (< V) of the V rows in v: each system's rows past them are
+/// left as they are (masked stores), so that systems shorter than a vector, and the last rows of
+/// longer ones, leave through the transpose too.
+template <bool Accumulate, class T>
+inline void store_rows_first(T* const* out, std::int64_t first, const typename Vec<T>::type* v,
+                             int rows) {
+  constexpr int H = Vec<T>::lanes / 2;
+  typename Vec<T>::type h[2][H];
+  for (int q = 0; q < 2; ++q) {
+    for (int k = 0; k < H; ++k) h[q][k] = v[q * H + k];
+    transpose_halves(h[q]);
+  }
+  for (int q = 0; q < 2; ++q) {
+    const int count = rows - q * H < H ? rows - q * H : H;
+    if (count <= 0) break;
+    for (int k = 0; k < H; ++k) {
+      T* lo = out[k] + first + q * H;
+      T* hi = out[k + H] + first + q * H;
+      if (count == H) {
+        if constexpr (Accumulate) h[q][k] += load_halves(lo, hi);
+        store_halves(lo, hi, h[q][k]);
+        continue;
+      }
+      auto l = low_half(h[q][k]);
+      auto u = high_half(h[q][k]);
+      if constexpr (Accumulate) {
+        l = l + load_first(lo, count);
+        u = u + load_first(hi, count);
+      }
+      store_first(lo, l, count);
+      store_first(hi, u, count);
+    }
+  }
+}
+#define TRIAX_CPU_HAS_STORE_ROWS_FIRST 1
+
 /// Rows one register transpose gives: the H = V / 2 rows of a half (load_group).
 template <class T>
 inline constexpr int group_rows = Vec<T>::lanes / 2;
@@ -279,5 +341,20 @@ inline void store_transposed(const T* __restrict tile, int rows, T* const* dst,
     }
   }
 }
+
+#if defined(TRIAX_CPU_HAS_STORE_ROWS_FIRST)
+/// store_transposed for rows < V rows: the tile's V rows from `tile` are transposed and the first
+/// `rows` of each system written (or added); the tile rows past them are read, not stored.
+template <bool Accumulate, class T, int W>
+inline void store_transposed_first(const T* __restrict tile, int rows, T* const* dst,
+                                   std::int64_t first) {
+  constexpr int V = Vec<T>::lanes;
+  for (int jb = 0; jb < W; jb += V) {
+    typename Vec<T>::type v[V];
+    for (int k = 0; k < V; ++k) v[k] = load_vec(tile + k * W + jb);
+    store_rows_first<Accumulate, T>(dst + jb, first, v, rows);
+  }
+}
+#endif
 
 }  // namespace triax::detail::cpu::TRIAX_CPU_ISA

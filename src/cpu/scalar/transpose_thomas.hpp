@@ -45,9 +45,11 @@ template <class T>
 struct ReadSpans {
   const T* lo[op_x] = {};
   const T* hi[op_x] = {};
+  bool on = false;  // made by of(): short rows by whole vectors, x's too (masked stores)
 
   static ReadSpans of(const Problem& p, const Operands<T>& ops) {
     ReadSpans s;
+    s.on = true;
     const T* base[op_x] = {ops.a, ops.b, ops.c, ops.d};
     for (int op = op_a; op < op_x; ++op) {
       if (!operand_read(op, p.n) || p.count == 0) continue;
@@ -233,12 +235,22 @@ void transpose_thomas(const Problem& p, const Operands<T>& ops, const ReadSpans<
       backward_rows(W, n, i0, i0 + rows, s.cp, W, s.dp, W);
     }
     const T* xs = s.dp + i0 * W;  // rows [i0, i0 + rows) of x, in tile form
-    const int fast_rows = (!Checked && rs[op_x] == 1 && w == W) ? rows / V * V : 0;
+    const bool whole = !Checked && rs[op_x] == 1 && w == W;
+    int fast_rows = whole ? rows / V * V : 0;
     if (fast_rows > 0) {
       // Streaming stores (past the caches), which help the strip kernel, measured 10% slower
       // here: the tile's runs of each system are short.
       store_transposed<Accumulate, T, W>(xs, fast_rows, dst, i0);
     }
+#if defined(TRIAX_CPU_HAS_STORE_ROWS_FIRST)
+    // The rows left, half a vector or more, through the transpose and masked stores, as the loads
+    // above take them. The tile rows read past them are the workspace's (the tiles follow d').
+    if (whole && spans.on && 2 * (rows - fast_rows) >= V) {
+      store_transposed_first<Accumulate, T, W>(xs + fast_rows * W, rows - fast_rows, dst,
+                                               i0 + fast_rows);
+      fast_rows = rows;
+    }
+#endif
     for (int j = 0; fast_rows < rows && j < w; ++j) {
       T* out = dst[j] + i0 * rs[op_x];
       for (int r = fast_rows; r < rows; ++r) {
