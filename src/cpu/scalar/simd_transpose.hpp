@@ -175,7 +175,8 @@ inline void store_first(float* p, __m128 v, int count) {
 inline void store_first(double* p, __m128d v, int /*count: 1*/) { _mm_store_sd(p, v); }
 inline __m128 load_first(const float* p, int count) {
   if (count >= 2) {
-    const __m128 two = _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(p)));
+    // loadl_pi, not load_sd through a double pointer: p is only float-aligned.
+    const __m128 two = _mm_loadl_pi(_mm_setzero_ps(), reinterpret_cast<const __m64*>(p));
     return count == 3 ? _mm_movelh_ps(two, _mm_load_ss(p + 2)) : two;
   }
   return _mm_load_ss(p);
