@@ -45,7 +45,7 @@ template <class T>
 struct ReadSpans {
   const T* lo[op_x] = {};
   const T* hi[op_x] = {};
-  bool on = false;  // made by of(): short rows by whole vectors, x's too (masked stores)
+  bool on = false;  // made by of(): short rows by whole vectors, x's too (partial stores)
 
   static ReadSpans of(const Problem& p, const Operands<T>& ops) {
     ReadSpans s;
@@ -243,7 +243,7 @@ void transpose_thomas(const Problem& p, const Operands<T>& ops, const ReadSpans<
       store_transposed<Accumulate, T, W>(xs, fast_rows, dst, i0);
     }
 #if defined(TRIAX_CPU_HAS_STORE_ROWS_FIRST)
-    // The rows left, half a vector or more, through the transpose and masked stores, as the loads
+    // The rows left, half a vector or more, through the transpose and partial stores, as the loads
     // above take them. The tile rows read past them are the workspace's (the tiles follow d').
     if (whole && spans.on && 2 * (rows - fast_rows) >= V) {
       store_transposed_first<Accumulate, T, W>(xs + fast_rows * W, rows - fast_rows, dst,
