@@ -188,8 +188,8 @@ inline __m128d low_half(double_v v) { return _mm256_castpd256_pd128(reinterpret_
 inline __m128d high_half(double_v v) { return _mm256_extractf128_pd(reinterpret_cast<__m256d>(v), 1); }
 
 /// store_rows for the first `rows` (< V) of the V rows in v: each system's rows past them are
-/// left as they are (partial stores, store_first), so that systems shorter than a vector, and the last rows of
-/// longer ones, leave through the transpose too.
+/// left as they are (partial stores, store_first), so that systems shorter than a vector, and
+/// the last rows of longer ones, leave through the transpose too.
 template <bool Accumulate, class T>
 inline void store_rows_first(T* const* out, std::int64_t first, const typename Vec<T>::type* v,
                              int rows) {
