@@ -1,7 +1,10 @@
 // The pattern bounds of gpu_pattern_bound.hpp. The hybrid's bound mirrors hybrid_run's choices
 // (hybrid.cu) for the arrangements along axis 0; where hybrid.cu decides from helpers of its own
-// (split_rows, direct_aligned, vector_stage_on, long_split) the few lines are repeated here, and
-// anything this file does not mirror returns no bound rather than a bound of another pattern.
+// (split_rows, direct_aligned, long_split) the few lines are repeated here, and anything this
+// file does not mirror returns no bound rather than a bound of another pattern. Off the aligned
+// path the kernel copies its runs element by element (run_stage.cuh) and stores x in 16-byte
+// vectors where P >= 4 (vector_stage_on); the bound stores element by element: the same bytes
+// in the same order.
 //
 // Every loaded value reaches a stored one (x = a + b + c + d, row by row), so no load can be
 // dropped; the long path's first pass stores the tile's 8 values a tile writes and keeps the
@@ -40,7 +43,7 @@ constexpr T never = T(-1234567.0);
 
 /// The hybrid's chunk loads and x stores without the elimination. Direct: each thread's own
 /// chunk in 16-byte vectors (Mapping::chunk_direct); else the group's run element by element
-/// (Mapping::chunk_fastest without vector staging). WriteX: x = a + b + c + d; else the long
+/// (Mapping::chunk_fastest). WriteX: x = a + b + c + d; else the long
 /// path's first pass, 8 values per tile of 32 chunks to `pairs`.
 template <class T, int M, bool Direct, bool WriteX>
 __global__ void __launch_bounds__(detail::cuda::chunk_block_threads)
@@ -152,12 +155,6 @@ bool aligned(const Problem& p, const Operands<T>& ops, const HybridShape& sh) {
   return true;
 }
 
-/// The element-wise run loads are the kernel's where it does not stage vectors: hybrid.cu's
-/// vector_stage_on by default (float with 4 to 32 chunk threads stages vectors).
-template <class T>
-bool element_runs(int P) {
-  return !(sizeof(T) == 4 && P >= 4 && P <= 32);
-}
 
 template <class T>
 BoundLaunch hybrid_bound_of(GpuContext& ctx, const Problem& p, const Operands<T>& ops,
@@ -168,7 +165,6 @@ BoundLaunch hybrid_bound_of(GpuContext& ctx, const Problem& p, const Operands<T>
   if (p.n <= std::int64_t(cfg.M) * cfg.P) {  // fused: one launch
     const HybridShape sh = split(p.n, cfg.P, cfg.P, cfg.S);
     const bool direct = cfg.map == Mapping::chunk_direct && aligned(p, ops, sh);
-    if (!direct && !element_runs<T>(sh.P)) return {};
     const int M = cfg.M;
     if (direct) return [=] { launch_chunks<T, true, true>(M, p, ops, sh, 1, nullptr, stream); };
     return [=] { launch_chunks<T, false, true>(M, p, ops, sh, 1, nullptr, stream); };
@@ -178,7 +174,7 @@ BoundLaunch hybrid_bound_of(GpuContext& ctx, const Problem& p, const Operands<T>
   const std::int64_t wanted = (p.n + cfg.M - 1) / cfg.M;
   const HybridShape sh = split(p.n, std::min<std::int64_t>(wanted, 1 << 30), cfg.P, cfg.S);
   const std::int64_t chunks = (sh.active + cfg.P - 1) / cfg.P * std::int64_t(cfg.P);
-  if (cfg.P % detail::cuda::long_path_tile_chunks != 0 || !element_runs<T>(cfg.P)) return {};
+  if (cfg.P % detail::cuda::long_path_tile_chunks != 0) return {};
   const int tiles = static_cast<int>(chunks / cfg.P);
   const std::int64_t rows = detail::cuda::long_path_reduced_rows(chunks, true);
   const std::int64_t plane = p.count * rows;

@@ -2,23 +2,20 @@
 // Back-to-back variable batches (systems one after another, system s's row i at element
 // offsets[s] + i of every operand) on the fixed batch's axis-0 hybrid structure (varb2b, issue
 // 31): P chunk threads per system, each holding a chunk of at most M rows in registers, S = 256
-// / P systems a block (hybrid_kernel.cuh's chunk_fastest mapping with vector staging). What
-// differs from the fixed kernel is per system: its base offset (any alignment) and its length,
-// read from one 16-byte entry per thread; its rows are cut into chunks as the fixed kernel cuts
-// n rows, and a group of min(P, 32) lanes reads its chunks' run [R0, R1) with 16-byte vectors
-// in the aligned body and single elements at the run's ends (RunShare): nothing past a length,
-// and nothing of a neighbour, is read or written. Chunks past a short system's rows are empty
-// (identity pairs in the reduced system).
+// / P systems a block (hybrid_kernel.cuh's chunk_fastest mapping). What differs from the fixed
+// kernel is per system: its base offset (any alignment) and its length, read from one 16-byte
+// entry per thread; its rows are cut into chunks as the fixed kernel cuts n rows, and a group of
+// min(P, 32) lanes copies its chunks' run [R0, R1) into the warp's staging arrays by cp.async
+// (run_stage.cuh) and x leaves in 16-byte vectors with single elements at the run's ends
+// (store_run): nothing past a length, and nothing of a neighbour, is read or written. Chunks
+// past a short system's rows are empty (identity pairs in the reduced system).
 //
 // Why not the staged warp-per-system kernel (var_thread_thomas.cu) it replaces there: that one
-// loads a system, then solves it with no loads in flight, 46-53% of the copy on the H100. Here,
-// as in the fixed batch at n = 512 on Flat storage (97-99% of the copy), every thread has its
-// 4 M values in flight at once and three (float) or two (double) blocks per SM overlap each
-// other's phases.
-//
-// The per-warp staging space holds one operand at a time (the four arrive in registers first,
-// all in flight together, and pass through the space one after the other): a quarter of the
-// fixed kernel's shared memory, so double blocks need no opt-in beyond 48 KiB.
+// loads a system, then solves it with no loads in flight, 46-53% of the copy on the H100. Here
+// every row of a block is in flight at once and four (float) or two (double) blocks per SM
+// overlap each other's phases. The loads went through registers before (16-byte vectors, one
+// operand at a time through a quarter of today's staging space): on an H200 the asynchronous
+// copies took 0.60-0.75x their time (docs/notes/2026-11-28-session11.md).
 //
 // var31 (docs/notes/2026-11-28-var31.md): the class kernel in variants (B2BVariant,
 // core/var_b2b_classes.hpp: look-ahead of one wave of blocks through the L2)
@@ -31,20 +28,20 @@
 #include "core/var_b2b_classes.hpp"
 #include "cuda/scalar/block/hybrid_kernel.cuh"
 #include "cuda/scalar/block/long_tile.cuh"
+#include "cuda/scalar/block/run_stage.cuh"
 
 namespace triax::detail::cuda {
 
 constexpr int b2b_threads = 256;
 constexpr int b2b_warps = b2b_threads / 32;
 
-/// Shared memory of the kernel, in elements of T: per warp one staging array of 32 M rows (the
-/// four operands pass through it in turn), then (P > 32) the four arrays of the block's reduced
-/// systems.
+/// Shared memory of the kernel, in elements of T: per warp four staging arrays of 32 M rows (a,
+/// b, c, d land together), then (P > 32) the four arrays of the block's reduced systems.
 template <class T, int M, int P>
 struct B2BSmem {
   static constexpr int S = b2b_threads / P;
   static constexpr int stage = padded_size<T>(32 * M);
-  static constexpr int warp_stage = stage;
+  static constexpr int warp_stage = 4 * stage;
   static constexpr int sys_stride = 2 * P + 1;
   static constexpr int reduced_size = P > 32 ? padded_size<T>(S * sys_stride) : 0;
   static constexpr std::size_t bytes =
@@ -53,53 +50,28 @@ struct B2BSmem {
 
 /// Whether a variant asks the L2 for the rows of the block a wave later.
 constexpr bool b2b_prefetches(B2BVariant v) { return v == B2BVariant::prefetch; }
-/// Blocks per SM that the launch bounds ask for: float 3, as the fixed chunk-major kernel;
-/// double 2.
+/// Blocks per SM that the launch bounds ask for: float as the fixed chunk-major kernel's 8-row
+/// chunks (HybridBounds); double 2.
 template <class T>
 constexpr int b2b_min_blocks() {
-  return sizeof(T) != 4 ? 2 : 3;
-}
-
-/// The staged values of operand `op` of the group's run into registers, for this thread's
-/// chunk rows k < L (others get the identity's values: never used, but defined).
-template <class T, int M>
-__device__ __forceinline__ void b2b_take(const T* st, int from, int L, T fill, T (&out)[M]) {
-#pragma unroll
-  for (int k = 0; k < M; ++k) out[k] = k < L ? st[padded<T>(from + k)] : fill;
+  return sizeof(T) != 4 ? 2 : HybridBounds<T, 8, Mapping::chunk_fastest>::min_blocks;
 }
 
 /// Rows [R0, R1) of one system's operands at `offset` (a group of GW lanes, gi this lane's index,
 /// gbase the group's first staging slot) into this thread's chunk registers, rows `from` ..
-/// `from` + L - 1 of the run. The four operands' shares are in flight together, then pass through
-/// the warp's staging space one operand at a time (four arrays at once, var31's stage4, was
-/// slower: more shared memory, fewer blocks). a of the run's row 0 and c of its last row arrive
-/// with their vectors: the caller drops them where they are the system's ends.
+/// `from` + L - 1 of the run, through the warp's four staging arrays (run_stage.cuh). a of the
+/// run's row 0 and c of its last row are read too (inside the buffer): the caller drops them
+/// where they are the system's ends.
 template <class T, int M>
 __device__ __forceinline__ void b2b_load_rows(const Operands<T>& ops, std::int64_t offset, int R0,
                                               int R1, int gi, int GW, int gbase, int from, int L,
                                               bool valid, T* stage, RegisterRows<T, M>& rows) {
-  RunShare<T, M> sa, sb, sc, sd;
-  sa.load(ops.a + offset, R0, R1, gi, GW, valid);
-  sb.load(ops.b + offset, R0, R1, gi, GW, valid);
-  sc.load(ops.c + offset, R0, R1, gi, GW, valid);
-  sd.load(ops.d + offset, R0, R1, gi, GW, valid);
-  // Operand op (0..3: a, b, c, d) into and out of its staging array; op is a constant in the
-  // unrolled loops below, so the selections fold away.
-  const auto put = [&](int op) {
-    const RunShare<T, M>& share = op == 0 ? sa : op == 1 ? sb : op == 2 ? sc : sd;
-    share.stage(stage, gbase, gi, GW);
-  };
-  const auto take = [&](int op) {
-    T(&out)[M] = op == 0 ? rows.a : op == 1 ? rows.b : op == 2 ? rows.c : rows.d;
-    b2b_take<T, M>(stage, from, L, op == 1 ? T(1) : T(0), out);
-  };
-#pragma unroll
-  for (int op = 0; op < 4; ++op) {
-    put(op);
-    __syncwarp();
-    take(op);
-    __syncwarp();
-  }
+  const StageArrays<T> st(stage, B2BSmem<T, M, 32>::stage);
+  stage_run_async<T, M>(st, ops.a + offset, ops.b + offset, ops.c + offset, ops.d + offset, 1, 1, 1,
+                        1, R0, R1, R1, gi, GW, gbase, valid, true, true);
+  __syncwarp();
+  take_chunk<T, M>(st, from, L, valid, false, false, rows);
+  __syncwarp();
 }
 
 /// The bound's stand-in for a solve (Solve false in the kernels below): x = a + b + c + d per
@@ -269,7 +241,7 @@ __global__ void __launch_bounds__(b2b_threads, b2b_min_blocks<T>())
 /// d once: 9 accesses per row against the copy's 5, as the fixed long path. Solve false: the
 /// bound (the same loads and stores; the tile's two equations are lane 0's and 31's sums).
 template <class T, bool Finish, bool Accumulate, bool Solve = true>
-__global__ void __launch_bounds__(b2b_threads, sizeof(T) == 4 ? 3 : 2)
+__global__ void __launch_bounds__(b2b_threads, b2b_min_blocks<T>())
     var_b2b_tile_kernel(Operands<T> ops, const B2BTile* __restrict__ tiles, std::int64_t count,
                         T* __restrict__ ws, std::int64_t plane) {
   constexpr int M = B2BPlan::M;
@@ -277,7 +249,7 @@ __global__ void __launch_bounds__(b2b_threads, sizeof(T) == 4 ? 3 : 2)
   static_assert(B2BTiles::tile_rows == 32 * M, "a tile is a warp's 32 chunks");
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  T* stage = reinterpret_cast<T*>(smem_raw) + warp * Lay::stage;
+  T* stage = reinterpret_cast<T*>(smem_raw) + warp * Lay::warp_stage;
   const std::int64_t w = std::int64_t(blockIdx.x) * b2b_warps + warp;
   if (w >= count) return;  // the whole warp: nothing below reaches across warps
   const B2BTile tl = tiles[w];

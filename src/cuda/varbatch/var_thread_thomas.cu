@@ -261,14 +261,14 @@ class CudaVarPlan final : public VarBackendPlan<T> {
       const std::int64_t min_class = mc != nullptr ? std::max(1LL, std::atoll(mc)) : 2048;
       b2b_ = plan_b2b_classes(layout.lengths, layout.offsets, min_class);
       b2b_on_ = true;
-      // Unset: the variant measured fastest for the precision (H100, 2026-11-28, 25600 systems of
-      // 256..512 rows, every variant in one process: float ahead 57.6% of the copy against base's
-      // 56.3% and prefetch's 53.0% (72-80 registers hold it to 3 blocks an SM); double prefetch
-      // 63.8% against base's 58.2%; bench/results/layouts/gpu-h100-var31.txt).
+      // Unset: ahead, the variant measured fastest in both precisions since the asynchronous
+      // staging (H200, 2026-11-28, 25600 systems of 256..512 rows, every variant in one process:
+      // double ahead 2613-2642 GB/s against prefetch's 2451-2483 and base's 2551-2580; float
+      // ahead 2412-2476 against base's 2411-2466 and prefetch's 2283;
+      // bench/results/layouts/gpu-h200-async-var.txt).
       const char* variant = std::getenv("TRIAX_CUDA_VAR_B2B_VARIANT");
-      b2b_variant_ = variant != nullptr && *variant != '\0'
-                         ? parse_b2b_variant(variant)
-                         : (sizeof(T) == 4 ? B2BVariant::ahead : B2BVariant::prefetch);
+      b2b_variant_ = variant != nullptr && *variant != '\0' ? parse_b2b_variant(variant)
+                                                            : B2BVariant::ahead;
       const char* bound = std::getenv("TRIAX_CUDA_VAR_B2B_BOUND");
       b2b_bound_ = bound != nullptr && std::string_view(bound) == "1";
       // Longer ones (up to B2BTiles::max_long_rows) in tiles, two passes around a reduced batch
@@ -278,6 +278,7 @@ class CudaVarPlan final : public VarBackendPlan<T> {
         b2b_reduced_ = plan_b2b_classes(b2b_tiles_.reduced_lengths, b2b_tiles_.reduced_offsets,
                                         min_class);
         b2b_long_on_ = !b2b_tiles_.tiles.empty();
+        if (b2b_long_on_) allow_tile_shared_memory();
       }
     }
     b2b_launches_ = prepare_b2b(b2b_);
@@ -503,6 +504,24 @@ class CudaVarPlan final : public VarBackendPlan<T> {
 
   // Plan time: each class's resident blocks (the variants' look-ahead) and the bound switch; the
   // kernels' shared memory opted in where they need more than 48 KiB.
+  /// The tile kernels' shared memory past the 48 KiB a launch gets without asking (double: four
+  /// staging arrays a warp).
+  static void allow_tile_shared_memory() {
+    constexpr std::size_t smem = cuda::B2BSmem<T, B2BPlan::M, 32>::bytes;
+    if constexpr (smem > 48 * 1024) {
+      const void* kernels[] = {
+          reinterpret_cast<const void*>(cuda::var_b2b_tile_kernel<T, false, false, false>),
+          reinterpret_cast<const void*>(cuda::var_b2b_tile_kernel<T, false, false>),
+          reinterpret_cast<const void*>(cuda::var_b2b_tile_kernel<T, true, true>),
+          reinterpret_cast<const void*>(cuda::var_b2b_tile_kernel<T, true, false, false>),
+          reinterpret_cast<const void*>(cuda::var_b2b_tile_kernel<T, true, false>)};
+      for (const void* k : kernels) {
+        TRIAX_CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                              static_cast<int>(smem)));
+      }
+    }
+  }
+
   std::vector<cuda::B2BLaunch> prepare_b2b(const B2BPlan& plan) const {
     std::vector<cuda::B2BLaunch> launches;
     for (const B2BClass& c : plan.classes) {

@@ -103,18 +103,17 @@ int env_switch(const char* name) {
   return w == "0" ? 0 : w == "1" ? 1 : -1;
 }
 
-/// Whether chunk_fastest moves contiguous rows in 16-byte vectors (HybridShape::vector_stage).
-/// Measured on the H100 (2026-11-26, docs/notes/2026-11-26-shapes.md; % of the copy, element-wise
-/// / vectors): float with P <= 32 chunk threads gains 12 points (n = 255: 52.1 / 64.5, n = 250:
-/// 52.2 / 64.0 along x of 256^2 systems); with P = 64 it loses 3-5 (float n = 257: 37.3 / 33.9,
-/// n = 300: 41.6 / 37.9; double 61.6 / 56.1 and 64.8 / 60.0), and in double with P <= 32 it is
-/// level (97.1 / 97.4). TRIAX_CUDA_HYBRID_VECTOR_STAGE=0 / 1: never / always.
+/// Whether chunk_fastest stores x's contiguous rows in 16-byte vectors (HybridShape::vector_stage;
+/// its loads are asynchronous element copies, run_stage.cuh). Measured on an H200 (2026-11-28,
+/// along x, % of the copy, per element / vectors): float n = 3000 36.1 / 38.4, 4000 41.1 / 43.1,
+/// 1001 55.5 / 56.4, double 166 54.0 / 55.2; nowhere more than 1% worse. Groups of fewer than
+/// 4 lanes (P < 4) cannot take a run's ends (up to 3 elements each).
+/// TRIAX_CUDA_HYBRID_VECTOR_STAGE=0 / 1: never / wherever P >= 4.
 template <class T>
 bool vector_stage_on(int P) {
   const int sw = env_switch("TRIAX_CUDA_HYBRID_VECTOR_STAGE");
-  // Groups of fewer than 4 lanes (P < 4) cannot take a run's ends (up to 3 elements each).
   if (P < 4) return false;
-  return sw == -1 ? sizeof(T) == 4 && P <= 32 : sw == 1;
+  return sw != 0;
 }
 
 /// Whether the register kernel reads a, b, c and d as Unified-Vector units (HybridShape::unified):

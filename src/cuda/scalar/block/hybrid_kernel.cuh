@@ -5,9 +5,10 @@
 // by the access pattern:
 //
 //  * Mapping::chunk_fastest (Algorithm 10, rows contiguous: axis 0). The P threads of a system
-//    are consecutive. A group of min(P, 32) lanes reads its rows with one contiguous run per
-//    instruction (lane i takes rows R0 + i, R0 + i + 32, ...) and hands each thread its chunk
-//    through a per-warp shared-memory transpose; x leaves the same way. With P <= 32 the reduced
+//    are consecutive. A group of min(P, 32) lanes copies its rows into shared memory with one
+//    contiguous run per instruction (lane i takes rows R0 + i, R0 + i + 32, ...; cp.async,
+//    run_stage.cuh) and each thread takes its chunk from there: a per-warp transpose; x leaves
+//    the same way. With P <= 32 the reduced
 //    system never leaves the warp (pair_solve over shuffles, no block barrier).
 //  * Mapping::system_fastest (Algorithm 11, neighbouring systems adjacent in memory: axes >= 1).
 //    The S threads of one chunk index are consecutive: each row of a chunk is one contiguous run
@@ -40,6 +41,7 @@
 #include "cuda/scalar/block/hybrid.hpp"
 #include "cuda/scalar/block/long_tile.cuh"
 #include "cuda/scalar/block/reduced_solve.cuh"
+#include "cuda/scalar/block/run_stage.cuh"
 #include "cuda/scalar/thread/thomas_steps.cuh"
 #include "cuda/scalar/warp/hybrid_math.cuh"
 
@@ -65,8 +67,8 @@ struct HybridShape {
   // their layout: element (system s, row r) at s * sys_stride + r * row_stride.
   std::int64_t red_sys_stride, red_row_stride;
   void* red;  // T[4][count * 2K]: sub, diag, sup, rhs/x
-  // chunk_fastest: operands with contiguous rows go between global and shared memory in 16-byte
-  // vectors, with single elements at each end of a group's run (RunShare, store_run).
+  // chunk_fastest: x leaves the staging area in 16-byte vectors where its rows are contiguous,
+  // with single elements at each end of a group's run (store_run).
   bool vector_stage;
   // Neighbouring systems adjacent (system_fastest): a, b, c and d are components 0..3 of one
   // aligned unit per row (core/unified_units.hpp, checked by the host at each solve), read with
@@ -289,53 +291,10 @@ __device__ __forceinline__ void load_chunk_direct(const T* base, int first, bool
   }
 }
 
-/// chunk_fastest with contiguous rows: a group's run of rows [R0, R1) of one operand, row0 its
-/// row 0, as this lane's share: up to M / V aligned 16-byte vectors (vector v = gi + gw i of the
-/// run's aligned body) and up to one element of each end (the run's first `head` rows before the
-/// first 16-byte boundary, its rows after the last: fewer than V each, so groups of at least
-/// V - 1 lanes load them; the host takes this path for P >= 4 only). Nothing outside the run is
-/// read.
-template <class T, int M>
-struct RunShare {
-  static constexpr int V = 16 / static_cast<int>(sizeof(T));
-  VecOf<T> body[M / V];
-  T head_value, tail_value;
-  int head, vectors, tail_start, len;
-  __device__ __forceinline__ void load(const T* row0, int R0, int R1, int gi, int gw, bool valid) {
-    const T* run = row0 + R0;
-    len = valid ? R1 - R0 : 0;
-    const int mis = static_cast<int>((reinterpret_cast<std::uintptr_t>(run) / sizeof(T)) % V);
-    head = min(len, (V - mis) % V);
-    vectors = (len - head) / V;
-    tail_start = head + vectors * V;
-    if (gi < head) head_value = run[gi];
-    if (gi < len - tail_start) tail_value = run[tail_start + gi];
-    const VecOf<T>* vec = reinterpret_cast<const VecOf<T>*>(run + head);
-#pragma unroll
-    for (int i = 0; i < M / V; ++i) {
-      if (gi + gw * i < vectors) body[i] = vec[gi + gw * i];
-    }
-  }
-  /// The share into staging slots gbase + (row - R0).
-  __device__ __forceinline__ void stage(T* st, int gbase, int gi, int gw) const {
-    if (gi < head) st[padded<T>(gbase + gi)] = head_value;
-    if (gi < len - tail_start) st[padded<T>(gbase + tail_start + gi)] = tail_value;
-#pragma unroll
-    for (int i = 0; i < M / V; ++i) {
-      const int v = gi + gw * i;
-      if (v < vectors) {
-        T e[V];
-        unpack(body[i], e);
-#pragma unroll
-        for (int k = 0; k < V; ++k) st[padded<T>(gbase + head + v * V + k)] = e[k];
-      }
-    }
-  }
-};
-
 /// chunk_fastest with contiguous rows: the staged values of a group's run [R0, R1) stored to x
 /// (added to what x holds, accumulating), 16-byte vectors in the aligned body and single
-/// elements at the ends, as RunShare splits it (groups of at least V - 1 lanes). Checked:
+/// elements at each end (fewer than V rows before the first 16-byte boundary and after the last:
+/// groups of at least V - 1 lanes store them; the host asks for P >= 4). Checked:
 /// returns 1 + the last row whose stored value is not finite, else 0.
 template <class T, int M, bool Accumulate, bool Checked>
 __device__ __forceinline__ int store_run(T* x_row0, int R0, int R1, int gi, int gw, int gbase,
@@ -377,14 +336,16 @@ __device__ __forceinline__ int store_run(T* x_row0, int R0, int R1, int gi, int 
 
 /// The register budget of a kernel: blocks of up to hybrid_max_threads where neighbouring systems
 /// are adjacent; where a system's chunk threads are adjacent (axis 0) blocks have at most
-/// chunk_block_threads, and 8-row float chunks are held to 80 registers, so that three blocks fit
-/// an SM: at two (86-99 registers, 25% occupancy) the staged float path ran at 52-64% of the copy
-/// where the 62-register vector path ran at 102% with four (H100, n = 255 / 256 along x,
-/// docs/notes/2026-11-26-shapes.md); at three, 77%. Four (64 registers, 32-64 bytes spilled)
-/// gained 4 points with 64 chunk threads (n = 257, 300) and lost 6-9 with 32.
+/// chunk_block_threads, and 8-row float chunks are held to 64 registers: four blocks an SM (the
+/// fused chunk_fastest kernel takes 72 uncapped and spills 4 bytes at 64). Before its loads
+/// went through cp.async (run_stage.cuh) it needed 80 for three blocks: at two (86-99
+/// registers, 25% occupancy) the float path ran at 52-64% of the copy where the 62-register
+/// vector path ran at 102% with four (H100, n = 255 / 256 along x,
+/// docs/notes/2026-11-26-shapes.md). Double keeps two blocks: its chunk's rows alone are 64
+/// registers (236 bytes spilled at 80).
 constexpr int chunk_block_threads = 256;
-#ifndef TRIAX_CUDA_CHUNK_MIN_BLOCKS  // a tuning aid: 4 holds them to 64 registers (some spills)
-#define TRIAX_CUDA_CHUNK_MIN_BLOCKS 3
+#ifndef TRIAX_CUDA_CHUNK_MIN_BLOCKS  // a tuning aid: blocks per SM of the 8-row float kernels
+#define TRIAX_CUDA_CHUNK_MIN_BLOCKS 4
 #endif
 template <class T, int M, Mapping Map>
 struct HybridBounds {
@@ -447,68 +408,15 @@ __global__ void __launch_bounds__(HybridBounds<T, M, Map>::threads,
   const int R0 = chunk_fastest ? chunk_start(sh, n, j - gi) : 0;
   const int R1 = chunk_fastest ? chunk_start(sh, n, j - gi + gw) : 0;
   if constexpr (chunk_fastest) {
-    // Where all four operands have contiguous rows: 16-byte vectors through the staging area.
-    if (sh.vector_stage && ra == 1 && rb == 1 && rc == 1 && rd == 1) {
-      T* st[4] = {stage, stage + lay.stage_stride / 4, stage + 2 * (lay.stage_stride / 4),
-                  stage + 3 * (lay.stage_stride / 4)};
-      RunShare<T, M> sa, sb, sc, sd;
-      sa.load(ops.a + off[op_a], R0, R1, gi, gw, valid);
-      sb.load(ops.b + off[op_b], R0, R1, gi, gw, valid);
-      sc.load(ops.c + off[op_c], R0, R1, gi, gw, valid);
-      sd.load(ops.d + off[op_d], R0, R1, gi, gw, valid);
-      sa.stage(st[0], gbase, gi, gw);
-      sb.stage(st[1], gbase, gi, gw);
-      sc.stage(st[2], gbase, gi, gw);
-      sd.stage(st[3], gbase, gi, gw);
-      __syncwarp();
-#pragma unroll
-      for (int k = 0; k < M; ++k) {
-        if (k < L) {
-          // a of row 0 and c of row n - 1 were loaded with their run: drop them.
-          const int e = padded<T>(gbase + (r0 - R0) + k);
-          rows.a[k] = valid && r0 + k > 0 ? st[0][e] : T(0);
-          rows.b[k] = valid ? st[1][e] : T(1);
-          rows.c[k] = valid && r0 + k + 1 < n ? st[2][e] : T(0);
-          rows.d[k] = valid ? st[3][e] : T(0);
-        }
-      }
-      __syncwarp();
-    } else {
-      T va[M], vb[M], vc[M], vd[M];
-#pragma unroll
-      for (int i = 0; i < M; ++i) {
-        const int row = R0 + gi + gw * i;
-        const bool in = valid && row < R1;
-        va[i] = in && row > 0 ? ops.a[off[op_a] + row * ra] : T(0);
-        vb[i] = in ? ops.b[off[op_b] + row * rb] : T(1);
-        vc[i] = in && row + 1 < n ? ops.c[off[op_c] + row * rc] : T(0);
-        vd[i] = in ? ops.d[off[op_d] + row * rd] : T(0);
-      }
-      // All four arrays through the staging area at once (one warp barrier), so that the loads'
-      // registers free up as their values land in shared memory.
-      T* st[4] = {stage, stage + lay.stage_stride / 4, stage + 2 * (lay.stage_stride / 4),
-                  stage + 3 * (lay.stage_stride / 4)};
-#pragma unroll
-      for (int i = 0; i < M; ++i) {
-        const int e = padded<T>(gbase + gi + gw * i);
-        st[0][e] = va[i];
-        st[1][e] = vb[i];
-        st[2][e] = vc[i];
-        st[3][e] = vd[i];
-      }
-      __syncwarp();
-#pragma unroll
-      for (int k = 0; k < M; ++k) {
-        if (k < L) {
-          const int e = padded<T>(gbase + (r0 - R0) + k);
-          rows.a[k] = st[0][e];
-          rows.b[k] = st[1][e];
-          rows.c[k] = st[2][e];
-          rows.d[k] = st[3][e];
-        }
-      }
+    // Every row of the group's run straight into its staging slot (run_stage.cuh), then each
+    // thread takes its chunk.
+    const StageArrays<T> st(stage, lay.stage_stride / 4);
+    stage_run_async<T, M>(st, ops.a + off[op_a], ops.b + off[op_b], ops.c + off[op_c],
+                          ops.d + off[op_d], ra, rb, rc, rd, R0, R1, static_cast<int>(n), gi, gw,
+                          gbase, valid, false, false);
     __syncwarp();
-    }
+    take_chunk<T, M>(st, gbase + (r0 - R0), L, valid, r0 == 0, r0 + L == n, rows);
+    __syncwarp();
   } else if constexpr (Map == Mapping::chunk_direct) {
     // Every chunk starts on a 16-byte boundary and has a multiple of V rows (the host checked);
     // a coefficient that is one value along the row (row stride 0) is read once.
