@@ -155,7 +155,6 @@ bool aligned(const Problem& p, const Operands<T>& ops, const HybridShape& sh) {
   return true;
 }
 
-
 template <class T>
 BoundLaunch hybrid_bound_of(GpuContext& ctx, const Problem& p, const Operands<T>& ops,
                             const HybridConfig& cfg) {

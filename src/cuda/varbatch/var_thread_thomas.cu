@@ -502,8 +502,6 @@ class CudaVarPlan final : public VarBackendPlan<T> {
     });
   }
 
-  // Plan time: each class's resident blocks (the variants' look-ahead) and the bound switch; the
-  // kernels' shared memory opted in where they need more than 48 KiB.
   /// The tile kernels' shared memory past the 48 KiB a launch gets without asking (double: four
   /// staging arrays a warp).
   static void allow_tile_shared_memory() {
@@ -522,6 +520,8 @@ class CudaVarPlan final : public VarBackendPlan<T> {
     }
   }
 
+  // Plan time: each class's resident blocks (the variants' look-ahead) and the bound switch; the
+  // kernels' shared memory opted in where they need more than 48 KiB.
   std::vector<cuda::B2BLaunch> prepare_b2b(const B2BPlan& plan) const {
     std::vector<cuda::B2BLaunch> launches;
     for (const B2BClass& c : plan.classes) {
