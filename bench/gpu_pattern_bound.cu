@@ -1,7 +1,7 @@
 // The pattern bounds of gpu_pattern_bound.hpp. The hybrid's bound mirrors hybrid_run's choices
-// (hybrid.cu) for the arrangements along axis 0; where hybrid.cu decides from helpers of its own
-// (split_rows, direct_aligned, long_split) the few lines are repeated here, and anything this
-// file does not mirror returns no bound rather than a bound of another pattern. Off the aligned
+// (hybrid.cu) for the arrangements along axis 0: the chunks are cut by hybrid.cu's own helpers
+// (chunk_split.cuh), long_split's few lines are repeated here, and anything this file does not
+// mirror returns no bound rather than a bound of another pattern. Off the aligned
 // path the kernel copies its runs element by element (run_stage.cuh) and stores x in 16-byte
 // vectors where P >= 4 (vector_stage_on); the bound stores element by element: the same bytes
 // in the same order.
@@ -18,6 +18,7 @@
 
 #include "core/cyclic_variants.hpp"
 #include "cuda/cyclic/block_cyclic.cuh"
+#include "cuda/scalar/block/chunk_split.cuh"
 #include "cuda/scalar/block/hybrid.hpp"
 #include "cuda/scalar/block/hybrid_kernel.cuh"
 #include "cuda/scalar/block/long_tile.hpp"
@@ -126,31 +127,11 @@ void launch_chunks(int M, const Problem& p, const Operands<T>& ops, const Hybrid
   TRIAX_CUDA_CHECK_LAUNCH();
 }
 
-/// hybrid.cu's split_rows: `wanted` chunks of q or q + 1 rows (at least 2 unless n == 1).
-HybridShape split(std::int64_t n, std::int64_t wanted, int P, int S) {
-  HybridShape sh{};
-  sh.P = P;
-  sh.S = S;
-  sh.C = 1;
-  sh.active = static_cast<int>(std::min<std::int64_t>(wanted, std::max<std::int64_t>(1, n / 2)));
-  sh.q = static_cast<int>(n / sh.active);
-  sh.rem = static_cast<int>(n % sh.active);
-  return sh;
-}
-
-/// hybrid.cu's direct_aligned, for the bench's operands (no row stride 0).
-template <class T>
-bool aligned(const Problem& p, const Operands<T>& ops, const HybridShape& sh) {
-  constexpr int V = 16 / sizeof(T);
-  if (sh.rem != 0 || sh.q % V != 0) return false;
-  const void* ptrs[operand_count] = {ops.a, ops.b, ops.c, ops.d, ops.x};
+/// Every operand's rows contiguous: the bound's direct loads read no row stride 0 (the solve
+/// reads such a coefficient once).
+bool rows_contiguous(const Problem& p) {
   for (int op = 0; op < operand_count; ++op) {
-    const detail::OperandMap& m = p.map[op];
-    if (m.row_stride != 1 || m.offset % V != 0) return false;
-    if (reinterpret_cast<std::uintptr_t>(ptrs[op]) % 16 != 0) return false;
-    for (int k = 0; k < p.batch_rank; ++k) {
-      if (m.batch_strides[k] % V != 0) return false;
-    }
+    if (p.map[op].row_stride != 1) return false;
   }
   return true;
 }
@@ -162,8 +143,9 @@ BoundLaunch hybrid_bound_of(GpuContext& ctx, const Problem& p, const Operands<T>
   if (!chunk_major || cfg.C != 1 || p.count < 1 || p.n < 1) return {};
   const cudaStream_t stream = ctx.stream();
   if (p.n <= std::int64_t(cfg.M) * cfg.P) {  // fused: one launch
-    const HybridShape sh = split(p.n, cfg.P, cfg.P, cfg.S);
-    const bool direct = cfg.map == Mapping::chunk_direct && aligned(p, ops, sh);
+    HybridShape sh = detail::cuda::split_rows(p.n, cfg.P, cfg.P, cfg.S);
+    const bool direct = cfg.map == Mapping::chunk_direct && rows_contiguous(p) &&
+                        detail::cuda::direct_shape(p, ops, cfg.M, sh);
     const int M = cfg.M;
     if (direct) return [=] { launch_chunks<T, true, true>(M, p, ops, sh, 1, nullptr, stream); };
     return [=] { launch_chunks<T, false, true>(M, p, ops, sh, 1, nullptr, stream); };
@@ -171,7 +153,8 @@ BoundLaunch hybrid_bound_of(GpuContext& ctx, const Problem& p, const Operands<T>
   // The long path (hybrid.cu's long_split, tiled): chunks of cfg.M rows, K a multiple of P,
   // the reduced batch 2 rows per tile of 32 chunks, each system's rows contiguous.
   const std::int64_t wanted = (p.n + cfg.M - 1) / cfg.M;
-  const HybridShape sh = split(p.n, std::min<std::int64_t>(wanted, 1 << 30), cfg.P, cfg.S);
+  const HybridShape sh =
+      detail::cuda::split_rows(p.n, std::min<std::int64_t>(wanted, 1 << 30), cfg.P, cfg.S);
   const std::int64_t chunks = (sh.active + cfg.P - 1) / cfg.P * std::int64_t(cfg.P);
   if (cfg.P % detail::cuda::long_path_tile_chunks != 0) return {};
   const int tiles = static_cast<int>(chunks / cfg.P);

@@ -97,6 +97,36 @@ TYPED_TEST(CudaVsReference, UnalignedRowsAlongAxis0) {
   }
 }
 
+// Systems whose rows start on 16-byte boundaries along axis 0 but whose length the chunk threads
+// do not share evenly in whole vectors (n a multiple of 4 in float, 2 in double): the hybrid
+// cuts them in chunks of whole vectors, the last one shorter, and reads them straight from
+// global memory (chunk_split.cuh). 300 in float: 25 chunks of 12 rows of 32; 166 in double: 27
+// of 6 and one of 4. Every mode, checked mode, a, b, c one value per system; 37 systems leave
+// the last block partly empty.
+TYPED_TEST(CudaVsReference, AlignedRowsInWholeVectorChunksAlongAxis0) {
+  using T = TypeParam;
+  std::vector<std::int64_t> lengths = {4, 12, 20, 36, 100, 166, 300, 388, 500, 1000};
+  if (!quick_mode()) lengths.insert(lengths.end(), {52, 302, 1004, 2044});
+  int k = 0;
+  for (std::int64_t n : lengths) {
+    const std::vector<std::int64_t> shape = {n, 37};
+    const auto dense = Layout::packed(shape);
+    const auto each_system = one_value_per_system(shape, 0);
+    const OperandLayouts packed(dense);
+    const OperandLayouts per_system(each_system, each_system, each_system, dense, dense);
+    for (const OperandLayouts* layouts : {&packed, &per_system}) {
+      for (Mode mode : all_modes) {
+        SCOPED_TRACE("n " + std::to_string(n));
+        expect_matches_reference<T>(*layouts, 0, mode, seed_of("vectors", ++k),
+                                    cuda_runner<T>(Algorithm::cuda_block_thomas_pcr));
+      }
+    }
+    SCOPED_TRACE("checked, n " + std::to_string(n));
+    expect_matches_reference<T>(packed, 0, Mode::separate, seed_of("vectors", ++k),
+                                cuda_checked_runner<T>(Algorithm::cuda_block_thomas_pcr));
+  }
+}
+
 // Kernels that pick their tiling by batch size (the shuffle transpose's group width) get batches
 // on each side of the thresholds, with a partial warp at the end.
 TYPED_TEST(CudaVsReference, ManySystems) {

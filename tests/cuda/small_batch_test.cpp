@@ -33,16 +33,18 @@ detail::cuda::HybridConfig choice(std::int64_t n, std::int64_t systems) {
   return cfg;
 }
 
-// The switch does what it says: off (today's rule) 16 systems of 512 rows get 64 chunk threads
-// each, 4 systems a block; on, more chunk threads and fewer systems a block (16 x 64 threads are
-// fewer than the default fill wants on any device of 2 SMs or more); a batch that fills the
-// device is left alone.
+// The switch does what it says: off (today's rule) 16 systems of 512 rows get one chunk thread
+// per 8 rows in double (64, 4 systems a block) and per 16 in float (32, 8 systems a block); on,
+// more chunk threads and fewer systems a block (16 x 64 threads are fewer than the default fill
+// wants on any device of 2 SMs or more); a batch that fills the device is left alone.
 TYPED_TEST(SmallBatch, SwitchChangesTheConfiguration) {
   using T = TypeParam;
   const ScopedEnv off("TRIAX_CUDA_SMALL_BATCH", "0");
   const detail::cuda::HybridConfig today = choice<T>(512, 16);
-  EXPECT_EQ(today.P, 64);
-  EXPECT_EQ(today.S, 4);
+  const int rows = sizeof(T) == 4 ? 16 : 8;
+  EXPECT_EQ(today.M, rows);
+  EXPECT_EQ(today.P, 512 / rows);
+  EXPECT_EQ(today.S, 256 / today.P);
   const detail::cuda::HybridConfig big_today = choice<T>(512, 1 << 16);
   const ScopedEnv on("TRIAX_CUDA_SMALL_BATCH", "1");
   const detail::cuda::HybridConfig spread = choice<T>(512, 16);

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "core/unified_units.hpp"
+#include "cuda/scalar/block/chunk_split.cuh"
 #include "cuda/scalar/block/hybrid_kernel.cuh"
 #include "cuda/scalar/block/long_block.hpp"
 #include "cuda/scalar/block/pipelined_kernel.cuh"
@@ -41,19 +42,6 @@ int next_pow2(std::int64_t v) {
 /// The long path's rows per chunk: the largest M that a thread keeps without spilling.
 template <class T>
 constexpr int long_path_chunk = sizeof(T) == 4 ? 16 : 8;
-
-/// Rows split into `active` chunks of q or q + 1 rows (all >= 2 unless n == 1).
-HybridShape split_rows(std::int64_t n, int active_wanted, int P, int S) {
-  HybridShape sh{};
-  sh.P = P;
-  sh.S = S;
-  sh.C = 1;
-  const std::int64_t cap = std::max<std::int64_t>(1, n / 2);
-  sh.active = static_cast<int>(std::min<std::int64_t>(active_wanted, cap));
-  sh.q = static_cast<int>(n / sh.active);
-  sh.rem = static_cast<int>(n % sh.active);
-  return sh;
-}
 
 bool fits_fused(std::int64_t n, const HybridConfig& cfg) {
   return n <= std::int64_t(cfg.M) * cfg.P * cfg.C;
@@ -496,27 +484,6 @@ void launch_phase(const HybridConfig& cfg, const Problem& p, const Operands<T>& 
   }
 }
 
-/// chunk_direct's precondition: every operand's rows contiguous (or, for a, b and c, one value
-/// along the row: row stride 0, read once), every chunk starting on a 16-byte boundary and a
-/// whole number of 16-byte vectors long.
-template <class T>
-bool direct_aligned(const Problem& p, const Operands<T>& ops, const HybridShape& sh) {
-  constexpr int V = 16 / sizeof(T);
-  if (sh.rem != 0 || sh.q % V != 0) return false;
-  const void* ptrs[operand_count] = {ops.a, ops.b, ops.c, ops.d, ops.x};
-  for (int op = 0; op < operand_count; ++op) {
-    const OperandMap& m = p.map[op];
-    const bool coefficient = op == op_a || op == op_b || op == op_c;
-    if (coefficient && m.row_stride == 0) continue;
-    if (m.row_stride != 1 || m.offset % V != 0) return false;
-    if (reinterpret_cast<std::uintptr_t>(ptrs[op]) % 16 != 0) return false;
-    for (int k = 0; k < p.batch_rank; ++k) {
-      if (m.batch_strides[k] % V != 0) return false;
-    }
-  }
-  return true;
-}
-
 /// Whether the pipelined kernel's shared memory for n rows fits the current device.
 template <class T>
 bool pipelined_fits(std::int64_t n, const HybridConfig& cfg) {
@@ -663,9 +630,13 @@ bool choose(const Problem& p, HybridFamily family, Allowed allowed, HybridConfig
   // registers bound the threads per SM), so where neighbouring systems share a row (axes >= 1)
   // float chunks are 16 rows, as many bytes as 8 double rows: 76-92% of the copy against
   // 40-75% with 8 on the H100 (docs/algorithms.md). Along axis 0, 8-row float chunks already
-  // run at the copy's speed; 16 only where 8 would need more chunk threads than the family has.
+  // run at the copy's speed; 16 where 8 would need more chunk threads than the family has, and
+  // where 16 keep a system in one warp that 8 would spread over two (256 < n <= 512: on an H200
+  // n = 257 and 300 took 0.91x and 0.93x the time of P = 64; where 16 rows would only halve a
+  // warp's P, n = 93 and 166, they took 1.23x and 1.08x; docs/notes/2026-11-28-session12.md).
   // (16 doubles would need more than the 128 registers a 512-thread block leaves.)
-  const bool wide = sizeof(T) == 4 && (!rows_contiguous || n > 8 * max_p);
+  const bool one_warp = rows_contiguous && n > 8 * 32 && n <= 16 * 32;
+  const bool wide = sizeof(T) == 4 && (!rows_contiguous || n > 8 * max_p || one_warp);
   cfg.M = wide ? 16 : 8;
   const std::int64_t chunks = (n + cfg.M - 1) / cfg.M;
   if (family == HybridFamily::warp && chunks > 32) return false;
@@ -822,7 +793,7 @@ void hybrid_run(const Problem& p, const Operands<T>& ops, const HybridConfig& cf
     sh.vector_stage = vector_stage_on<T>(sh.P);
     sh.unified = units && c0.map == Mapping::system_fastest;
     HybridConfig c = c0;
-    if (c.map == Mapping::chunk_direct && !direct_aligned(p, ops, sh))
+    if (c.map == Mapping::chunk_direct && !direct_shape(p, ops, c.M, sh))
       c.map = Mapping::chunk_fastest;
     with_solve_mode(ops, [&](auto acc, auto chk) {
       if constexpr (!chk.value) {

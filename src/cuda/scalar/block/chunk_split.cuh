@@ -1,0 +1,84 @@
+#pragma once
+// How the hybrid cuts a system of n rows into its chunk threads' chunks, and whether the chunks
+// of a system whose rows are contiguous can be read straight from global memory in 16-byte
+// vectors (Mapping::chunk_direct) rather than staged through shared memory row by row
+// (chunk_fastest). Host code, shared by hybrid.cu and the bench's pattern bound, so that the
+// bound moves the bytes the solve moves.
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+
+#include "cuda/scalar/block/hybrid_kernel.cuh"
+
+namespace triax::detail::cuda {
+
+/// Rows split into `active` chunks of q or q + 1 rows (all >= 2 unless n == 1).
+inline HybridShape split_rows(std::int64_t n, int active_wanted, int P, int S) {
+  HybridShape sh{};
+  sh.P = P;
+  sh.S = S;
+  sh.C = 1;
+  const std::int64_t cap = std::max<std::int64_t>(1, n / 2);
+  sh.active = static_cast<int>(std::min<std::int64_t>(active_wanted, cap));
+  sh.q = static_cast<int>(n / sh.active);
+  sh.rem = static_cast<int>(n % sh.active);
+  return sh;
+}
+
+/// The chunks of `sh` cut again for 16-byte vectors where split_rows' even cut does not give
+/// them: q a multiple of V = 16 / sizeof(T) rows (at most M), every active chunk q rows but the
+/// last, which keeps what remains (a multiple of V, so at least 2 rows), the chunks past it
+/// empty. n = 300 in float over 32 chunk threads: 25 chunks of 12 rows and 7 empty ones, where
+/// the even cut's 12 chunks of 10 rows and 20 of 9 start between vectors. False (sh unchanged)
+/// where n is not a multiple of V or the vectors would need more than M rows a chunk.
+template <class T>
+bool split_vectors(std::int64_t n, int M, int chunks, HybridShape& sh) {
+  constexpr std::int64_t V = 16 / sizeof(T);
+  if (n < 1 || chunks < 1 || n % V != 0) return false;
+  const std::int64_t even = (n + chunks - 1) / chunks;
+  const std::int64_t q = (even + V - 1) / V * V;
+  if (q > M) return false;
+  sh.q = static_cast<int>(q);
+  sh.rem = 0;
+  sh.active = static_cast<int>((n + q - 1) / q);
+  return true;
+}
+
+/// chunk_direct's precondition: every operand's rows contiguous (or, for a, b and c, one value
+/// along the row: row stride 0, read once), every chunk starting on a 16-byte boundary and a
+/// whole number of 16-byte vectors long.
+template <class T>
+bool direct_aligned(const Problem& p, const Operands<T>& ops, const HybridShape& sh) {
+  constexpr int V = 16 / sizeof(T);
+  if (sh.rem != 0 || sh.q % V != 0 || p.n % V != 0) return false;
+  const void* ptrs[operand_count] = {ops.a, ops.b, ops.c, ops.d, ops.x};
+  for (int op = 0; op < operand_count; ++op) {
+    const OperandMap& m = p.map[op];
+    const bool coefficient = op == op_a || op == op_b || op == op_c;
+    if (coefficient && m.row_stride == 0) continue;
+    if (m.row_stride != 1 || m.offset % V != 0) return false;
+    if (reinterpret_cast<std::uintptr_t>(ptrs[op]) % 16 != 0) return false;
+    for (int k = 0; k < p.batch_rank; ++k) {
+      if (m.batch_strides[k] % V != 0) return false;
+    }
+  }
+  return true;
+}
+
+/// The fused shape of a chunk_direct configuration: split_rows' cut where it gives whole
+/// vectors, else split_vectors' where that does; false where neither can be read in vectors
+/// (the kernel then stages the rows: chunk_fastest). Measurements:
+/// docs/notes/2026-11-28-session12.md. TRIAX_CUDA_HYBRID_VECTOR_SPLIT=0 keeps split_rows' cut
+/// (the A/B switch of those measurements).
+template <class T>
+bool direct_shape(const Problem& p, const Operands<T>& ops, int M, HybridShape& sh) {
+  if (direct_aligned(p, ops, sh)) return true;
+  const char* sw = std::getenv("TRIAX_CUDA_HYBRID_VECTOR_SPLIT");
+  if (sw != nullptr && sw[0] == '0') return false;
+  HybridShape v = sh;
+  if (!split_vectors<T>(p.n, M, sh.P * sh.C, v) || !direct_aligned(p, ops, v)) return false;
+  sh = v;
+  return true;
+}
+
+}  // namespace triax::detail::cuda
