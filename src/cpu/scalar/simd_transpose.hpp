@@ -140,23 +140,35 @@ inline void load_rows(const T* const* in, std::int64_t first, typename Vec<T>::t
   }
 }
 
-/// The inverse of load_rows: rows first .. first + V of the V systems out[0 .. V) from v (or
-/// added to them).
-template <bool Accumulate, class T>
-inline void store_rows(T* const* out, std::int64_t first, const typename Vec<T>::type* v) {
+/// load_rows' transposes undone: h[q][k] holds system k's rows q H .. q H + H - 1 in its low
+/// half and system k + H's in its high half.
+template <class T>
+inline void untranspose_rows(const typename Vec<T>::type* v,
+                             typename Vec<T>::type (&h)[2][Vec<T>::lanes / 2]) {
   constexpr int H = Vec<T>::lanes / 2;
-  typename Vec<T>::type h[2][H];
   for (int q = 0; q < 2; ++q) {
     for (int k = 0; k < H; ++k) h[q][k] = v[q * H + k];
     transpose_halves(h[q]);
   }
+}
+
+/// One vector of untranspose_rows to its two systems' H rows at lo and hi (or added to them).
+template <bool Accumulate, class T>
+inline void store_half_rows(T* lo, T* hi, typename Vec<T>::type h) {
+  if constexpr (Accumulate) h += load_halves(lo, hi);
+  store_halves(lo, hi, h);
+}
+
+/// The inverse of load_rows: rows first .. first + V of the V systems out[0 .. V) from v (or
+/// added to them); both halves of a system back to back, as load_rows reads them.
+template <bool Accumulate, class T>
+inline void store_rows(T* const* out, std::int64_t first, const typename Vec<T>::type* v) {
+  constexpr int H = Vec<T>::lanes / 2;
+  typename Vec<T>::type h[2][H];
+  untranspose_rows<T>(v, h);
   for (int k = 0; k < H; ++k) {
-    for (int q = 0; q < 2; ++q) {
-      T* lo = out[k] + first + q * H;
-      T* hi = out[k + H] + first + q * H;
-      if constexpr (Accumulate) h[q][k] += load_halves(lo, hi);
-      store_halves(lo, hi, h[q][k]);
-    }
+    for (int q = 0; q < 2; ++q)
+      store_half_rows<Accumulate, T>(out[k] + first + q * H, out[k + H] + first + q * H, h[q][k]);
   }
 }
 
@@ -195,10 +207,7 @@ inline void store_rows_first(T* const* out, std::int64_t first, const typename V
                              int rows) {
   constexpr int H = Vec<T>::lanes / 2;
   typename Vec<T>::type h[2][H];
-  for (int q = 0; q < 2; ++q) {
-    for (int k = 0; k < H; ++k) h[q][k] = v[q * H + k];
-    transpose_halves(h[q]);
-  }
+  untranspose_rows<T>(v, h);
   for (int q = 0; q < 2; ++q) {
     const int count = rows - q * H < H ? rows - q * H : H;
     if (count <= 0) break;
@@ -206,8 +215,7 @@ inline void store_rows_first(T* const* out, std::int64_t first, const typename V
       T* lo = out[k] + first + q * H;
       T* hi = out[k + H] + first + q * H;
       if (count == H) {
-        if constexpr (Accumulate) h[q][k] += load_halves(lo, hi);
-        store_halves(lo, hi, h[q][k]);
+        store_half_rows<Accumulate, T>(lo, hi, h[q][k]);
         continue;
       }
       auto l = low_half(h[q][k]);
@@ -248,10 +256,7 @@ inline void store_group(T* const* out, std::int64_t first, const typename Vec<T>
   for (int k = 0; k < H; ++k) h[k] = v[k];
   transpose_halves(h);
   for (int k = 0; k < H; ++k) {
-    T* lo = out[k] + first;
-    T* hi = out[k + H] + first;
-    if constexpr (Accumulate) h[k] += load_halves(lo, hi);
-    store_halves(lo, hi, h[k]);
+    store_half_rows<Accumulate, T>(out[k] + first, out[k + H] + first, h[k]);
   }
 }
 #else
