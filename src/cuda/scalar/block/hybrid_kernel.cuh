@@ -121,7 +121,9 @@ struct HybridSmem {
   }
 };
 
-__device__ __forceinline__ int chunk_start(const HybridShape& sh, std::int64_t n, int j) {
+/// Row where chunk j starts (n for the empty chunks past the active ones); on the host too, for
+/// the tests of the host's cuts (chunk_split.cuh).
+__host__ __device__ __forceinline__ int chunk_start(const HybridShape& sh, std::int64_t n, int j) {
   return j < sh.active ? j * sh.q + min(j, sh.rem) : static_cast<int>(n);
 }
 
