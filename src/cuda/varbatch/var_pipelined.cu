@@ -9,6 +9,7 @@
 
 #include "cuda/cuda_check.hpp"
 #include "cuda/launch/launch_kernel.hpp"
+#include "cuda/scalar/block/chunk_split.cuh"
 #include "cuda/scalar/block/pipelined_kernel.cuh"
 
 namespace triax::detail::cuda {
@@ -31,17 +32,9 @@ auto kernel_for(int S) {
                        : var_pipelined_kernel<T, 2 * run64<T>, Accumulate>;
 }
 
-/// The chunks of n rows over P chunk threads, as hybrid.cu's split_rows cuts them for the fixed
-/// kernel (chunk j < active has q or q + 1 rows, all >= 2 unless n == 1).
+/// The chunks of n rows over P chunk threads, as the fixed kernel cuts them.
 HybridShape shape_of(std::int64_t n, const HybridConfig& cfg) {
-  HybridShape sh{};
-  sh.P = cfg.P;
-  sh.S = cfg.S;
-  sh.C = 1;
-  sh.active = static_cast<int>(std::min<std::int64_t>(cfg.P, std::max<std::int64_t>(1, n / 2)));
-  sh.q = static_cast<int>(n / sh.active);
-  sh.rem = static_cast<int>(n % sh.active);
-  return sh;
+  return split_rows(n, cfg.P, cfg.P, cfg.S);
 }
 
 template <class T>
