@@ -157,10 +157,7 @@ void launch_block_cyclic(const Problem& p, const Operands<T>& ops, const SharedL
   const unsigned grid = static_cast<unsigned>(std::min<std::int64_t>(p.count, INT_MAX));
   with_solve_mode(ops, [&](auto accumulate, auto checked) {
     auto kernel = block_cyclic_kernel<T, Inner, accumulate.value, checked.value>;
-    if (smem > 48 * 1024) {
-      TRIAX_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            static_cast<int>(smem)));
-    }
+    allow_shared_memory(kernel, smem);
     launch_kernel(kernel, grid, threads, smem, stream, p, ops, layout);
   });
 }

@@ -37,6 +37,18 @@ void load_kernel(void (*kernel)(Params...)) {
   TRIAX_CUDA_CHECK(cudaFuncGetAttributes(&attributes, reinterpret_cast<const void*>(kernel)));
 }
 
+/// Lets `kernel` launch with `bytes` of dynamic shared memory: past the 48 KiB any kernel may
+/// take, a kernel must opt in to its size (cudaFuncAttributeMaxDynamicSharedMemorySize).
+inline void allow_shared_memory(const void* kernel, std::size_t bytes) {
+  if (bytes <= 48 * 1024) return;
+  TRIAX_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        static_cast<int>(bytes)));
+}
+template <class... Params>
+void allow_shared_memory(void (*kernel)(Params...), std::size_t bytes) {
+  allow_shared_memory(reinterpret_cast<const void*>(kernel), bytes);
+}
+
 /// kernel<<<grid, block, smem, stream>>>(args...) with the launch checked; under a
 /// KernelRehearsal, only loads the kernel.
 template <class... Params, class... Args>

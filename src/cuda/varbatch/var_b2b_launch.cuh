@@ -44,12 +44,7 @@ std::int64_t prepare_b2b_class(int P, bool bound) {
         reinterpret_cast<const void*>(var_b2b_kernel<T, M, Pc, false, V, true>),
         reinterpret_cast<const void*>(var_b2b_kernel<T, M, Pc, true, V, true>),
         reinterpret_cast<const void*>(var_b2b_kernel<T, M, Pc, false, V, false>)};
-    if (smem > 48 * 1024) {
-      for (int k = 0; k < (bound ? 3 : 2); ++k) {
-        TRIAX_CUDA_CHECK(cudaFuncSetAttribute(
-            kernels[k], cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-      }
-    }
+    for (int k = 0; k < (bound ? 3 : 2); ++k) allow_shared_memory(kernels[k], smem);
     int per_sm = 0, sms = 0, device = 0;
     TRIAX_CUDA_CHECK(
         cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernels[0], b2b_threads, smem));

@@ -63,11 +63,8 @@ bool VarPipelined<T>::choose(const Problem& p) {
   smem_ = PipelinedSmem<T>::make(true, static_cast<int>(p.n), cfg.M, cfg.P, cfg.S, 1).bytes();
   const int threads = cfg.S * cfg.P;
   int per_sm = 0, sms = 0, device = 0;
-  for (const auto kernel : {kernel_for<T, false>(cfg.S), kernel_for<T, true>(cfg.S)}) {
-    TRIAX_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
-                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          static_cast<int>(smem_)));
-  }
+  for (const auto kernel : {kernel_for<T, false>(cfg.S), kernel_for<T, true>(cfg.S)})
+    allow_shared_memory(kernel, smem_);
   TRIAX_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
       &per_sm, kernel_for<T, false>(cfg.S), threads, smem_));
   TRIAX_CUDA_CHECK(cudaGetDevice(&device));

@@ -301,9 +301,7 @@ class CudaVarPlan final : public VarBackendPlan<T> {
     if (tiled_) {
       for (const auto kernel : {cuda::var_tile_staged_kernel<T, false>,
                                 cuda::var_tile_staged_kernel<T, true>}) {
-        TRIAX_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
-                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                              static_cast<int>(cuda::tile_smem_bytes<T>)));
+        cuda::allow_shared_memory(kernel, cuda::tile_smem_bytes<T>);
       }
     }
     std::vector<std::int64_t> order, staged_order;
@@ -513,10 +511,7 @@ class CudaVarPlan final : public VarBackendPlan<T> {
           reinterpret_cast<const void*>(cuda::var_b2b_tile_kernel<T, true, true>),
           reinterpret_cast<const void*>(cuda::var_b2b_tile_kernel<T, true, false, false>),
           reinterpret_cast<const void*>(cuda::var_b2b_tile_kernel<T, true, false>)};
-      for (const void* k : kernels) {
-        TRIAX_CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                              static_cast<int>(smem)));
-      }
+      for (const void* k : kernels) cuda::allow_shared_memory(k, smem);
     }
   }
 

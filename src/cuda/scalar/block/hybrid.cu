@@ -253,10 +253,7 @@ void launch_one(const Problem& p, const Operands<T>& ops, const HybridShape& sh,
   const HybridSmem<T> lay = HybridSmem<T>::make(sh, M, Map, Ph);
   const std::size_t smem = lay.bytes(threads / 32, sh.S);
   auto kernel = hybrid_kernel<T, M, Map, Ph, Acc, Chk>;
-  if (smem > 48 * 1024) {
-    TRIAX_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          static_cast<int>(smem)));
-  }
+  allow_shared_memory(kernel, smem);
   const std::int64_t blocks = (p.count + sh.S - 1) / sh.S;
   const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(tiles));
   if constexpr (Ph == Phase::clustered) {
@@ -318,8 +315,7 @@ void launch_staged(int M, const Problem& p, const Operands<T>& ops, const Hybrid
   const auto launch = [&](auto kernel, int m) {
     const std::size_t smem = StagedSmem<T>::make(m, sh.P, sh.S, Clustered).bytes(sh.S);
     const int threads = sh.S * sh.P;
-    TRIAX_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          static_cast<int>(smem)));
+    allow_shared_memory(kernel, smem);
     const dim3 grid(static_cast<unsigned>((p.count + sh.S - 1) / sh.S),
                     static_cast<unsigned>(Clustered ? sh.C : 1));
     if constexpr (Clustered) {
@@ -419,8 +415,7 @@ void launch_pipelined_kernel(const Problem& p, const Operands<T>& ops, const Hyb
                              cudaStream_t stream) {
   const std::size_t smem = pipelined_smem_bytes<T>(p.n, sh.P, sh.S, sh.C);
   const int threads = sh.S * sh.P;
-  TRIAX_CUDA_CHECK(cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        static_cast<int>(smem)));
+  allow_shared_memory(Kernel, smem);
   const std::int64_t groups = p.count / sh.S;
   const int per_sm = blocks_per_sm<Kernel>(threads, smem);
   if (sh.C > 1) {
