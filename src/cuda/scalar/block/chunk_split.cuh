@@ -44,13 +44,13 @@ bool split_vectors(std::int64_t n, int M, int chunks, HybridShape& sh) {
   return true;
 }
 
-/// chunk_direct's precondition: every operand's rows contiguous (or, for a, b and c, one value
-/// along the row: row stride 0, read once), every chunk starting on a 16-byte boundary and a
-/// whole number of 16-byte vectors long.
+/// chunk_direct's precondition on the arrays: every operand's rows contiguous (or, for a, b and
+/// c, one value along the row: row stride 0, read once), every system starting on a 16-byte
+/// boundary and n a whole number of 16-byte vectors.
 template <class T>
-bool direct_aligned(const Problem& p, const Operands<T>& ops, const HybridShape& sh) {
+bool rows_in_vectors(const Problem& p, const Operands<T>& ops) {
   constexpr int V = 16 / sizeof(T);
-  if (sh.rem != 0 || sh.q % V != 0 || p.n % V != 0) return false;
+  if (p.n % V != 0) return false;
   const void* ptrs[operand_count] = {ops.a, ops.b, ops.c, ops.d, ops.x};
   for (int op = 0; op < operand_count; ++op) {
     const OperandMap& m = p.map[op];
@@ -65,20 +65,19 @@ bool direct_aligned(const Problem& p, const Operands<T>& ops, const HybridShape&
   return true;
 }
 
-/// The fused shape of a chunk_direct configuration: split_rows' cut where it gives whole
-/// vectors, else split_vectors' where that does; false where neither can be read in vectors
-/// (the kernel then stages the rows: chunk_fastest). Measurements:
-/// docs/notes/2026-11-28-session12.md. TRIAX_CUDA_HYBRID_VECTOR_SPLIT=0 keeps split_rows' cut
-/// (the A/B switch of those measurements).
+/// The fused shape of a chunk_direct configuration, where the arrays allow it (rows_in_vectors):
+/// split_rows' cut where every chunk is whole vectors (rem 0, q a multiple of V), else
+/// split_vectors'; false where neither can be read in vectors (the kernel then stages the rows:
+/// chunk_fastest). Measurements: docs/notes/2026-11-28-session12.md.
+/// TRIAX_CUDA_HYBRID_VECTOR_SPLIT=0 keeps split_rows' cut (the A/B switch of those measurements).
 template <class T>
 bool direct_shape(const Problem& p, const Operands<T>& ops, int M, HybridShape& sh) {
-  if (direct_aligned(p, ops, sh)) return true;
+  constexpr int V = 16 / sizeof(T);
+  if (!rows_in_vectors(p, ops)) return false;
+  if (sh.rem == 0 && sh.q % V == 0) return true;
   const char* sw = std::getenv("TRIAX_CUDA_HYBRID_VECTOR_SPLIT");
   if (sw != nullptr && sw[0] == '0') return false;
-  HybridShape v = sh;
-  if (!split_vectors<T>(p.n, M, sh.P * sh.C, v) || !direct_aligned(p, ops, v)) return false;
-  sh = v;
-  return true;
+  return split_vectors<T>(p.n, M, sh.P * sh.C, sh);
 }
 
 }  // namespace triax::detail::cuda
