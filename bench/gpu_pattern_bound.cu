@@ -42,11 +42,12 @@ using detail::cuda::Mapping;
 template <class T>
 constexpr T never = T(-1234567.0);
 
-/// The hybrid's chunk loads and x stores without the elimination. Direct: each thread's own
-/// chunk in 16-byte vectors (Mapping::chunk_direct); else the group's run element by element
-/// (Mapping::chunk_fastest). WriteX: x = a + b + c + d; else the long
+/// The hybrid's chunk loads and x stores without the elimination. Mapping::chunk_direct: each
+/// thread's own chunk in 16-byte vectors; chunk_shifted: the same from the vector boundary before
+/// each system's row 0, the ends element by element (hybrid_kernel.cuh's own loads and stores);
+/// chunk_fastest: the group's run element by element. WriteX: x = a + b + c + d; else the long
 /// path's first pass, 8 values per tile of 32 chunks to `pairs`.
-template <class T, int M, bool Direct, bool WriteX>
+template <class T, int M, Mapping Map, bool WriteX>
 __global__ void __launch_bounds__(detail::cuda::chunk_block_threads)
     chunk_bound_kernel(Problem p, Operands<T> ops, HybridShape sh, T* pairs) {
   using namespace detail::cuda;
@@ -58,12 +59,16 @@ __global__ void __launch_bounds__(detail::cuda::chunk_block_threads)
   const int j = blockIdx.y * P + jl;
   const bool valid = s < p.count;
   const std::int64_t n = p.n;
-  const int r0 = chunk_start(sh, n, j);
-  const int L = chunk_start(sh, n, j + 1) - r0;
   std::int64_t off[operand_count];
   system_offsets(p, valid ? s : 0, off);
+  constexpr bool Direct = Map == Mapping::chunk_direct;
+  constexpr bool Shifted = Map == Mapping::chunk_shifted;
+  const int r0 = Shifted ? j * sh.q - vector_shift(ops.d + off[op_d]) : chunk_start(sh, n, j);
+  const int L = Shifted ? shifted_chunk_rows(r0, static_cast<int>(n), sh.q)
+                        : chunk_start(sh, n, j + 1) - r0;
   T sum[M];
-  // Direct: element k is row r0 + k; else row R0 + gi + gw k of the group's run [R0, R1).
+  // Direct and shifted: element k is row r0 + k; else row R0 + gi + gw k of the group's run
+  // [R0, R1).
   const int gw = P < 32 ? P : 32, gi = lane % gw;
   const int R0 = chunk_start(sh, n, j - gi), R1 = chunk_start(sh, n, j - gi + gw);
   if constexpr (Direct) {
@@ -72,6 +77,15 @@ __global__ void __launch_bounds__(detail::cuda::chunk_block_threads)
     load_chunk_direct<T, M>(ops.b + off[op_b], r0, false, valid, L, b);
     load_chunk_direct<T, M>(ops.c + off[op_c], r0, false, valid, L, c);
     load_chunk_direct<T, M>(ops.d + off[op_d], r0, false, valid, L, d);
+#pragma unroll
+    for (int k = 0; k < M; ++k) sum[k] = valid && k < L ? a[k] + b[k] + c[k] + d[k] : T(0);
+  } else if constexpr (Shifted) {
+    const int rows = static_cast<int>(n);
+    T a[M], b[M], c[M], d[M];
+    load_chunk_shifted<T, M, false>(ops.a + off[op_a], r0, rows, valid, L, a);
+    load_chunk_shifted<T, M, true>(ops.b + off[op_b], r0, rows, valid, L, b);
+    load_chunk_shifted<T, M, false>(ops.c + off[op_c], r0, rows, valid, L, c);
+    load_chunk_shifted<T, M, false>(ops.d + off[op_d], r0, rows, valid, L, d);
 #pragma unroll
     for (int k = 0; k < M; ++k) sum[k] = valid && k < L ? a[k] + b[k] + c[k] + d[k] : T(0);
   } else {
@@ -93,6 +107,9 @@ __global__ void __launch_bounds__(detail::cuda::chunk_block_threads)
         if (valid && v * V < L)
           *reinterpret_cast<VecOf<T>*>(ops.x + off[op_x] + r0 + v * V) = pack<T>(sum + v * V);
       }
+    } else if constexpr (Shifted) {
+      store_chunk_shifted<T, M, false, false>(ops.x + off[op_x], r0, static_cast<int>(n), valid, L,
+                                              sum);
     } else {
       const std::int64_t rx = p.map[op_x].row_stride;
 #pragma unroll
@@ -111,19 +128,19 @@ __global__ void __launch_bounds__(detail::cuda::chunk_block_threads)
   }
 }
 
-template <class T, bool Direct, bool WriteX>
+template <class T, Mapping Map, bool WriteX>
 void launch_chunks(int M, const Problem& p, const Operands<T>& ops, const HybridShape& sh,
                    int tiles, T* pairs, cudaStream_t stream) {
   const dim3 grid(static_cast<unsigned>((p.count + sh.S - 1) / sh.S), static_cast<unsigned>(tiles));
   const unsigned threads = static_cast<unsigned>(sh.S * sh.P);
   if constexpr (sizeof(T) == 4) {  // 16-row chunks in float only (hybrid.cu's launch_m)
     if (M == 16) {
-      chunk_bound_kernel<T, 16, Direct, WriteX><<<grid, threads, 0, stream>>>(p, ops, sh, pairs);
+      chunk_bound_kernel<T, 16, Map, WriteX><<<grid, threads, 0, stream>>>(p, ops, sh, pairs);
       TRIAX_CUDA_CHECK_LAUNCH();
       return;
     }
   }
-  chunk_bound_kernel<T, 8, Direct, WriteX><<<grid, threads, 0, stream>>>(p, ops, sh, pairs);
+  chunk_bound_kernel<T, 8, Map, WriteX><<<grid, threads, 0, stream>>>(p, ops, sh, pairs);
   TRIAX_CUDA_CHECK_LAUNCH();
 }
 
@@ -144,11 +161,23 @@ BoundLaunch hybrid_bound_of(GpuContext& ctx, const Problem& p, const Operands<T>
   const cudaStream_t stream = ctx.stream();
   if (p.n <= std::int64_t(cfg.M) * cfg.P) {  // fused: one launch
     HybridShape sh = detail::cuda::split_rows(p.n, cfg.P, cfg.P, cfg.S);
-    const bool direct = cfg.map == Mapping::chunk_direct && rows_contiguous(p) &&
-                        detail::cuda::direct_shape(p, ops, cfg.M, sh);
+    const Mapping map = cfg.map == Mapping::chunk_direct && rows_contiguous(p)
+                            ? detail::cuda::direct_shape(p, ops, cfg.M, sh)
+                            : Mapping::chunk_fastest;
     const int M = cfg.M;
-    if (direct) return [=] { launch_chunks<T, true, true>(M, p, ops, sh, 1, nullptr, stream); };
-    return [=] { launch_chunks<T, false, true>(M, p, ops, sh, 1, nullptr, stream); };
+    if (map == Mapping::chunk_direct) {
+      return [=] {
+        launch_chunks<T, Mapping::chunk_direct, true>(M, p, ops, sh, 1, nullptr, stream);
+      };
+    }
+    if (map == Mapping::chunk_shifted) {
+      return [=] {
+        launch_chunks<T, Mapping::chunk_shifted, true>(M, p, ops, sh, 1, nullptr, stream);
+      };
+    }
+    return [=] {
+      launch_chunks<T, Mapping::chunk_fastest, true>(M, p, ops, sh, 1, nullptr, stream);
+    };
   }
   // The long path (hybrid.cu's long_split, tiled): chunks of cfg.M rows, K a multiple of P,
   // the reduced batch 2 rows per tile of 32 chunks, each system's rows contiguous.
@@ -180,9 +209,9 @@ BoundLaunch hybrid_bound_of(GpuContext& ctx, const Problem& p, const Operands<T>
   if (!reduced) return {};
   const int M = cfg.M;
   return [=] {
-    launch_chunks<T, false, false>(M, p, ops, sh, tiles, planes, stream);
+    launch_chunks<T, Mapping::chunk_fastest, false>(M, p, ops, sh, tiles, planes, stream);
     reduced();
-    launch_chunks<T, false, true>(M, p, ops, sh, tiles, nullptr, stream);
+    launch_chunks<T, Mapping::chunk_fastest, true>(M, p, ops, sh, tiles, nullptr, stream);
   };
 }
 

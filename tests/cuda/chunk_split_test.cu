@@ -5,6 +5,7 @@
 // one here would read past a system or leave rows unsolved. No device needed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -81,6 +82,112 @@ TEST(ChunkSplit, NamedCases) {
   sh = detail::cuda::split_rows(1000, 64, 64, 4);
   EXPECT_FALSE(detail::cuda::split_vectors<double>(1000, 8, 64, sh));
   EXPECT_FALSE(detail::cuda::split_vectors<float>(257, 16, 32, sh));
+}
+
+/// chunk_shifted's chunks of n rows whose row 0 lies `shift` rows past a vector boundary, over P
+/// threads: every row in exactly one chunk, in order; every chunk but the first starting on a
+/// vector; no chunk of more registers than M or of exactly one; the chunks past the rows empty.
+template <class T>
+void expect_shifted_cut_covers(const HybridShape& sh, int n, int shift, int P, int M) {
+  constexpr int V = 16 / sizeof(T);
+  int next = 0;  // the first row no chunk has taken yet
+  for (int j = 0; j < P; ++j) {
+    const int r0 = j * sh.q - shift;
+    const int L = detail::cuda::shifted_chunk_rows(r0, n, sh.q);
+    if (j > 0) EXPECT_EQ((r0 + shift) % V, 0) << "chunk " << j;
+    EXPECT_NE(L, 1) << "chunk " << j;
+    EXPECT_LE(L, M) << "chunk " << j;
+    if (L == 0) {
+      EXPECT_GE(r0, n) << "chunk " << j;
+      continue;
+    }
+    const int first = std::max(r0, 0), end = std::min(r0 + L, n);
+    EXPECT_EQ(first, next) << "chunk " << j;
+    next = end;
+  }
+  EXPECT_EQ(next, n);
+}
+
+template <class T>
+void check_every_shifted_length(int M) {
+  constexpr int V = 16 / sizeof(T);
+  for (int P = 1; P <= 256; P *= 2) {
+    for (int n = 1; n <= M * P; ++n) {
+      SCOPED_TRACE("n " + std::to_string(n) + ", P " + std::to_string(P) + ", M " +
+                   std::to_string(M));
+      HybridShape sh = detail::cuda::split_rows(n, P, P, 1);
+      const int wanted = ((n + V - 1 + P - 1) / P + V - 1) / V * V;
+      ASSERT_EQ(detail::cuda::split_shifted<T>(n, M, P, sh), wanted <= M);
+      if (wanted > M) continue;
+      for (int shift = 0; shift < V; ++shift) expect_shifted_cut_covers<T>(sh, n, shift, P, M);
+    }
+  }
+}
+
+TEST(ChunkSplit, ShiftedEveryLengthFloat) {
+  check_every_shifted_length<float>(8);
+  check_every_shifted_length<float>(16);
+}
+
+TEST(ChunkSplit, ShiftedEveryLengthDouble) { check_every_shifted_length<double>(8); }
+
+/// A batch of `count` systems of n rows along axis 0, system s at offset + s * stride in every
+/// operand.
+detail::Problem batch_along_x(std::int64_t n, std::int64_t count, std::int64_t offset,
+                              std::int64_t stride) {
+  detail::Problem p{};
+  p.n = n;
+  p.count = count;
+  p.batch_rank = 1;
+  p.batch_extents[0] = count;
+  for (auto& m : p.map) {
+    m.offset = offset;
+    m.row_stride = 1;
+    m.batch_strides[0] = stride;
+  }
+  return p;
+}
+
+// Which loads direct_shape gives the arrays (the addresses only are read; nothing is dereferenced).
+TEST(ChunkSplit, DirectShapeByLayout) {
+  using detail::cuda::Mapping;
+  alignas(16) static float buffer[64];
+  float* base = buffer;
+  const detail::Operands<float> ops{base, base, base, base, base, false, nullptr};
+  const auto shape_of = [&](const detail::Problem& p, const detail::Operands<float>& o) {
+    HybridShape sh = detail::cuda::split_rows(p.n, 32, 32, 8);
+    return detail::cuda::direct_shape<float>(p, o, 16, sh);
+  };
+  // Packed, n a multiple of 4: whole vectors.
+  EXPECT_EQ(shape_of(batch_along_x(300, 100, 0, 300), ops), Mapping::chunk_direct);
+  // Odd n, packed: systems start anywhere, alike in every operand.
+  EXPECT_EQ(shape_of(batch_along_x(301, 100, 0, 301), ops), Mapping::chunk_shifted);
+  // One ghost layer: n = 256 of 258.
+  EXPECT_EQ(shape_of(batch_along_x(256, 100, 1, 258), ops), Mapping::chunk_shifted);
+  // Base pointers one element past a vector: every operand alike.
+  const detail::Operands<float> moved{base + 1, base + 1, base + 1, base + 1, base + 1, false,
+                                      nullptr};
+  EXPECT_EQ(shape_of(batch_along_x(256, 100, 0, 256), moved), Mapping::chunk_shifted);
+  // x one element apart from the rest: its vectors would not be the others'.
+  const detail::Operands<float> x_apart{base, base, base, base, base + 1, false, nullptr};
+  EXPECT_EQ(shape_of(batch_along_x(301, 100, 0, 301), x_apart), Mapping::chunk_fastest);
+  // x four elements (one vector) apart: alike again.
+  const detail::Operands<float> x_vector{base, base, base, base, base + 4, false, nullptr};
+  EXPECT_EQ(shape_of(batch_along_x(301, 100, 0, 301), x_vector), Mapping::chunk_shifted);
+  // a, b, c one value per system (row stride 0): only d and x need to agree.
+  detail::Problem broadcast = batch_along_x(301, 100, 0, 301);
+  for (int op = detail::op_a; op <= detail::op_c; ++op) {
+    broadcast.map[op].row_stride = 0;
+    broadcast.map[op].batch_strides[0] = 1;
+  }
+  EXPECT_EQ(shape_of(broadcast, ops), Mapping::chunk_shifted);
+  // Rows not contiguous in x: staged.
+  detail::Problem strided_x = batch_along_x(301, 100, 0, 301);
+  strided_x.map[detail::op_x].row_stride = 2;
+  EXPECT_EQ(shape_of(strided_x, ops), Mapping::chunk_fastest);
+  // Too long for 16 rows a chunk over 32 threads once the shift is counted: 512 rows need
+  // 515 / 32 -> 20.
+  EXPECT_EQ(shape_of(batch_along_x(511, 100, 0, 511), ops), Mapping::chunk_fastest);
 }
 
 }  // namespace

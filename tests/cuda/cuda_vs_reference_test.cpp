@@ -127,6 +127,42 @@ TYPED_TEST(CudaVsReference, AlignedRowsInWholeVectorChunksAlongAxis0) {
   }
 }
 
+// Systems that start between 16-byte boundaries along axis 0, alike in every operand (odd
+// lengths packed, a ghost layer, a base one element past a vector, x a whole vector apart): the
+// hybrid reads them from the vector boundary before each system's row 0, the rows before it and
+// past its end as identity rows and the partial vectors element by element (chunk_shifted,
+// chunk_split.cuh). Every length to 70 (every shift of a system's first and last chunk against
+// the vectors), then lengths around the chunk sizes and the limit of 32 threads of 16 rows;
+// every mode, checked mode, a, b, c one value per system; 37 systems leave the last block
+// partly empty.
+TYPED_TEST(CudaVsReference, ShiftedRowsAlongAxis0) {
+  using T = TypeParam;
+  std::vector<std::int64_t> lengths;
+  for (std::int64_t n = 1; n <= (quick_mode() ? 12 : 70); ++n) lengths.push_back(n);
+  lengths.insert(lengths.end(), {97, 255, 257, 301, 383, 509, 1001});
+  if (!quick_mode()) lengths.insert(lengths.end(), {127, 129, 191, 499, 510, 777, 2047, 4093});
+  int k = 0;
+  for (std::int64_t n : lengths) {
+    const std::vector<std::int64_t> shape = {n, 37};
+    const auto packed = Layout::packed(shape);
+    const auto ghost = Layout::padded({n, 37}, {n + 2, 39}, {1, 1});
+    const auto moved = Layout::strided({n, 37}, {1, n}, 1);     // base one element on
+    const auto x_vector = Layout::strided({n, 37}, {1, n}, 4);  // a whole vector on
+    const auto each_system = one_value_per_system(shape, 0);
+    const std::vector<OperandLayouts> cases = {
+        OperandLayouts(packed), OperandLayouts(ghost), OperandLayouts(moved),
+        OperandLayouts(packed, packed, packed, packed, x_vector),
+        OperandLayouts(each_system, each_system, each_system, ghost, ghost)};
+    for (const OperandLayouts& layouts : cases) {
+      SCOPED_TRACE("n " + std::to_string(n) + ", case " + std::to_string(&layouts - &cases[0]));
+      expect_matches_reference<T>(layouts, 0, all_modes[k % 3], seed_of("shifted", ++k),
+                                  cuda_runner<T>(Algorithm::cuda_block_thomas_pcr));
+      expect_matches_reference<T>(layouts, 0, Mode::separate, seed_of("shifted", ++k),
+                                  cuda_checked_runner<T>(Algorithm::cuda_block_thomas_pcr));
+    }
+  }
+}
+
 // Kernels that pick their tiling by batch size (the shuffle transpose's group width) get batches
 // on each side of the thresholds, with a partial warp at the end.
 TYPED_TEST(CudaVsReference, ManySystems) {

@@ -1,9 +1,9 @@
 #pragma once
 // How the hybrid cuts a system of n rows into its chunk threads' chunks, and whether the chunks
 // of a system whose rows are contiguous can be read straight from global memory in 16-byte
-// vectors (Mapping::chunk_direct) rather than staged through shared memory row by row
-// (chunk_fastest). Host code, shared by hybrid.cu and the bench's pattern bound, so that the
-// bound moves the bytes the solve moves.
+// vectors (Mapping::chunk_direct, or chunk_shifted where the systems start between vectors)
+// rather than staged through shared memory row by row (chunk_fastest). Host code, shared by
+// hybrid.cu and the bench's pattern bound, so that the bound moves the bytes the solve moves.
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -65,19 +65,79 @@ bool rows_in_vectors(const Problem& p, const Operands<T>& ops) {
   return true;
 }
 
-/// The fused shape of a chunk_direct configuration, where the arrays allow it (rows_in_vectors):
-/// split_rows' cut where every chunk is whole vectors (rem 0, q a multiple of V), else
-/// split_vectors'; false where neither can be read in vectors (the kernel then stages the rows:
-/// chunk_fastest). Measurements: docs/notes/2026-11-28-session12.md.
-/// TRIAX_CUDA_HYBRID_VECTOR_SPLIT=0 keeps split_rows' cut (the A/B switch of those measurements).
+/// chunk_shifted's precondition on the arrays: every operand's rows contiguous (or, for a, b and
+/// c, row stride 0), and row 0 of every system at the same place within its 16-byte vector in
+/// each of them: pointers on element boundaries, equal (pointer + offset) modulo the vector and
+/// batch strides equal modulo the vector. A layout with ghost layers, an odd length or a base
+/// offset by one element passes; x laid out apart from d by a part of a vector does not.
 template <class T>
-bool direct_shape(const Problem& p, const Operands<T>& ops, int M, HybridShape& sh) {
+bool rows_shifted_alike(const Problem& p, const Operands<T>& ops) {
+  constexpr std::int64_t V = 16 / sizeof(T);
+  const auto mod = [](std::int64_t v) { return (v % V + V) % V; };
+  const void* ptrs[operand_count] = {ops.a, ops.b, ops.c, ops.d, ops.x};
+  bool seen = false;
+  std::int64_t phase = 0, strides[max_batch_rank] = {};
+  for (int op = 0; op < operand_count; ++op) {
+    const OperandMap& m = p.map[op];
+    const bool coefficient = op == op_a || op == op_b || op == op_c;
+    if (coefficient && m.row_stride == 0) continue;
+    if (m.row_stride != 1) return false;
+    const std::uintptr_t address = reinterpret_cast<std::uintptr_t>(ptrs[op]);
+    if (address % sizeof(T) != 0) return false;
+    const std::int64_t at = mod(static_cast<std::int64_t>(address / sizeof(T) % V) + mod(m.offset));
+    if (!seen) phase = at;
+    if (at != phase) return false;
+    for (int k = 0; k < p.batch_rank; ++k) {
+      if (!seen) strides[k] = mod(m.batch_strides[k]);
+      if (mod(m.batch_strides[k]) != strides[k]) return false;
+    }
+    seen = true;
+  }
+  return seen;
+}
+
+/// The chunks of chunk_shifted: a system's rows counted from the 16-byte boundary at or before
+/// its row 0, `shift` = 0 .. V - 1 rows earlier (per system, in the kernel), and cut there in
+/// chunks of q rows, q a multiple of V, so that every chunk but a system's first starts on a
+/// vector; the first has `shift` rows fewer. `chunks` threads hold n + V - 1 rows whatever the
+/// shift. False (sh unchanged) where that needs more than M rows a chunk.
+template <class T>
+bool split_shifted(std::int64_t n, int M, int chunks, HybridShape& sh) {
+  constexpr std::int64_t V = 16 / sizeof(T);
+  if (n < 1 || chunks < 1) return false;
+  const std::int64_t even = (n + V - 1 + chunks - 1) / chunks;
+  const std::int64_t q = (even + V - 1) / V * V;
+  if (q > M) return false;
+  sh.q = static_cast<int>(q);
+  sh.rem = 0;
+  sh.active = chunks;
+  return true;
+}
+
+/// How the chunks of a system whose rows are contiguous reach their threads: straight from global
+/// memory in 16-byte vectors, chunk_direct where every system starts on a vector and n is whole
+/// vectors (rows_in_vectors; split_rows' cut where its chunks are whole vectors, else
+/// split_vectors'), chunk_shifted where the systems start anywhere but alike in every operand
+/// (rows_shifted_alike, split_shifted); else chunk_fastest, staged through shared memory.
+/// `sh` is cut to match. Measurements: docs/notes/2026-11-28-session12.md (the vector cut) and
+/// docs/notes/2026-11-29-session13.md (the shifted cut). TRIAX_CUDA_HYBRID_VECTOR_SPLIT=0 keeps
+/// split_rows' cut; TRIAX_CUDA_HYBRID_SHIFTED=0 turns chunk_shifted off (the A/B switches).
+template <class T>
+Mapping direct_shape(const Problem& p, const Operands<T>& ops, int M, HybridShape& sh) {
   constexpr int V = 16 / sizeof(T);
-  if (!rows_in_vectors(p, ops)) return false;
-  if (sh.rem == 0 && sh.q % V == 0) return true;
-  const char* sw = std::getenv("TRIAX_CUDA_HYBRID_VECTOR_SPLIT");
-  if (sw != nullptr && sw[0] == '0') return false;
-  return split_vectors<T>(p.n, M, sh.P * sh.C, sh);
+  const auto off = [](const char* name) {
+    const char* sw = std::getenv(name);
+    return sw != nullptr && sw[0] == '0';
+  };
+  if (rows_in_vectors(p, ops)) {
+    if (sh.rem == 0 && sh.q % V == 0) return Mapping::chunk_direct;
+    if (!off("TRIAX_CUDA_HYBRID_VECTOR_SPLIT") && split_vectors<T>(p.n, M, sh.P * sh.C, sh))
+      return Mapping::chunk_direct;
+  }
+  if (!off("TRIAX_CUDA_HYBRID_SHIFTED") && rows_shifted_alike(p, ops) &&
+      split_shifted<T>(p.n, M, sh.P * sh.C, sh))
+    return Mapping::chunk_shifted;
+  return Mapping::chunk_fastest;
 }
 
 }  // namespace triax::detail::cuda

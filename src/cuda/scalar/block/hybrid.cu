@@ -474,6 +474,8 @@ void launch_phase(const HybridConfig& cfg, const Problem& p, const Operands<T>& 
     launch_m<T, Mapping::system_fastest, Ph, Acc, Chk>(cfg.M, p, ops, sh, tiles, stream);
   } else if (Ph == Phase::fused && cfg.map == Mapping::chunk_direct) {
     launch_m<T, Mapping::chunk_direct, Phase::fused, Acc, Chk>(cfg.M, p, ops, sh, tiles, stream);
+  } else if (Ph == Phase::fused && cfg.map == Mapping::chunk_shifted) {
+    launch_m<T, Mapping::chunk_shifted, Phase::fused, Acc, Chk>(cfg.M, p, ops, sh, tiles, stream);
   } else {
     launch_m<T, Mapping::chunk_fastest, Ph, Acc, Chk>(cfg.M, p, ops, sh, tiles, stream);
   }
@@ -611,6 +613,23 @@ struct Allowed {
   bool staged = true;
 };
 
+/// Whether the layout alone (offsets, batch strides, n) puts some system's row 0 between 16-byte
+/// vectors in an operand whose rows are contiguous; the pointers, unknown to the plan, can too.
+template <class T>
+bool starts_between_vectors(const Problem& p) {
+  constexpr std::int64_t V = 16 / sizeof(T);
+  if (p.n % V != 0) return true;
+  for (int op = 0; op < operand_count; ++op) {
+    const OperandMap& m = p.map[op];
+    if (m.row_stride == 0) continue;
+    if (m.offset % V != 0) return true;
+    for (int k = 0; k < p.batch_rank; ++k) {
+      if (m.batch_strides[k] % V != 0) return true;
+    }
+  }
+  return false;
+}
+
 /// hybrid_choose, within what is allowed.
 template <class T>
 bool choose(const Problem& p, HybridFamily family, Allowed allowed, HybridConfig& cfg) {
@@ -630,10 +649,23 @@ bool choose(const Problem& p, HybridFamily family, Allowed allowed, HybridConfig
   // n = 257 and 300 took 0.91x and 0.93x the time of P = 64; where 16 rows would only halve a
   // warp's P, n = 93 and 166, they took 1.23x and 1.08x; docs/notes/2026-11-28-session12.md).
   // (16 doubles would need more than the 128 registers a 512-thread block leaves.)
-  const bool one_warp = rows_contiguous && n > 8 * 32 && n <= 16 * 32;
-  const bool wide = sizeof(T) == 4 && (!rows_contiguous || n > 8 * max_p || one_warp);
-  cfg.M = wide ? 16 : 8;
-  const std::int64_t chunks = (n + cfg.M - 1) / cfg.M;
+  //
+  // Rows whose systems start between 16-byte vectors are read from the vector boundary before
+  // row 0 (chunk_shifted, chunk_split.cuh): the chunks then hold up to V - 1 rows more than n,
+  // counted here where they fit the family, so that n = 255 in float (16 rows, 32 threads) and
+  // n = 256 in double with a ghost layer (8 rows, 64 threads) are read in vectors, not staged.
+  constexpr std::int64_t V = 16 / sizeof(T);
+  const auto rows_per_thread = [&](std::int64_t rows) {
+    const bool one_warp = rows_contiguous && rows > 8 * 32 && rows <= 16 * 32;
+    const bool wide = sizeof(T) == 4 && (!rows_contiguous || rows > 8 * max_p || one_warp);
+    return wide ? 16 : 8;
+  };
+  const bool shifted_on = env_switch("TRIAX_CUDA_HYBRID_SHIFTED") != 0;
+  std::int64_t held =
+      shifted_on && rows_contiguous && starts_between_vectors<T>(p) ? n + V - 1 : n;
+  if ((held + rows_per_thread(held) - 1) / rows_per_thread(held) > max_p) held = n;
+  cfg.M = rows_per_thread(held);
+  const std::int64_t chunks = (held + cfg.M - 1) / cfg.M;
   if (family == HybridFamily::warp && chunks > 32) return false;
   int P = chunks <= 32 ? next_pow2(chunks) : static_cast<int>((chunks + 31) / 32 * 32);
   const bool long_path = P > max_p;
@@ -788,8 +820,7 @@ void hybrid_run(const Problem& p, const Operands<T>& ops, const HybridConfig& cf
     sh.vector_stage = vector_stage_on<T>(sh.P);
     sh.unified = units && c0.map == Mapping::system_fastest;
     HybridConfig c = c0;
-    if (c.map == Mapping::chunk_direct && !direct_shape(p, ops, c.M, sh))
-      c.map = Mapping::chunk_fastest;
+    if (c.map == Mapping::chunk_direct) c.map = direct_shape(p, ops, c.M, sh);
     with_solve_mode(ops, [&](auto acc, auto chk) {
       if constexpr (!chk.value) {
         if (c.C > 1) {

@@ -21,6 +21,8 @@ enum class HybridFamily {
 enum class Mapping {
   chunk_fastest,   // a system's chunk threads consecutive; rows through a shared-memory transpose
   chunk_direct,    // the same threads, each loading its own chunk with 16-byte vectors (aligned)
+  chunk_shifted,   // the same, chunks cut from the vector boundary before each system's row 0
+                   // (systems that start between vectors; the ends element by element)
   system_fastest,  // neighbouring systems in consecutive threads (axes >= 1)
   system_staged,   // the same threads, with a, b and c in shared memory (staged_kernel.cuh)
   system_pipelined,  // the same threads, persistent blocks streaming the next group of systems

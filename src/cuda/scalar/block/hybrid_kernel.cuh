@@ -293,6 +293,120 @@ __device__ __forceinline__ void load_chunk_direct(const T* base, int first, bool
   }
 }
 
+/// chunk_shifted: the place of a system's row 0 within its 16-byte vector, in rows (the same in
+/// every operand whose rows are contiguous: rows_shifted_alike).
+template <class T>
+__host__ __device__ __forceinline__ int vector_shift(const T* row0) {
+  constexpr int V = 16 / static_cast<int>(sizeof(T));
+  return static_cast<int>((reinterpret_cast<std::uintptr_t>(row0) / sizeof(T)) % V);
+}
+
+/// chunk_shifted: the registers a chunk whose register k is row r0 + k uses (r0 < 0 in a system's
+/// first chunk, whose first -r0 registers are rows before the system). A chunk of one register
+/// takes a second (an identity row past the system): chunk_reduce reads one register as a
+/// one-row system, where this one is coupled to the chunk before it.
+__host__ __device__ __forceinline__ int shifted_chunk_rows(int r0, int n, int q) {
+  const int rest = n - r0;
+  const int L = rest < 0 ? 0 : rest < q ? rest : q;
+  return L == 1 ? 2 : L;
+}
+
+/// chunk_shifted: registers k < L of one operand from rows r0 + k, where the rows at r0 + v V
+/// start 16-byte vectors: whole vectors within the system's rows [0, n) in one load, the
+/// vectors over its ends element by element. Registers of rows outside the system get 0, or,
+/// where `Diagonal`, the diagonal of the system's nearest row (1 where that is 0): the identity
+/// rows that pad the chunks then scale like the rows beside them (chunk_reduce scales a chunk by
+/// its first row, which in a system's first chunk is such a row).
+template <class T, int M, bool Diagonal>
+__device__ __forceinline__ void load_chunk_shifted(const T* row0, int r0, int n, bool valid,
+                                                   int L, T (&out)[M]) {
+  constexpr int V = 16 / static_cast<int>(sizeof(T));
+#pragma unroll
+  for (int v = 0; v < M / V; ++v) {
+    const int rs = r0 + v * V;
+    if (valid && v * V < L) {
+      if (rs >= 0 && rs + V <= n) {
+        unpack(*reinterpret_cast<const VecOf<T>*>(row0 + rs), out + v * V);
+      } else {
+#pragma unroll
+        for (int e = 0; e < V; ++e) {
+          const int row = rs + e;
+          const bool inside = row >= 0 && row < n;
+          if constexpr (Diagonal) {
+            const T near = row0[min(max(row, 0), n - 1)];
+            out[v * V + e] = inside || near != T(0) ? near : T(1);
+          } else {
+            out[v * V + e] = inside ? row0[row] : T(0);
+          }
+        }
+      }
+    }
+  }
+}
+
+/// chunk_shifted: a chunk's rows, each operand by load_chunk_shifted (a, b or c of row stride 0
+/// read once), then a of row 0, c of row n - 1 and both outside the system as 0.
+template <class T, int M>
+__device__ __forceinline__ void load_rows_shifted(const Operands<T>& ops,
+                                                  const std::int64_t (&off)[operand_count],
+                                                  bool a_const, bool b_const, bool c_const, int r0,
+                                                  int n, bool valid, int L,
+                                                  RegisterRows<T, M>& rows) {
+  if (a_const) load_chunk_direct<T, M>(ops.a + off[op_a], 0, true, valid, L, rows.a);
+  else load_chunk_shifted<T, M, false>(ops.a + off[op_a], r0, n, valid, L, rows.a);
+  if (b_const) load_chunk_direct<T, M>(ops.b + off[op_b], 0, true, valid, L, rows.b);
+  else load_chunk_shifted<T, M, true>(ops.b + off[op_b], r0, n, valid, L, rows.b);
+  if (c_const) load_chunk_direct<T, M>(ops.c + off[op_c], 0, true, valid, L, rows.c);
+  else load_chunk_shifted<T, M, false>(ops.c + off[op_c], r0, n, valid, L, rows.c);
+  load_chunk_shifted<T, M, false>(ops.d + off[op_d], r0, n, valid, L, rows.d);
+#pragma unroll
+  for (int k = 0; k < M; ++k) {
+    const int row = r0 + k;
+    rows.a[k] = row <= 0 || row >= n ? T(0) : rows.a[k];
+    rows.c[k] = row < 0 || row >= n - 1 ? T(0) : rows.c[k];
+  }
+}
+
+/// chunk_shifted: registers v[k], k < L, to rows r0 + k of x (added to what x holds,
+/// accumulating), the vectors of load_chunk_shifted: whole ones in one store, those over the
+/// system's ends element by element, rows outside it untouched. Checked: returns 1 + the last
+/// row whose stored value is not finite, else 0.
+template <class T, int M, bool Accumulate, bool Checked>
+__device__ __forceinline__ int store_chunk_shifted(T* row0, int r0, int n, bool valid, int L,
+                                                   const T (&v)[M]) {
+  constexpr int V = 16 / static_cast<int>(sizeof(T));
+  using Vec = VecOf<T>;
+  int bad = 0;
+#pragma unroll
+  for (int w = 0; w < M / V; ++w) {
+    const int rs = r0 + w * V;
+    if (valid && w * V < L) {
+      if (rs >= 0 && rs + V <= n) {
+        T out[V], old[V];
+        if constexpr (Accumulate) unpack(*reinterpret_cast<const Vec*>(row0 + rs), old);
+#pragma unroll
+        for (int e = 0; e < V; ++e) {
+          out[e] = Accumulate ? old[e] + v[w * V + e] : v[w * V + e];
+          if (Checked && !isfinite(out[e])) bad = rs + e + 1;
+        }
+        *reinterpret_cast<Vec*>(row0 + rs) = pack<T>(out);
+      } else {
+#pragma unroll
+        for (int e = 0; e < V; ++e) {
+          const int row = rs + e;
+          if (row >= 0 && row < n) {
+            T out = v[w * V + e];
+            if constexpr (Accumulate) out += row0[row];
+            row0[row] = out;
+            if (Checked && !isfinite(out)) bad = row + 1;
+          }
+        }
+      }
+    }
+  }
+  return bad;
+}
+
 /// chunk_fastest with contiguous rows: the staged values of a group's run [R0, R1) stored to x
 /// (added to what x holds, accumulating), 16-byte vectors in the aligned body and single
 /// elements at each end (fewer than V rows before the first 16-byte boundary and after the last:
@@ -389,11 +503,14 @@ __global__ void __launch_bounds__(HybridBounds<T, M, Map>::threads,
   const int j = blockIdx.y * P + jl;  // chunk within the system
   const bool valid = s < p.count;
   const std::int64_t n = p.n;
-  const int r0 = chunk_start(sh, n, j);
-  const int L = chunk_start(sh, n, j + 1) - r0;
-
   std::int64_t off[operand_count];
   system_offsets(p, valid ? s : 0, off);
+  // chunk_shifted: chunk j holds rows from j q - shift (the system's rows counted from the vector
+  // boundary before its row 0), every chunk but the first starting on a vector.
+  constexpr bool shifted = Map == Mapping::chunk_shifted;
+  const int r0 = shifted ? j * sh.q - vector_shift(ops.d + off[op_d]) : chunk_start(sh, n, j);
+  const int L = shifted ? shifted_chunk_rows(r0, static_cast<int>(n), sh.q)
+                        : chunk_start(sh, n, j + 1) - r0;
   const std::int64_t ra = p.map[op_a].row_stride, rb = p.map[op_b].row_stride,
                      rc = p.map[op_c].row_stride, rd = p.map[op_d].row_stride,
                      rx = p.map[op_x].row_stride;
@@ -429,6 +546,9 @@ __global__ void __launch_bounds__(HybridBounds<T, M, Map>::threads,
     if (r0 == 0) rows.a[0] = T(0);  // a[0] and c[n-1] were loaded with their vectors: drop them
 #pragma unroll
     for (int k = 0; k < M; ++k) rows.c[k] = r0 + k == n - 1 ? T(0) : rows.c[k];
+  } else if constexpr (shifted) {
+    load_rows_shifted<T, M>(ops, off, ra == 0, rb == 0, rc == 0, r0, static_cast<int>(n), valid,
+                            L, rows);
   } else if (ra == 0 && rb == 0 && rc == 0) {
     // Coefficients constant along the system (an ADI step, a uniform grid): one load each.
     const T a0 = valid ? ops.a[off[op_a]] : T(0), b0 = valid ? ops.b[off[op_b]] : T(1),
@@ -652,6 +772,9 @@ __global__ void __launch_bounds__(HybridBounds<T, M, Map>::threads,
         *reinterpret_cast<Vec*>(ops.x + off[op_x] + r0 + v * V) = pack<T>(out);
       }
     }
+  } else if constexpr (shifted) {
+    bad = store_chunk_shifted<T, M, Accumulate, Checked>(ops.x + off[op_x], r0,
+                                                         static_cast<int>(n), valid, L, rows.d);
   } else {
     bad = store_chunk_strided<T, M, Accumulate, Checked>(ops.x + off[op_x], rx, r0, valid ? L : 0,
                                                          rows.d);
