@@ -80,14 +80,11 @@ __global__ void __launch_bounds__(detail::cuda::chunk_block_threads)
 #pragma unroll
     for (int k = 0; k < M; ++k) sum[k] = valid && k < L ? a[k] + b[k] + c[k] + d[k] : T(0);
   } else if constexpr (Shifted) {
-    const int rows = static_cast<int>(n);
-    T a[M], b[M], c[M], d[M];
-    load_chunk_shifted<T, M, false>(ops.a + off[op_a], r0, rows, valid, L, a);
-    load_chunk_shifted<T, M, true>(ops.b + off[op_b], r0, rows, valid, L, b);
-    load_chunk_shifted<T, M, false>(ops.c + off[op_c], r0, rows, valid, L, c);
-    load_chunk_shifted<T, M, false>(ops.d + off[op_d], r0, rows, valid, L, d);
+    RegisterRows<T, M> r;
+    load_rows_shifted<T, M>(ops, off, false, false, false, r0, static_cast<int>(n), valid, L,
+                            shifted_inside<T>(sh, off[op_d], r0, L), r);
 #pragma unroll
-    for (int k = 0; k < M; ++k) sum[k] = valid && k < L ? a[k] + b[k] + c[k] + d[k] : T(0);
+    for (int k = 0; k < M; ++k) sum[k] = valid && k < L ? r.a[k] + r.b[k] + r.c[k] + r.d[k] : T(0);
   } else {
     const std::int64_t ra = p.map[op_a].row_stride, rb = p.map[op_b].row_stride,
                        rc = p.map[op_c].row_stride, rd = p.map[op_d].row_stride;

@@ -181,6 +181,11 @@ TEST(ChunkSplit, DirectShapeByLayout) {
     broadcast.map[op].batch_strides[0] = 1;
   }
   EXPECT_EQ(shape_of(broadcast, ops), Mapping::chunk_shifted);
+  // a, b, c one matrix for every system (row stride 1, batch stride 0): their vectors would
+  // not be d's.
+  detail::Problem shared_matrix = batch_along_x(301, 100, 0, 301);
+  for (int op = detail::op_a; op <= detail::op_c; ++op) shared_matrix.map[op].batch_strides[0] = 0;
+  EXPECT_EQ(shape_of(shared_matrix, ops), Mapping::chunk_fastest);
   // Rows not contiguous in x: staged.
   detail::Problem strided_x = batch_along_x(301, 100, 0, 301);
   strided_x.map[detail::op_x].row_stride = 2;
@@ -188,6 +193,22 @@ TEST(ChunkSplit, DirectShapeByLayout) {
   // Too long for 16 rows a chunk over 32 threads once the shift is counted: 512 rows need
   // 515 / 32 -> 20.
   EXPECT_EQ(shape_of(batch_along_x(511, 100, 0, 511), ops), Mapping::chunk_fastest);
+}
+
+// The span a layout addresses, which bounds chunk_shifted's whole-vector reads.
+TEST(ChunkSplit, OperandSpan) {
+  std::int64_t lo = 0, hi = 0;
+  // 37 systems of 256 rows with a ghost layer each side: rows 1 .. 256 of 258, 39 x 258 in all.
+  detail::Problem p = batch_along_x(256, 37, 1 + 258, 258);
+  detail::cuda::operand_span(p, detail::op_d, lo, hi);
+  EXPECT_EQ(lo, 259);
+  EXPECT_EQ(hi, 259 + 255 + 36 * 258);
+  // A negative batch stride reaches below the offset.
+  p.map[detail::op_d].offset = 36 * 258;
+  p.map[detail::op_d].batch_strides[0] = -258;
+  detail::cuda::operand_span(p, detail::op_d, lo, hi);
+  EXPECT_EQ(lo, 0);
+  EXPECT_EQ(hi, 36 * 258 + 255);
 }
 
 }  // namespace

@@ -96,7 +96,11 @@ Runner<T> cuda_checked_runner(Algorithm algorithm) {
   return [=](const OperandLayouts& layouts, int axis, Mode mode, Batch<T>& batch) {
     ASSERT_EQ(mode, Mode::separate);
     DeviceBuffer<T> a(batch.a), b(batch.b), c(batch.c), d(batch.d), x(batch.x);
-    const std::int64_t systems = batch.d.size() / layouts.d.extent(axis);
+    // The systems of the layout (not the buffer's elements over n: padding would count too).
+    std::int64_t systems = 1;
+    for (int k = 0; k < layouts.d.rank(); ++k) {
+      if (k != axis) systems *= layouts.d.extent(k);
+    }
     int* dinfo = nullptr;
     TRIAX_TEST_CUDA_OK(cudaMalloc(&dinfo, systems * sizeof(int)));
     TRIAX_TEST_CUDA_OK(cudaMemset(dinfo, 0xff, systems * sizeof(int)));

@@ -66,17 +66,19 @@ bool rows_in_vectors(const Problem& p, const Operands<T>& ops) {
 }
 
 /// chunk_shifted's precondition on the arrays: every operand's rows contiguous (or, for a, b and
-/// c, row stride 0), and row 0 of every system at the same place within its 16-byte vector in
-/// each of them: pointers on element boundaries, equal (pointer + offset) modulo the vector and
-/// batch strides equal modulo the vector. A layout with ghost layers, an odd length or a base
-/// offset by one element passes; x laid out apart from d by a part of a vector does not.
+/// c, row stride 0), the same batch strides in each, and row 0 of every system at the same place
+/// within its 16-byte vector in each: pointers on element boundaries and equal (pointer + offset)
+/// modulo the vector. Odd lengths, ghost layers and a base one element past a vector pass; x one
+/// element apart from d, or a coefficient shared by every system (batch stride 0), do not.
 template <class T>
 bool rows_shifted_alike(const Problem& p, const Operands<T>& ops) {
   constexpr std::int64_t V = 16 / sizeof(T);
   const auto mod = [](std::int64_t v) { return (v % V + V) % V; };
   const void* ptrs[operand_count] = {ops.a, ops.b, ops.c, ops.d, ops.x};
-  bool seen = false;
-  std::int64_t phase = 0, strides[max_batch_rank] = {};
+  const OperandMap& dm = p.map[op_d];
+  const std::int64_t phase =
+      mod(static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(ops.d) / sizeof(T) % V) +
+          mod(dm.offset));
   for (int op = 0; op < operand_count; ++op) {
     const OperandMap& m = p.map[op];
     const bool coefficient = op == op_a || op == op_b || op == op_c;
@@ -84,16 +86,25 @@ bool rows_shifted_alike(const Problem& p, const Operands<T>& ops) {
     if (m.row_stride != 1) return false;
     const std::uintptr_t address = reinterpret_cast<std::uintptr_t>(ptrs[op]);
     if (address % sizeof(T) != 0) return false;
-    const std::int64_t at = mod(static_cast<std::int64_t>(address / sizeof(T) % V) + mod(m.offset));
-    if (!seen) phase = at;
-    if (at != phase) return false;
+    if (mod(static_cast<std::int64_t>(address / sizeof(T) % V) + mod(m.offset)) != phase)
+      return false;
     for (int k = 0; k < p.batch_rank; ++k) {
-      if (!seen) strides[k] = mod(m.batch_strides[k]);
-      if (mod(m.batch_strides[k]) != strides[k]) return false;
+      if (m.batch_strides[k] != dm.batch_strides[k]) return false;
     }
-    seen = true;
   }
-  return seen;
+  return true;
+}
+
+/// The lowest and highest element offsets of an operand's layout (HybridShape::span_lo, span_hi).
+inline void operand_span(const Problem& p, int op, std::int64_t& lo, std::int64_t& hi) {
+  const OperandMap& m = p.map[op];
+  lo = hi = m.offset;
+  const auto add = [&](std::int64_t extent, std::int64_t stride) {
+    const std::int64_t reach = (extent - 1) * stride;
+    (reach < 0 ? lo : hi) += reach;
+  };
+  add(p.n, m.row_stride);
+  for (int k = 0; k < p.batch_rank; ++k) add(p.batch_extents[k], m.batch_strides[k]);
 }
 
 /// The chunks of chunk_shifted: a system's rows counted from the 16-byte boundary at or before
@@ -135,8 +146,10 @@ Mapping direct_shape(const Problem& p, const Operands<T>& ops, int M, HybridShap
       return Mapping::chunk_direct;
   }
   if (!off("TRIAX_CUDA_HYBRID_SHIFTED") && rows_shifted_alike(p, ops) &&
-      split_shifted<T>(p.n, M, sh.P * sh.C, sh))
+      split_shifted<T>(p.n, M, sh.P * sh.C, sh)) {
+    operand_span(p, op_d, sh.span_lo, sh.span_hi);
     return Mapping::chunk_shifted;
+  }
   return Mapping::chunk_fastest;
 }
 

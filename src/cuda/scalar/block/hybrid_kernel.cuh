@@ -67,6 +67,12 @@ struct HybridShape {
   // their layout: element (system s, row r) at s * sys_stride + r * row_stride.
   std::int64_t red_sys_stride, red_row_stride;
   void* red;  // T[4][count * 2K]: sub, diag, sup, rhs/x
+  // chunk_shifted: the lowest and highest element offsets d's layout addresses. Every operand
+  // read in vectors has d's batch strides (rows_shifted_alike), so a vector inside these in d is
+  // inside every operand's own: whole vectors are read anywhere between them (over a
+  // neighbouring system's rows or ghost cells, whose values are then dropped), element by
+  // element only at the two ends.
+  std::int64_t span_lo, span_hi;
   // chunk_fastest: x leaves the staging area in 16-byte vectors where its rows are contiguous,
   // with single elements at each end of a group's run (store_run).
   bool vector_stage;
@@ -344,14 +350,51 @@ __device__ __forceinline__ void load_chunk_shifted(const T* row0, int r0, int n,
   }
 }
 
-/// chunk_shifted: a chunk's rows, each operand by load_chunk_shifted (a, b or c of row stride 0
-/// read once), then a of row 0, c of row n - 1 and both outside the system as 0.
+/// chunk_shifted: a chunk's rows. Where its vectors lie inside d's span (every chunk but those
+/// of the lowest and highest system in memory), whole 16-byte vectors as chunk_direct reads them
+/// (a, b or c of row stride 0 read once); the rows before the system's row 0 then become identity
+/// rows (a chunk's first V - 1 registers at most), a of row 0 becomes 0, and a chunk of one row
+/// gets its second register as an identity row; rows past the end are outside L, and c of row
+/// n - 1 reaches only `last.sup`, which the caller zeroes (drop_system_ends). At the span's ends
+/// every operand element by element (load_chunk_shifted), with the same result. The few selects
+/// matter: along x these kernels issue about as many instructions as the memory allows
+/// (docs/notes/2026-11-29-session13.md).
 template <class T, int M>
 __device__ __forceinline__ void load_rows_shifted(const Operands<T>& ops,
                                                   const std::int64_t (&off)[operand_count],
                                                   bool a_const, bool b_const, bool c_const, int r0,
-                                                  int n, bool valid, int L,
+                                                  int n, bool valid, int L, bool inside,
                                                   RegisterRows<T, M>& rows) {
+  constexpr int V = 16 / static_cast<int>(sizeof(T));
+  if (inside) {
+    load_chunk_direct<T, M>(ops.a + off[op_a], a_const ? 0 : r0, a_const, valid, L, rows.a);
+    load_chunk_direct<T, M>(ops.b + off[op_b], b_const ? 0 : r0, b_const, valid, L, rows.b);
+    load_chunk_direct<T, M>(ops.c + off[op_c], c_const ? 0 : r0, c_const, valid, L, rows.c);
+    load_chunk_direct<T, M>(ops.d + off[op_d], r0, false, valid, L, rows.d);
+    // The diagonal of row 0 for the identity rows before it, read again (from the line just
+    // read): picking register -r0 by selects made the compiler index the registers at run time,
+    // which puts them in local memory.
+    T b0 = T(1);
+    if (valid && r0 < 0) b0 = ops.b[off[op_b]];
+    b0 = b0 != T(0) ? b0 : T(1);
+#pragma unroll
+    for (int k = 0; k < V; ++k) {
+      const bool before = r0 + k < 0;
+      rows.a[k] = r0 + k <= 0 ? T(0) : rows.a[k];
+      rows.b[k] = before ? b0 : rows.b[k];
+      rows.c[k] = before ? T(0) : rows.c[k];
+      rows.d[k] = before ? T(0) : rows.d[k];
+    }
+    // One row left for the chunk (shifted_chunk_rows made L 2): row n - 1, then an identity row.
+    if (n - r0 == 1) {
+      rows.c[0] = T(0);
+      rows.a[1] = T(0);
+      rows.b[1] = rows.b[0] != T(0) ? rows.b[0] : T(1);
+      rows.c[1] = T(0);
+      rows.d[1] = T(0);
+    }
+    return;
+  }
   if (a_const) load_chunk_direct<T, M>(ops.a + off[op_a], 0, true, valid, L, rows.a);
   else load_chunk_shifted<T, M, false>(ops.a + off[op_a], r0, n, valid, L, rows.a);
   if (b_const) load_chunk_direct<T, M>(ops.b + off[op_b], 0, true, valid, L, rows.b);
@@ -365,6 +408,16 @@ __device__ __forceinline__ void load_rows_shifted(const Operands<T>& ops,
     rows.a[k] = row <= 0 || row >= n ? T(0) : rows.a[k];
     rows.c[k] = row < 0 || row >= n - 1 ? T(0) : rows.c[k];
   }
+}
+
+/// chunk_shifted: whether a chunk's vectors, rows r0 .. r0 + L rounded up to a whole vector, lie
+/// inside d's span (load_rows_shifted).
+template <class T>
+__device__ __forceinline__ bool shifted_inside(const HybridShape& sh, std::int64_t d_row0, int r0,
+                                               int L) {
+  constexpr int V = 16 / static_cast<int>(sizeof(T));
+  const std::int64_t first = d_row0 + r0;
+  return first >= sh.span_lo && first + (L + V - 1) / V * V - 1 <= sh.span_hi;
 }
 
 /// chunk_shifted: registers v[k], k < L, to rows r0 + k of x (added to what x holds,
@@ -548,7 +601,7 @@ __global__ void __launch_bounds__(HybridBounds<T, M, Map>::threads,
     for (int k = 0; k < M; ++k) rows.c[k] = r0 + k == n - 1 ? T(0) : rows.c[k];
   } else if constexpr (shifted) {
     load_rows_shifted<T, M>(ops, off, ra == 0, rb == 0, rc == 0, r0, static_cast<int>(n), valid,
-                            L, rows);
+                            L, shifted_inside<T>(sh, off[op_d], r0, L), rows);
   } else if (ra == 0 && rb == 0 && rc == 0) {
     // Coefficients constant along the system (an ADI step, a uniform grid): one load each.
     const T a0 = valid ? ops.a[off[op_a]] : T(0), b0 = valid ? ops.b[off[op_b]] : T(1),
@@ -594,6 +647,8 @@ __global__ void __launch_bounds__(HybridBounds<T, M, Map>::threads,
 
   Row<T> first, last;
   chunk_reduce<T>(rows, Lc, first, last);
+  // chunk_shifted reads c of row n - 1 with its vector; it reaches only last.sup.
+  if constexpr (shifted) drop_system_ends(first, last, false, r0 + Lc == n);
 
   // ---- The reduced system.
   T x_first = 0, x_last = 0;
