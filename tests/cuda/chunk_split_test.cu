@@ -113,13 +113,17 @@ void check_every_shifted_length(int M) {
   constexpr int V = 16 / sizeof(T);
   for (int P = 1; P <= 256; P *= 2) {
     for (int n = 1; n <= M * P; ++n) {
-      SCOPED_TRACE("n " + std::to_string(n) + ", P " + std::to_string(P) + ", M " +
-                   std::to_string(M));
-      HybridShape sh = detail::cuda::split_rows(n, P, P, 1);
-      const int wanted = ((n + V - 1 + P - 1) / P + V - 1) / V * V;
-      ASSERT_EQ(detail::cuda::split_shifted<T>(n, M, P, sh), wanted <= M);
-      if (wanted > M) continue;
-      for (int shift = 0; shift < V; ++shift) expect_shifted_cut_covers<T>(sh, n, shift, P, M);
+      for (int most = 0; most < V; ++most) {
+        SCOPED_TRACE("n " + std::to_string(n) + ", P " + std::to_string(P) + ", M " +
+                     std::to_string(M) + ", shifts up to " + std::to_string(most));
+        HybridShape sh = detail::cuda::split_rows(n, P, P, 1);
+        const int wanted = ((n + most + P - 1) / P + V - 1) / V * V;
+        ASSERT_EQ(detail::cuda::split_shifted<T>(n, M, P, most, sh), wanted <= M);
+        if (wanted > M) continue;
+        for (int shift = 0; shift <= most; ++shift) {
+          expect_shifted_cut_covers<T>(sh, n, shift, P, M);
+        }
+      }
     }
   }
 }
@@ -164,6 +168,8 @@ TEST(ChunkSplit, DirectShapeByLayout) {
   EXPECT_EQ(shape_of(batch_along_x(301, 100, 0, 301), ops), Mapping::chunk_shifted);
   // One ghost layer: n = 256 of 258.
   EXPECT_EQ(shape_of(batch_along_x(256, 100, 1, 258), ops), Mapping::chunk_shifted);
+  // Every system one row past a vector (a ghost layer, strides of whole vectors).
+  EXPECT_EQ(shape_of(batch_along_x(256, 100, 1, 256), ops), Mapping::chunk_shifted);
   // Base pointers one element past a vector: every operand alike.
   const detail::Operands<float> moved{base + 1, base + 1, base + 1, base + 1, base + 1, false,
                                       nullptr};
@@ -193,6 +199,24 @@ TEST(ChunkSplit, DirectShapeByLayout) {
   // Too long for 16 rows a chunk over 32 threads once the shift is counted: 512 rows need
   // 515 / 32 -> 20.
   EXPECT_EQ(shape_of(batch_along_x(511, 100, 0, 511), ops), Mapping::chunk_fastest);
+}
+
+// The shifts a batch's systems can have: phase + i gcd(V, strides) modulo V.
+TEST(ChunkSplit, MaxVectorShift) {
+  using detail::cuda::max_vector_shift;
+  // Strides that are whole vectors: every system at the phase.
+  EXPECT_EQ(max_vector_shift<float>(0, batch_along_x(256, 10, 0, 256), detail::op_d), 0);
+  EXPECT_EQ(max_vector_shift<float>(1, batch_along_x(256, 10, 0, 256), detail::op_d), 1);
+  EXPECT_EQ(max_vector_shift<float>(7, batch_along_x(256, 10, 0, 256), detail::op_d), 3);
+  // Odd strides: every shift.
+  EXPECT_EQ(max_vector_shift<float>(0, batch_along_x(301, 10, 0, 301), detail::op_d), 3);
+  EXPECT_EQ(max_vector_shift<double>(0, batch_along_x(301, 10, 0, 301), detail::op_d), 1);
+  // Strides of half a vector (258 floats): the phase and the phase + 2.
+  EXPECT_EQ(max_vector_shift<float>(1, batch_along_x(256, 10, 0, 258), detail::op_d), 3);
+  EXPECT_EQ(max_vector_shift<float>(0, batch_along_x(256, 10, 0, 258), detail::op_d), 2);
+  EXPECT_EQ(max_vector_shift<double>(1, batch_along_x(256, 10, 0, 258), detail::op_d), 1);
+  // A negative stride as its positive.
+  EXPECT_EQ(max_vector_shift<float>(0, batch_along_x(256, 10, 0, -258), detail::op_d), 2);
 }
 
 // The span a layout addresses, which bounds chunk_shifted's whole-vector reads.

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <numeric>
 
 #include "cuda/scalar/block/hybrid_kernel.cuh"
 
@@ -107,16 +108,28 @@ inline void operand_span(const Problem& p, int op, std::int64_t& lo, std::int64_
   for (int k = 0; k < p.batch_rank; ++k) add(p.batch_extents[k], m.batch_strides[k]);
 }
 
-/// The chunks of chunk_shifted: a system's rows counted from the 16-byte boundary at or before
-/// its row 0, `shift` = 0 .. V - 1 rows earlier (per system, in the kernel), and cut there in
-/// chunks of q rows, q a multiple of V, so that every chunk but a system's first starts on a
-/// vector; the first has `shift` rows fewer. `chunks` threads hold n + V - 1 rows whatever the
-/// shift. False (sh unchanged) where that needs more than M rows a chunk.
+/// The most rows a system's row 0 can lie past the 16-byte boundary before it, over a batch whose
+/// row 0 in d is at `phase` rows past a boundary in system 0 (pointer and offset) and whose batch
+/// strides are `strides`: the shifts are phase + i g modulo V, g = gcd(V, strides).
 template <class T>
-bool split_shifted(std::int64_t n, int M, int chunks, HybridShape& sh) {
+int max_vector_shift(std::int64_t phase, const Problem& p, int op) {
+  constexpr std::int64_t V = 16 / sizeof(T);
+  std::int64_t g = V;
+  for (int k = 0; k < p.batch_rank; ++k) g = std::gcd(g, p.map[op].batch_strides[k]);
+  g = std::abs(g);
+  return static_cast<int>((phase % V + V) % V % g + V - g);
+}
+
+/// The chunks of chunk_shifted: a system's rows counted from the 16-byte boundary at or before
+/// its row 0, `shift` rows earlier (0 .. `max_shift`, per system, in the kernel), and cut there in
+/// chunks of q rows, q a multiple of V, so that every chunk but a system's first starts on a
+/// vector; the first has `shift` rows fewer. `chunks` threads hold n + max_shift rows. False (sh
+/// unchanged) where that needs more than M rows a chunk.
+template <class T>
+bool split_shifted(std::int64_t n, int M, int chunks, int max_shift, HybridShape& sh) {
   constexpr std::int64_t V = 16 / sizeof(T);
   if (n < 1 || chunks < 1) return false;
-  const std::int64_t even = (n + V - 1 + chunks - 1) / chunks;
+  const std::int64_t even = (n + max_shift + chunks - 1) / chunks;
   const std::int64_t q = (even + V - 1) / V * V;
   if (q > M) return false;
   sh.q = static_cast<int>(q);
@@ -131,7 +144,7 @@ bool split_shifted(std::int64_t n, int M, int chunks, HybridShape& sh) {
 /// split_vectors'), chunk_shifted where the systems start anywhere but alike in every operand
 /// (rows_shifted_alike, split_shifted); else chunk_fastest, staged through shared memory.
 /// `sh` is cut to match. Measurements: docs/notes/2026-11-28-session12.md (the vector cut) and
-/// docs/notes/2026-11-29-session13.md (the shifted cut). TRIAX_CUDA_HYBRID_VECTOR_SPLIT=0 keeps
+/// docs/notes/2026-11-28-session13.md (the shifted cut). TRIAX_CUDA_HYBRID_VECTOR_SPLIT=0 keeps
 /// split_rows' cut; TRIAX_CUDA_HYBRID_SHIFTED=0 turns chunk_shifted off (the A/B switches).
 template <class T>
 Mapping direct_shape(const Problem& p, const Operands<T>& ops, int M, HybridShape& sh) {
@@ -145,8 +158,12 @@ Mapping direct_shape(const Problem& p, const Operands<T>& ops, int M, HybridShap
     if (!off("TRIAX_CUDA_HYBRID_VECTOR_SPLIT") && split_vectors<T>(p.n, M, sh.P * sh.C, sh))
       return Mapping::chunk_direct;
   }
+  const auto phase = [&] {
+    const std::uintptr_t address = reinterpret_cast<std::uintptr_t>(ops.d);
+    return static_cast<std::int64_t>(address / sizeof(T) % V) + p.map[op_d].offset;
+  };
   if (!off("TRIAX_CUDA_HYBRID_SHIFTED") && rows_shifted_alike(p, ops) &&
-      split_shifted<T>(p.n, M, sh.P * sh.C, sh)) {
+      split_shifted<T>(p.n, M, sh.P * sh.C, max_vector_shift<T>(phase(), p, op_d), sh)) {
     operand_span(p, op_d, sh.span_lo, sh.span_hi);
     return Mapping::chunk_shifted;
   }

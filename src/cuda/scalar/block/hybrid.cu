@@ -651,19 +651,29 @@ bool choose(const Problem& p, HybridFamily family, Allowed allowed, HybridConfig
   // (16 doubles would need more than the 128 registers a 512-thread block leaves.)
   //
   // Rows whose systems start between 16-byte vectors are read from the vector boundary before
-  // row 0 (chunk_shifted, chunk_split.cuh): the chunks then hold up to V - 1 rows more than n,
-  // counted here where they fit the family, so that n = 255 in float (16 rows, 32 threads) and
-  // n = 256 in double with a ghost layer (8 rows, 64 threads) are read in vectors, not staged.
-  constexpr std::int64_t V = 16 / sizeof(T);
+  // row 0 (chunk_shifted, chunk_split.cuh): the chunks then hold up to V - 1 rows more than n
+  // (with 16-byte aligned pointers, as the plan assumes here, max_vector_shift of them). Counted
+  // where that changes neither M nor, within a warp, P, and the family still holds them: on an
+  // H200 the shifted reads with P doubled within a warp, or float's 16 rows for 255, ran 0.85-0.94x
+  // the staged kernel (126 in 133 along x: 32 threads against 16), while one more warp past 32
+  // threads paid (float 1023 along x: 1.13x; docs/notes/2026-11-28-session13.md).
   const auto rows_per_thread = [&](std::int64_t rows) {
     const bool one_warp = rows_contiguous && rows > 8 * 32 && rows <= 16 * 32;
     const bool wide = sizeof(T) == 4 && (!rows_contiguous || rows > 8 * max_p || one_warp);
     return wide ? 16 : 8;
   };
-  const bool shifted_on = env_switch("TRIAX_CUDA_HYBRID_SHIFTED") != 0;
-  std::int64_t held =
-      shifted_on && rows_contiguous && starts_between_vectors<T>(p) ? n + V - 1 : n;
-  if ((held + rows_per_thread(held) - 1) / rows_per_thread(held) > max_p) held = n;
+  const auto threads_for = [](std::int64_t rows, int m) {
+    const std::int64_t c = (rows + m - 1) / m;
+    return c <= 32 ? std::int64_t(next_pow2(c)) : (c + 31) / 32 * 32;
+  };
+  std::int64_t held = n;
+  if (env_switch("TRIAX_CUDA_HYBRID_SHIFTED") != 0 && rows_contiguous &&
+      starts_between_vectors<T>(p)) {
+    const std::int64_t wider = n + max_vector_shift<T>(p.map[op_d].offset, p, op_d);
+    const int m = rows_per_thread(n);
+    const std::int64_t pn = threads_for(n, m), pw = threads_for(wider, m);
+    if (rows_per_thread(wider) == m && (pw == pn || pn > 32) && pw <= max_p) held = wider;
+  }
   cfg.M = rows_per_thread(held);
   const std::int64_t chunks = (held + cfg.M - 1) / cfg.M;
   if (family == HybridFamily::warp && chunks > 32) return false;

@@ -358,7 +358,7 @@ __device__ __forceinline__ void load_chunk_shifted(const T* row0, int r0, int n,
 /// n - 1 reaches only `last.sup`, which the caller zeroes (drop_system_ends). At the span's ends
 /// every operand element by element (load_chunk_shifted), with the same result. The few selects
 /// matter: along x these kernels issue about as many instructions as the memory allows
-/// (docs/notes/2026-11-29-session13.md).
+/// (docs/notes/2026-11-28-session13.md).
 template <class T, int M>
 __device__ __forceinline__ void load_rows_shifted(const Operands<T>& ops,
                                                   const std::int64_t (&off)[operand_count],
