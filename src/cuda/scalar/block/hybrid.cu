@@ -653,10 +653,12 @@ bool choose(const Problem& p, HybridFamily family, Allowed allowed, HybridConfig
   // Rows whose systems start between 16-byte vectors are read from the vector boundary before
   // row 0 (chunk_shifted, chunk_split.cuh): the chunks then hold up to V - 1 rows more than n
   // (with 16-byte aligned pointers, as the plan assumes here, max_vector_shift of them). Counted
-  // where that changes neither M nor, within a warp, P, and the family still holds them: on an
-  // H200 the shifted reads with P doubled within a warp, or float's 16 rows for 255, ran 0.85-0.94x
-  // the staged kernel (126 in 133 along x: 32 threads against 16), while one more warp past 32
-  // threads paid (float 1023 along x: 1.13x; docs/notes/2026-11-28-session13.md).
+  // where that changes neither M nor, within a warp, P (but from one thread to two), and the
+  // family still holds them: on an H200 the shifted reads with P doubled within a warp, or
+  // float's 16 rows for 255, ran 0.85-0.94x the staged kernel (126 in 133 along x: 32 threads
+  // against 16; 63 in 70: 16 against 8), while one more warp past 32 threads paid (float 1023
+  // along x: 1.13x) and so did two threads for one (float n = 7: 1.21-1.41x;
+  // docs/notes/2026-11-28-session13.md).
   const auto rows_per_thread = [&](std::int64_t rows) {
     const bool one_warp = rows_contiguous && rows > 8 * 32 && rows <= 16 * 32;
     const bool wide = sizeof(T) == 4 && (!rows_contiguous || rows > 8 * max_p || one_warp);
@@ -672,7 +674,8 @@ bool choose(const Problem& p, HybridFamily family, Allowed allowed, HybridConfig
     const std::int64_t wider = n + max_vector_shift<T>(p.map[op_d].offset, p, op_d);
     const int m = rows_per_thread(n);
     const std::int64_t pn = threads_for(n, m), pw = threads_for(wider, m);
-    if (rows_per_thread(wider) == m && (pw == pn || pn > 32) && pw <= max_p) held = wider;
+    if (rows_per_thread(wider) == m && (pw == pn || pn == 1 || pn > 32) && pw <= max_p)
+      held = wider;
   }
   cfg.M = rows_per_thread(held);
   const std::int64_t chunks = (held + cfg.M - 1) / cfg.M;
