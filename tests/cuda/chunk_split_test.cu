@@ -9,7 +9,10 @@
 #include <cstdint>
 #include <string>
 
+#include "core/normalize.hpp"
 #include "cuda/scalar/block/chunk_split.cuh"
+#include "cuda/scalar/block/hybrid.hpp"
+#include "support/scoped_env.hpp"
 
 namespace triax::test {
 namespace {
@@ -233,6 +236,44 @@ TEST(ChunkSplit, OperandSpan) {
   detail::cuda::operand_span(p, detail::op_d, lo, hi);
   EXPECT_EQ(lo, 0);
   EXPECT_EQ(hi, 36 * 258 + 255);
+}
+
+/// hybrid_choose's block-family pick along x for the layout (no device needed along x: the
+/// staged, clustered and pipelined kernels are for axes >= 1).
+template <class T>
+detail::cuda::HybridConfig choice_along_x(const Layout& layout) {
+  detail::cuda::HybridConfig cfg;
+  EXPECT_TRUE(detail::cuda::hybrid_choose<T>(detail::normalize(OperandLayouts(layout), 0),
+                                             detail::cuda::HybridFamily::block, cfg));
+  return cfg;
+}
+
+// Where the layout puts systems between vectors, the plan gives the chunks room for the shift
+// where that keeps M and, within a warp, P (docs/algorithms.md, "How hybrid_choose configures
+// it"): the cases its measurements name.
+TEST(ShiftedChoice, ChunksHoldTheShiftWhereTheyKeepMAndP) {
+  const auto expect = [](const detail::cuda::HybridConfig& c, int M, int P) {
+    EXPECT_EQ(c.M, M);
+    EXPECT_EQ(c.P, P);
+  };
+  // float 1023 packed: 129 chunks of 8 with the shift, one more warp (160 threads, not 128).
+  expect(choice_along_x<float>(Layout::packed({1023, 64})), 8, 160);
+  // float 301: 16 rows, one warp, with or without the shift.
+  expect(choice_along_x<float>(Layout::packed({301, 64})), 16, 32);
+  // float 7: two threads for one.
+  expect(choice_along_x<float>(Layout::packed({7, 1000})), 8, 2);
+  // float 126 in 133: 32 threads would double a warp's 16; staged with 16.
+  expect(choice_along_x<float>(Layout::padded({126, 50}, {133, 50}, {0, 0})), 8, 16);
+  // float 255: the shift would take 16 rows a thread; 8 rows, 32 threads, staged.
+  expect(choice_along_x<float>(Layout::packed({255, 64})), 8, 32);
+  // double 256 with a ghost layer: 64 threads would double 32; staged with 32.
+  expect(choice_along_x<double>(Layout::padded({256, 40}, {258, 42}, {1, 1})), 8, 32);
+  // Aligned layouts are unchanged: float 256 packed.
+  expect(choice_along_x<float>(Layout::packed({256, 64})), 8, 32);
+  // TRIAX_CUDA_HYBRID_SHIFTED=0: n alone.
+  const ScopedEnv off("TRIAX_CUDA_HYBRID_SHIFTED", "0");
+  expect(choice_along_x<float>(Layout::packed({1023, 64})), 8, 128);
+  expect(choice_along_x<float>(Layout::packed({7, 1000})), 8, 1);
 }
 
 }  // namespace
