@@ -130,9 +130,14 @@ void launch_chunks(int M, const Problem& p, const Operands<T>& ops, const Hybrid
                    int tiles, T* pairs, cudaStream_t stream) {
   const dim3 grid(static_cast<unsigned>((p.count + sh.S - 1) / sh.S), static_cast<unsigned>(tiles));
   const unsigned threads = static_cast<unsigned>(sh.S * sh.P);
-  if constexpr (sizeof(T) == 4) {  // 16-row chunks in float only (hybrid.cu's launch_m)
+  if constexpr (sizeof(T) == 4) {  // 12- and 16-row chunks in float only (hybrid.cu's launch_m)
     if (M == 16) {
       chunk_bound_kernel<T, 16, Map, WriteX><<<grid, threads, 0, stream>>>(p, ops, sh, pairs);
+      TRIAX_CUDA_CHECK_LAUNCH();
+      return;
+    }
+    if (M == 12) {
+      chunk_bound_kernel<T, 12, Map, WriteX><<<grid, threads, 0, stream>>>(p, ops, sh, pairs);
       TRIAX_CUDA_CHECK_LAUNCH();
       return;
     }

@@ -248,24 +248,34 @@ detail::cuda::HybridConfig choice_along_x(const Layout& layout) {
   return cfg;
 }
 
+/// Rows per chunk thread M and chunk threads P of a configuration.
+void expect(const detail::cuda::HybridConfig& c, int M, int P) {
+  EXPECT_EQ(c.M, M);
+  EXPECT_EQ(c.P, P);
+}
+
 // Where the layout puts systems between vectors, the plan gives the chunks room for the shift
 // where that keeps M and, within a warp, P (docs/algorithms.md, "How hybrid_choose configures
 // it"): the cases its measurements name.
 TEST(ShiftedChoice, ChunksHoldTheShiftWhereTheyKeepMAndP) {
-  const auto expect = [](const detail::cuda::HybridConfig& c, int M, int P) {
-    EXPECT_EQ(c.M, M);
-    EXPECT_EQ(c.P, P);
-  };
   // float 1023 packed: 129 chunks of 8 with the shift, one more warp (160 threads, not 128).
   expect(choice_along_x<float>(Layout::packed({1023, 64})), 8, 160);
-  // float 301: 16 rows, one warp, with or without the shift.
-  expect(choice_along_x<float>(Layout::packed({301, 64})), 16, 32);
+  // float 301: 12 rows, one warp, with or without the shift.
+  expect(choice_along_x<float>(Layout::packed({301, 64})), 12, 32);
+  // float 382: 12 rows would not hold a shift of 3; 16.
+  expect(choice_along_x<float>(Layout::packed({382, 64})), 16, 32);
+  // float 2500 packed: past one warp 16 rows stay (157 chunks in 160 threads).
+  expect(choice_along_x<float>(Layout::packed({2500, 64})), 16, 160);
+  // double 301: 8 rows (12 doubles are for no kernel).
+  expect(choice_along_x<double>(Layout::packed({301, 64})), 8, 64);
   // float 7: two threads for one.
   expect(choice_along_x<float>(Layout::packed({7, 1000})), 8, 2);
   // float 126 in 133: 32 threads would double a warp's 16; staged with 16.
   expect(choice_along_x<float>(Layout::padded({126, 50}, {133, 50}, {0, 0})), 8, 16);
-  // float 255: the shift would take 16 rows a thread; 8 rows, 32 threads, staged.
+  // float 255: the shift would take 12 rows a thread; 8 rows, 32 threads, staged.
   expect(choice_along_x<float>(Layout::packed({255, 64})), 8, 32);
+  // float 511: 16 rows over 32 threads hold 511 but not 514; staged.
+  expect(choice_along_x<float>(Layout::packed({511, 64})), 16, 32);
   // double 256 with a ghost layer: 64 threads would double 32; staged with 32.
   expect(choice_along_x<double>(Layout::padded({256, 40}, {258, 42}, {1, 1})), 8, 32);
   // Aligned layouts are unchanged: float 256 packed.
@@ -274,6 +284,32 @@ TEST(ShiftedChoice, ChunksHoldTheShiftWhereTheyKeepMAndP) {
   const ScopedEnv off("TRIAX_CUDA_HYBRID_SHIFTED", "0");
   expect(choice_along_x<float>(Layout::packed({1023, 64})), 8, 128);
   expect(choice_along_x<float>(Layout::packed({7, 1000})), 8, 1);
+}
+
+// TRIAX_CUDA_HYBRID_SHIFTED12=1: where the shifted rows do not fit 8-row chunks within a warp,
+// 12-row chunks over the threads n alone takes, if they hold the shift.
+TEST(ShiftedChoice, TwelveRowsForShiftedRowsWithinAWarp) {
+  const ScopedEnv on("TRIAX_CUDA_HYBRID_SHIFTED12", "1");
+  expect(choice_along_x<float>(Layout::padded({126, 50}, {133, 50}, {0, 0})), 12, 16);
+  expect(choice_along_x<float>(Layout::packed({255, 64})), 12, 32);
+  expect(choice_along_x<float>(Layout::packed({127, 64})), 12, 16);
+  expect(choice_along_x<float>(Layout::packed({63, 64})), 12, 8);
+  expect(choice_along_x<float>(Layout::packed({31, 64})), 12, 4);
+  // Where 8 rows hold the shift, or past a warp, or in double, nothing changes.
+  expect(choice_along_x<float>(Layout::packed({7, 1000})), 8, 2);
+  expect(choice_along_x<float>(Layout::packed({1023, 64})), 8, 160);
+  expect(choice_along_x<float>(Layout::packed({511, 64})), 16, 32);
+  expect(choice_along_x<double>(Layout::packed({255, 64})), 8, 32);
+}
+
+// TRIAX_CUDA_HYBRID_ROWS12=0: 16 rows wherever 12 would be taken, with or without
+// TRIAX_CUDA_HYBRID_SHIFTED12.
+TEST(ShiftedChoice, TwelveRowsSwitchOff) {
+  const ScopedEnv off("TRIAX_CUDA_HYBRID_ROWS12", "0");
+  const ScopedEnv on("TRIAX_CUDA_HYBRID_SHIFTED12", "1");
+  expect(choice_along_x<float>(Layout::packed({301, 64})), 16, 32);
+  expect(choice_along_x<float>(Layout::packed({257, 64})), 16, 32);
+  expect(choice_along_x<float>(Layout::packed({255, 64})), 8, 32);  // staged
 }
 
 }  // namespace

@@ -105,8 +105,8 @@ TYPED_TEST(CudaVsReference, UnalignedRowsAlongAxis0) {
 // the last block partly empty.
 TYPED_TEST(CudaVsReference, AlignedRowsInWholeVectorChunksAlongAxis0) {
   using T = TypeParam;
-  std::vector<std::int64_t> lengths = {4, 12, 20, 36, 100, 166, 300, 388, 500, 1000};
-  if (!quick_mode()) lengths.insert(lengths.end(), {52, 302, 1004, 2044});
+  std::vector<std::int64_t> lengths = {4, 12, 20, 36, 100, 166, 300, 380, 388, 500, 1000};
+  if (!quick_mode()) lengths.insert(lengths.end(), {52, 302, 1004, 2044, 2500, 3068});
   int k = 0;
   for (std::int64_t n : lengths) {
     const std::vector<std::int64_t> shape = {n, 37};
@@ -127,20 +127,12 @@ TYPED_TEST(CudaVsReference, AlignedRowsInWholeVectorChunksAlongAxis0) {
   }
 }
 
-// Systems that start between 16-byte boundaries along axis 0, alike in every operand (odd
-// lengths packed, a ghost layer, a base one element past a vector, x a whole vector apart): the
-// hybrid reads them from the vector boundary before each system's row 0, the rows before it and
-// past its end as identity rows and the partial vectors element by element (chunk_shifted,
-// chunk_split.cuh). Every length to 70 (every shift of a system's first and last chunk against
-// the vectors), then lengths around the chunk sizes and the limit of 32 threads of 16 rows;
-// every mode, checked mode, a, b, c one value per system; 37 systems leave the last block
-// partly empty.
-TYPED_TEST(CudaVsReference, ShiftedRowsAlongAxis0) {
-  using T = TypeParam;
-  std::vector<std::int64_t> lengths;
-  for (std::int64_t n = 1; n <= (quick_mode() ? 12 : 70); ++n) lengths.push_back(n);
-  lengths.insert(lengths.end(), {97, 255, 257, 301, 383, 509, 1001});
-  if (!quick_mode()) lengths.insert(lengths.end(), {127, 129, 191, 499, 510, 777, 2047, 4093});
+/// Systems of each length along axis 0 (37 of them, the last block partly empty) that start
+/// between 16-byte boundaries, alike in every operand: odd lengths packed, a ghost layer, a base
+/// one element past a vector, x a whole vector on, a, b, c one value per system; and x one
+/// element apart from the rest (staged). Each in a mode in turn and in checked mode.
+template <class T>
+void expect_shifted_rows_match(const std::vector<std::int64_t>& lengths, const std::string& tag) {
   int k = 0;
   for (std::int64_t n : lengths) {
     const std::vector<std::int64_t> shape = {n, 37};
@@ -152,15 +144,41 @@ TYPED_TEST(CudaVsReference, ShiftedRowsAlongAxis0) {
     const std::vector<OperandLayouts> cases = {
         OperandLayouts(packed), OperandLayouts(ghost), OperandLayouts(moved),
         OperandLayouts(packed, packed, packed, packed, x_vector),
-        OperandLayouts(each_system, each_system, each_system, ghost, ghost)};
+        OperandLayouts(each_system, each_system, each_system, ghost, ghost),
+        OperandLayouts(packed, packed, packed, packed, moved)};  // x apart: staged
     for (const OperandLayouts& layouts : cases) {
       SCOPED_TRACE("n " + std::to_string(n) + ", case " + std::to_string(&layouts - &cases[0]));
-      expect_matches_reference<T>(layouts, 0, all_modes[k % 3], seed_of("shifted", ++k),
+      expect_matches_reference<T>(layouts, 0, all_modes[k % 3], seed_of(tag, ++k),
                                   cuda_runner<T>(Algorithm::cuda_block_thomas_pcr));
-      expect_matches_reference<T>(layouts, 0, Mode::separate, seed_of("shifted", ++k),
+      expect_matches_reference<T>(layouts, 0, Mode::separate, seed_of(tag, ++k),
                                   cuda_checked_runner<T>(Algorithm::cuda_block_thomas_pcr));
     }
   }
+}
+
+// The hybrid reads systems that start between vectors from the vector boundary before each
+// system's row 0, the rows before it and past its end as identity rows and the partial vectors
+// element by element (chunk_shifted, chunk_split.cuh). Every length to 70 (every shift of a
+// system's first and last chunk against the vectors), then lengths around the chunk sizes and
+// the limit of 32 threads of 16 rows. The lengths cross the limits of 12-row float chunks (381
+// in one warp).
+TYPED_TEST(CudaVsReference, ShiftedRowsAlongAxis0) {
+  std::vector<std::int64_t> lengths;
+  for (std::int64_t n = 1; n <= (quick_mode() ? 12 : 70); ++n) lengths.push_back(n);
+  lengths.insert(lengths.end(), {97, 255, 257, 301, 381, 383, 509, 1001});
+  if (!quick_mode())
+    lengths.insert(lengths.end(), {127, 129, 191, 499, 510, 777, 2047, 2501, 3069, 3071, 4093});
+  expect_shifted_rows_match<TypeParam>(lengths, "shifted");
+}
+
+// TRIAX_CUDA_HYBRID_SHIFTED12=1: float systems whose shifted rows do not fit 8-row chunks
+// within a warp take 12-row chunks over the threads n alone has (hybrid.cu's choose): lengths
+// on each side of the thread counts 2 to 32.
+TYPED_TEST(CudaVsReference, ShiftedRowsInTwelveRowChunksAlongAxis0) {
+  const ScopedEnv on("TRIAX_CUDA_HYBRID_SHIFTED12", "1");
+  std::vector<std::int64_t> lengths = {13, 15, 31, 63, 126, 127, 255};
+  if (!quick_mode()) lengths.insert(lengths.end(), {14, 29, 30, 61, 62, 125, 253, 254});
+  expect_shifted_rows_match<TypeParam>(lengths, "twelve");
 }
 
 // Kernels that pick their tiling by batch size (the shuffle transpose's group width) get batches

@@ -45,23 +45,38 @@ bool split_vectors(std::int64_t n, int M, int chunks, HybridShape& sh) {
   return true;
 }
 
+/// Whether the layout alone (n, offsets and batch strides, counted in elements) puts every
+/// system's row 0 and end on a 16-byte vector boundary of each operand that has rows (row
+/// stride not 0), given pointers on 16-byte boundaries. The plan knows only this; the pointers
+/// come at the solve.
+template <class T>
+bool layout_in_vectors(const Problem& p) {
+  constexpr std::int64_t V = 16 / sizeof(T);
+  if (p.n % V != 0) return false;
+  for (int op = 0; op < operand_count; ++op) {
+    const OperandMap& m = p.map[op];
+    if (m.row_stride == 0) continue;
+    if (m.offset % V != 0) return false;
+    for (int k = 0; k < p.batch_rank; ++k) {
+      if (m.batch_strides[k] % V != 0) return false;
+    }
+  }
+  return true;
+}
+
 /// chunk_direct's precondition on the arrays: every operand's rows contiguous (or, for a, b and
 /// c, one value along the row: row stride 0, read once), every system starting on a 16-byte
 /// boundary and n a whole number of 16-byte vectors.
 template <class T>
 bool rows_in_vectors(const Problem& p, const Operands<T>& ops) {
-  constexpr int V = 16 / sizeof(T);
-  if (p.n % V != 0) return false;
+  if (!layout_in_vectors<T>(p)) return false;
   const void* ptrs[operand_count] = {ops.a, ops.b, ops.c, ops.d, ops.x};
   for (int op = 0; op < operand_count; ++op) {
     const OperandMap& m = p.map[op];
     const bool coefficient = op == op_a || op == op_b || op == op_c;
     if (coefficient && m.row_stride == 0) continue;
-    if (m.row_stride != 1 || m.offset % V != 0) return false;
+    if (m.row_stride != 1) return false;
     if (reinterpret_cast<std::uintptr_t>(ptrs[op]) % 16 != 0) return false;
-    for (int k = 0; k < p.batch_rank; ++k) {
-      if (m.batch_strides[k] % V != 0) return false;
-    }
   }
   return true;
 }
@@ -71,13 +86,14 @@ bool rows_in_vectors(const Problem& p, const Operands<T>& ops) {
 /// within its 16-byte vector in each: pointers on element boundaries and equal (pointer + offset)
 /// modulo the vector. Odd lengths, ghost layers and a base one element past a vector pass; x one
 /// element apart from d, or a coefficient shared by every system (batch stride 0), do not.
+/// `phase`: where row 0 of d's system 0 lies within its vector, in rows (set where true).
 template <class T>
-bool rows_shifted_alike(const Problem& p, const Operands<T>& ops) {
+bool rows_shifted_alike(const Problem& p, const Operands<T>& ops, std::int64_t& phase) {
   constexpr std::int64_t V = 16 / sizeof(T);
   const auto mod = [](std::int64_t v) { return (v % V + V) % V; };
   const void* ptrs[operand_count] = {ops.a, ops.b, ops.c, ops.d, ops.x};
   const OperandMap& dm = p.map[op_d];
-  const std::int64_t phase =
+  const std::int64_t d_phase =
       mod(static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(ops.d) / sizeof(T) % V) +
           mod(dm.offset));
   for (int op = 0; op < operand_count; ++op) {
@@ -87,12 +103,13 @@ bool rows_shifted_alike(const Problem& p, const Operands<T>& ops) {
     if (m.row_stride != 1) return false;
     const std::uintptr_t address = reinterpret_cast<std::uintptr_t>(ptrs[op]);
     if (address % sizeof(T) != 0) return false;
-    if (mod(static_cast<std::int64_t>(address / sizeof(T) % V) + mod(m.offset)) != phase)
+    if (mod(static_cast<std::int64_t>(address / sizeof(T) % V) + mod(m.offset)) != d_phase)
       return false;
     for (int k = 0; k < p.batch_rank; ++k) {
       if (m.batch_strides[k] != dm.batch_strides[k]) return false;
     }
   }
+  phase = d_phase;
   return true;
 }
 
@@ -158,12 +175,9 @@ Mapping direct_shape(const Problem& p, const Operands<T>& ops, int M, HybridShap
     if (!off("TRIAX_CUDA_HYBRID_VECTOR_SPLIT") && split_vectors<T>(p.n, M, sh.P * sh.C, sh))
       return Mapping::chunk_direct;
   }
-  const auto phase = [&] {
-    const std::uintptr_t address = reinterpret_cast<std::uintptr_t>(ops.d);
-    return static_cast<std::int64_t>(address / sizeof(T) % V) + p.map[op_d].offset;
-  };
-  if (!off("TRIAX_CUDA_HYBRID_SHIFTED") && rows_shifted_alike(p, ops) &&
-      split_shifted<T>(p.n, M, sh.P * sh.C, max_vector_shift<T>(phase(), p, op_d), sh)) {
+  std::int64_t phase = 0;
+  if (!off("TRIAX_CUDA_HYBRID_SHIFTED") && rows_shifted_alike(p, ops, phase) &&
+      split_shifted<T>(p.n, M, sh.P * sh.C, max_vector_shift<T>(phase, p, op_d), sh)) {
     operand_span(p, op_d, sh.span_lo, sh.span_hi);
     return Mapping::chunk_shifted;
   }

@@ -271,6 +271,9 @@ void launch_m(int M, const Problem& p, const Operands<T>& ops, const HybridShape
   constexpr bool one_pass = Ph == Phase::fused || Ph == Phase::clustered;
   if constexpr (one_pass && sizeof(T) == 4) {
     if (M == 8) return launch_one<T, 8, Map, Ph, Acc, Chk>(p, ops, sh, tiles, stream);
+    if constexpr (Ph == Phase::fused && Map != Mapping::system_fastest) {  // along x only
+      if (M == 12) return launch_one<T, 12, Map, Ph, Acc, Chk>(p, ops, sh, tiles, stream);
+    }
     return launch_one<T, 16, Map, Ph, Acc, Chk>(p, ops, sh, tiles, stream);
   } else {
     (void)M;  // double: 8 rows only; the long path: long_path_chunk
@@ -543,7 +546,10 @@ void apply_tuning_override(std::int64_t n, int max_p, bool allow_clusters, Hybri
 template <class T>
 bool hybrid_config_valid(const HybridConfig& cfg) {
   const bool p_pow2 = cfg.P >= 1 && cfg.P <= 32 && (cfg.P & (cfg.P - 1)) == 0;
-  const bool m_ok = cfg.M == 8 || (cfg.M == 16 && sizeof(T) == 4);
+  const bool chunk_major = cfg.map == Mapping::chunk_fastest || cfg.map == Mapping::chunk_direct ||
+                           cfg.map == Mapping::chunk_shifted;
+  const bool m_ok = cfg.M == 8 || (cfg.M == 16 && sizeof(T) == 4) ||
+                    (cfg.M == 12 && sizeof(T) == 4 && chunk_major && cfg.C == 1);
   // Clusters: neighbouring systems adjacent, at most 32 chunk threads per block (the block's
   // reduced rows in one warp per system), C a power of two up to 8 (pair_solve over C lanes).
   const bool c_ok =
@@ -613,23 +619,6 @@ struct Allowed {
   bool staged = true;
 };
 
-/// Whether the layout alone (offsets, batch strides, n) puts some system's row 0 between 16-byte
-/// vectors in an operand whose rows are contiguous; the pointers, unknown to the plan, can too.
-template <class T>
-bool starts_between_vectors(const Problem& p) {
-  constexpr std::int64_t V = 16 / sizeof(T);
-  if (p.n % V != 0) return true;
-  for (int op = 0; op < operand_count; ++op) {
-    const OperandMap& m = p.map[op];
-    if (m.row_stride == 0) continue;
-    if (m.offset % V != 0) return true;
-    for (int k = 0; k < p.batch_rank; ++k) {
-      if (m.batch_strides[k] % V != 0) return true;
-    }
-  }
-  return false;
-}
-
 /// hybrid_choose, within what is allowed.
 template <class T>
 bool choose(const Problem& p, HybridFamily family, Allowed allowed, HybridConfig& cfg) {
@@ -659,25 +648,50 @@ bool choose(const Problem& p, HybridFamily family, Allowed allowed, HybridConfig
   // against 16; 63 in 70: 16 against 8), while one more warp past 32 threads paid (float 1023
   // along x: 1.13x) and so did two threads for one (float n = 7: 1.21-1.41x;
   // docs/notes/2026-11-28-session13.md).
+  //
+  // Along x, where 16 float rows would keep a system in one warp, 12 where they hold it with
+  // room for a shift of up to V - 1 rows (256 < n <= 381; a shift never changes M): 80
+  // registers against 95, three blocks an SM against two. On an H200, n = 257, 300 and 301
+  // ran 1.24x, 1.17x and 1.14x faster; past 2048 rows (up to 256 threads) 12 rows ran slower
+  // (n = 2500 and 3001: 0.82x and 0.93x), so 16 stay there (TRIAX_CUDA_HYBRID_ROWS12=0: 16
+  // everywhere; docs/notes/2026-11-28-session14.md).
+  const bool twelve_rows = env_switch("TRIAX_CUDA_HYBRID_ROWS12") != 0;
   const auto rows_per_thread = [&](std::int64_t rows) {
     const bool one_warp = rows_contiguous && rows > 8 * 32 && rows <= 16 * 32;
     const bool wide = sizeof(T) == 4 && (!rows_contiguous || rows > 8 * max_p || one_warp);
-    return wide ? 16 : 8;
+    if (!wide) return 8;
+    constexpr std::int64_t most_shift = 16 / sizeof(T) - 1;
+    if (twelve_rows && one_warp && rows + most_shift <= 12 * 32) return 12;
+    return 16;
   };
   const auto threads_for = [](std::int64_t rows, int m) {
     const std::int64_t c = (rows + m - 1) / m;
     return c <= 32 ? std::int64_t(next_pow2(c)) : (c + 31) / 32 * 32;
   };
+  //
+  // Where the shift does not fit that way within a warp, TRIAX_CUDA_HYBRID_SHIFTED12=1 takes
+  // 12-row float chunks over the threads n alone would have, if they hold n + shift: on an H200
+  // n = 31, 63, 127 and 255 along x ran 1.44x, 1.15x, 1.15x and 1.16x faster than staged
+  // (80.5-82.6% of the copy). Off by default until the GPU suite has run these configurations
+  // (12 rows with fewer than 32 threads). Past a warp the measurements did not settle a rule
+  // (12 rows over fewer threads: 0.94-1.20x), so none is taken there
+  // (docs/notes/2026-11-28-session14.md).
+  const bool shifted_twelve = twelve_rows && env_switch("TRIAX_CUDA_HYBRID_SHIFTED12") == 1;
   std::int64_t held = n;
+  int shifted_m = 0;  // the rows per thread the shifted rows were fitted to, if any
   if (env_switch("TRIAX_CUDA_HYBRID_SHIFTED") != 0 && rows_contiguous &&
-      starts_between_vectors<T>(p)) {
+      !layout_in_vectors<T>(p)) {
     const std::int64_t wider = n + max_vector_shift<T>(p.map[op_d].offset, p, op_d);
     const int m = rows_per_thread(n);
     const std::int64_t pn = threads_for(n, m), pw = threads_for(wider, m);
-    if (rows_per_thread(wider) == m && (pw == pn || pn == 1 || pn > 32) && pw <= max_p)
+    if (rows_per_thread(wider) == m && (pw == pn || pn == 1 || pn > 32) && pw <= max_p) {
       held = wider;
+    } else if (sizeof(T) == 4 && shifted_twelve && m < 12 && pn <= 32 && wider <= 12 * pn) {
+      held = wider;
+      shifted_m = 12;
+    }
   }
-  cfg.M = rows_per_thread(held);
+  cfg.M = shifted_m != 0 ? shifted_m : rows_per_thread(held);
   const std::int64_t chunks = (held + cfg.M - 1) / cfg.M;
   if (family == HybridFamily::warp && chunks > 32) return false;
   int P = chunks <= 32 ? next_pow2(chunks) : static_cast<int>((chunks + 31) / 32 * 32);

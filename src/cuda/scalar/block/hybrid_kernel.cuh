@@ -510,8 +510,9 @@ __device__ __forceinline__ int store_run(T* x_row0, int R0, int R1, int gi, int 
 /// went through cp.async (run_stage.cuh) it needed 80 for three blocks: at two (86-99
 /// registers, 25% occupancy) the float path ran at 52-64% of the copy where the 62-register
 /// vector path ran at 102% with four (H100, n = 255 / 256 along x,
-/// docs/notes/2026-11-26-shapes.md). Double keeps two blocks: its chunk's rows alone are 64
-/// registers (236 bytes spilled at 80).
+/// docs/notes/2026-11-26-shapes.md). 12-row float chunks (along x) take 80 with three, where 16
+/// take 95 with two. Double keeps two blocks: its chunk's rows alone are 64 registers (236 bytes
+/// spilled at 80).
 constexpr int chunk_block_threads = 256;
 #ifndef TRIAX_CUDA_CHUNK_MIN_BLOCKS  // a tuning aid: blocks per SM of the 8-row float kernels
 #define TRIAX_CUDA_CHUNK_MIN_BLOCKS 4
@@ -523,9 +524,10 @@ struct HybridBounds {
   // The rest keep the 128-register cap that blocks of hybrid_max_threads gave them: two blocks.
   // Where neighbouring systems are adjacent, 0 as if none were named (1 made ptxas take up to a
   // third more registers for the same cap).
-  static constexpr int min_blocks = !chunk_major                   ? 0
-                                    : sizeof(T) == 4 && M == 8 ? TRIAX_CUDA_CHUNK_MIN_BLOCKS
-                                                               : 2;
+  static constexpr int min_blocks = !chunk_major                    ? 0
+                                    : sizeof(T) == 4 && M == 8  ? TRIAX_CUDA_CHUNK_MIN_BLOCKS
+                                    : sizeof(T) == 4 && M == 12 ? 3
+                                                                : 2;
 };
 
 template <class T, int M, Mapping Map, Phase Ph, bool Accumulate, bool Checked>
