@@ -65,6 +65,7 @@ void check_every_length(int M) {
 
 TEST(ChunkSplit, EveryLengthFloat) {
   check_every_length<float>(8);
+  check_every_length<float>(12);
   check_every_length<float>(16);
 }
 
@@ -133,6 +134,7 @@ void check_every_shifted_length(int M) {
 
 TEST(ChunkSplit, ShiftedEveryLengthFloat) {
   check_every_shifted_length<float>(8);
+  check_every_shifted_length<float>(12);
   check_every_shifted_length<float>(16);
 }
 
