@@ -356,9 +356,10 @@ __device__ __forceinline__ void load_chunk_shifted(const T* row0, int r0, int n,
 /// rows (a chunk's first V - 1 registers at most), a of row 0 becomes 0, and a chunk of one row
 /// gets its second register as an identity row; rows past the end are outside L, and c of row
 /// n - 1 reaches only `last.sup`, which the caller zeroes (drop_system_ends). At the span's ends
-/// every operand element by element (load_chunk_shifted), with the same result. The few selects
-/// matter: along x these kernels issue about as many instructions as the memory allows
-/// (docs/notes/2026-11-28-session13.md).
+/// every operand element by element (load_chunk_shifted), with the same result. A first form
+/// that branched per vector ran at 50-64% of the copy (docs/notes/2026-11-28-session13.md);
+/// Nsight Compute finds these kernels bound by latency, not by instruction issue
+/// (docs/notes/2026-11-28-session14.md).
 template <class T, int M>
 __device__ __forceinline__ void load_rows_shifted(const Operands<T>& ops,
                                                   const std::int64_t (&off)[operand_count],
