@@ -272,10 +272,6 @@ TEST(ShiftedChoice, ChunksHoldTheShiftWhereTheyKeepMAndP) {
   expect(choice_along_x<double>(Layout::packed({301, 64})), 8, 64);
   // float 7: two threads for one.
   expect(choice_along_x<float>(Layout::packed({7, 1000})), 8, 2);
-  // float 126 in 133: 32 threads would double a warp's 16; staged with 16.
-  expect(choice_along_x<float>(Layout::padded({126, 50}, {133, 50}, {0, 0})), 8, 16);
-  // float 255: the shift would take 12 rows a thread; 8 rows, 32 threads, staged.
-  expect(choice_along_x<float>(Layout::packed({255, 64})), 8, 32);
   // float 511: 16 rows over 32 threads hold 511 but not 514; staged.
   expect(choice_along_x<float>(Layout::packed({511, 64})), 16, 32);
   // double 256 with a ghost layer: 64 threads would double 32; staged with 32.
@@ -288,10 +284,10 @@ TEST(ShiftedChoice, ChunksHoldTheShiftWhereTheyKeepMAndP) {
   expect(choice_along_x<float>(Layout::packed({7, 1000})), 8, 1);
 }
 
-// TRIAX_CUDA_HYBRID_SHIFTED12=1: where the shifted rows do not fit 8-row chunks within a warp,
-// 12-row chunks over the threads n alone takes, if they hold the shift.
+// Where the shifted rows do not fit 8-row chunks within a warp, 12-row chunks over the threads
+// n alone takes, if they hold the shift (float 126 in 133: 8 rows would double a warp's 16
+// threads; 255: 8 rows would take 33 chunks).
 TEST(ShiftedChoice, TwelveRowsForShiftedRowsWithinAWarp) {
-  const ScopedEnv on("TRIAX_CUDA_HYBRID_SHIFTED12", "1");
   expect(choice_along_x<float>(Layout::padded({126, 50}, {133, 50}, {0, 0})), 12, 16);
   expect(choice_along_x<float>(Layout::packed({255, 64})), 12, 32);
   expect(choice_along_x<float>(Layout::packed({127, 64})), 12, 16);
@@ -304,11 +300,19 @@ TEST(ShiftedChoice, TwelveRowsForShiftedRowsWithinAWarp) {
   expect(choice_along_x<double>(Layout::packed({255, 64})), 8, 32);
 }
 
-// TRIAX_CUDA_HYBRID_ROWS12=0: 16 rows wherever 12 would be taken, with or without
-// TRIAX_CUDA_HYBRID_SHIFTED12.
+// TRIAX_CUDA_HYBRID_SHIFTED12=0: those rows are staged, over the threads n alone takes.
+TEST(ShiftedChoice, TwelveRowsForShiftedRowsSwitchOff) {
+  const ScopedEnv off("TRIAX_CUDA_HYBRID_SHIFTED12", "0");
+  expect(choice_along_x<float>(Layout::padded({126, 50}, {133, 50}, {0, 0})), 8, 16);
+  expect(choice_along_x<float>(Layout::packed({255, 64})), 8, 32);
+  expect(choice_along_x<float>(Layout::packed({31, 64})), 8, 4);
+  expect(choice_along_x<float>(Layout::packed({301, 64})), 12, 32);  // in one warp: unchanged
+}
+
+// TRIAX_CUDA_HYBRID_ROWS12=0: 16 rows wherever 12 would be taken, shifted rows within a warp
+// included (those that 8 rows do not hold are staged).
 TEST(ShiftedChoice, TwelveRowsSwitchOff) {
   const ScopedEnv off("TRIAX_CUDA_HYBRID_ROWS12", "0");
-  const ScopedEnv on("TRIAX_CUDA_HYBRID_SHIFTED12", "1");
   expect(choice_along_x<float>(Layout::packed({301, 64})), 16, 32);
   expect(choice_along_x<float>(Layout::packed({257, 64})), 16, 32);
   expect(choice_along_x<float>(Layout::packed({255, 64})), 8, 32);  // staged

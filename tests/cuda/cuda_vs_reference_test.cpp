@@ -171,14 +171,15 @@ TYPED_TEST(CudaVsReference, ShiftedRowsAlongAxis0) {
   expect_shifted_rows_match<TypeParam>(lengths, "shifted");
 }
 
-// TRIAX_CUDA_HYBRID_SHIFTED12=1: float systems whose shifted rows do not fit 8-row chunks
-// within a warp take 12-row chunks over the threads n alone has (hybrid.cu's choose): lengths
-// on each side of the thread counts 2 to 32.
+// Float systems whose shifted rows do not fit 8-row chunks within a warp take 12-row chunks
+// over the threads n alone has (hybrid.cu's choose), or with TRIAX_CUDA_HYBRID_SHIFTED12=0 are
+// staged: lengths on each side of the thread counts 2 to 32, both ways.
 TYPED_TEST(CudaVsReference, ShiftedRowsInTwelveRowChunksAlongAxis0) {
-  const ScopedEnv on("TRIAX_CUDA_HYBRID_SHIFTED12", "1");
   std::vector<std::int64_t> lengths = {13, 15, 31, 63, 126, 127, 255};
   if (!quick_mode()) lengths.insert(lengths.end(), {14, 29, 30, 61, 62, 125, 253, 254});
   expect_shifted_rows_match<TypeParam>(lengths, "twelve");
+  const ScopedEnv off("TRIAX_CUDA_HYBRID_SHIFTED12", "0");
+  expect_shifted_rows_match<TypeParam>(lengths, "staged");
 }
 
 // Kernels that pick their tiling by batch size (the shuffle transpose's group width) get batches

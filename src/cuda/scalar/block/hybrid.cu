@@ -669,14 +669,12 @@ bool choose(const Problem& p, HybridFamily family, Allowed allowed, HybridConfig
     return c <= 32 ? std::int64_t(next_pow2(c)) : (c + 31) / 32 * 32;
   };
   //
-  // Where the shift does not fit that way within a warp, TRIAX_CUDA_HYBRID_SHIFTED12=1 takes
-  // 12-row float chunks over the threads n alone would have, if they hold n + shift: on an H200
-  // n = 31, 63, 127 and 255 along x ran 1.44x, 1.15x, 1.15x and 1.16x faster than staged
-  // (80.5-82.6% of the copy). Off by default until the GPU suite has run these configurations
-  // (12 rows with fewer than 32 threads). Past a warp the measurements did not settle a rule
+  // Where the shift does not fit that way within a warp, 12-row float chunks over the threads
+  // n alone would have, if they hold n + shift: on an H200 n = 31, 63, 127 and 255 along x ran
+  // 1.44x, 1.15x, 1.15x and 1.16x faster than staged (80.5-82.6% of the copy;
+  // TRIAX_CUDA_HYBRID_SHIFTED12=0: staged). Past a warp the measurements did not settle a rule
   // (12 rows over fewer threads: 0.94-1.20x), so none is taken there
   // (docs/notes/2026-11-28-session14.md).
-  const bool shifted_twelve = twelve_rows && env_switch("TRIAX_CUDA_HYBRID_SHIFTED12") == 1;
   std::int64_t held = n;
   int shifted_m = 0;  // the rows per thread the shifted rows were fitted to, if any
   if (env_switch("TRIAX_CUDA_HYBRID_SHIFTED") != 0 && rows_contiguous &&
@@ -686,7 +684,8 @@ bool choose(const Problem& p, HybridFamily family, Allowed allowed, HybridConfig
     const std::int64_t pn = threads_for(n, m), pw = threads_for(wider, m);
     if (rows_per_thread(wider) == m && (pw == pn || pn == 1 || pn > 32) && pw <= max_p) {
       held = wider;
-    } else if (sizeof(T) == 4 && shifted_twelve && m < 12 && pn <= 32 && wider <= 12 * pn) {
+    } else if (sizeof(T) == 4 && m < 12 && pn <= 32 && wider <= 12 * pn && twelve_rows &&
+               env_switch("TRIAX_CUDA_HYBRID_SHIFTED12") != 0) {
       held = wider;
       shifted_m = 12;
     }
