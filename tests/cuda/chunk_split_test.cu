@@ -260,8 +260,11 @@ void expect(const detail::cuda::HybridConfig& c, int M, int P) {
 // where that keeps M and, within a warp, P (docs/algorithms.md, "How hybrid_choose configures
 // it"): the cases its measurements name.
 TEST(ShiftedChoice, ChunksHoldTheShiftWhereTheyKeepMAndP) {
-  // float 1023 packed: 129 chunks of 8 with the shift, one more warp (160 threads, not 128).
-  expect(choice_along_x<float>(Layout::packed({1023, 64})), 8, 160);
+  // float 1001 packed: 126 chunks of 8 with the shift (128 threads; 12 rows would need 96).
+  expect(choice_along_x<float>(Layout::packed({1001, 64})), 8, 128);
+  // float 1023 packed: 129 chunks of 8 with the shift would add a warp (160 threads); 86 of 12
+  // take 96.
+  expect(choice_along_x<float>(Layout::packed({1023, 64})), 12, 96);
   // float 301: 12 rows, one warp, with or without the shift.
   expect(choice_along_x<float>(Layout::packed({301, 64})), 12, 32);
   // float 382: 12 rows would not hold a shift of 3; 16.
@@ -280,7 +283,7 @@ TEST(ShiftedChoice, ChunksHoldTheShiftWhereTheyKeepMAndP) {
   expect(choice_along_x<float>(Layout::packed({256, 64})), 8, 32);
   // TRIAX_CUDA_HYBRID_SHIFTED=0: n alone.
   const ScopedEnv off("TRIAX_CUDA_HYBRID_SHIFTED", "0");
-  expect(choice_along_x<float>(Layout::packed({1023, 64})), 8, 128);
+  expect(choice_along_x<float>(Layout::packed({1001, 64})), 8, 128);
   expect(choice_along_x<float>(Layout::packed({7, 1000})), 8, 1);
 }
 
@@ -293,9 +296,9 @@ TEST(ShiftedChoice, TwelveRowsForShiftedRowsWithinAWarp) {
   expect(choice_along_x<float>(Layout::packed({127, 64})), 12, 16);
   expect(choice_along_x<float>(Layout::packed({63, 64})), 12, 8);
   expect(choice_along_x<float>(Layout::packed({31, 64})), 12, 4);
-  // Where 8 rows hold the shift, or past a warp, or in double, nothing changes.
+  // Where 8 rows hold the shift, or in double, nothing changes (past a warp: TwelveRowsPastAWarp).
   expect(choice_along_x<float>(Layout::packed({7, 1000})), 8, 2);
-  expect(choice_along_x<float>(Layout::packed({1023, 64})), 8, 160);
+  expect(choice_along_x<float>(Layout::packed({1001, 64})), 8, 128);
   expect(choice_along_x<float>(Layout::packed({511, 64})), 16, 32);
   expect(choice_along_x<double>(Layout::packed({255, 64})), 8, 32);
 }
@@ -307,6 +310,30 @@ TEST(ShiftedChoice, TwelveRowsForShiftedRowsSwitchOff) {
   expect(choice_along_x<float>(Layout::packed({255, 64})), 8, 32);
   expect(choice_along_x<float>(Layout::packed({31, 64})), 8, 4);
   expect(choice_along_x<float>(Layout::packed({301, 64})), 12, 32);  // in one warp: unchanged
+}
+
+// Past a warp along x, 12 float rows where their threads (up to 192) hold n and the shift in 5%
+// fewer rows than 8 or 16 rows' threads.
+TEST(ShiftedChoice, TwelveRowsPastAWarp) {
+  expect(choice_along_x<float>(Layout::packed({1136, 64})), 12, 96);   // 8 rows: 160 threads
+  expect(choice_along_x<float>(Layout::packed({1024, 64})), 12, 96);   // 8 rows: 160 with a shift
+  expect(choice_along_x<float>(Layout::packed({2049, 64})), 12, 192);  // 16 rows: 160
+  expect(choice_along_x<float>(Layout::packed({513, 64})), 8, 96);     // level: 768 rows
+  expect(choice_along_x<float>(Layout::packed({768, 64})), 8, 96);     // 12 rows: 1152 to 1024
+  expect(choice_along_x<float>(Layout::packed({1280, 64})), 8, 160);
+  expect(choice_along_x<float>(Layout::packed({2500, 64})), 16, 160);  // 12 rows: 224 threads
+  expect(choice_along_x<double>(Layout::packed({1136, 64})), 8, 160);
+  // Along y, and in the warp family (at most 32 threads), no 12-row chunks.
+  detail::cuda::HybridConfig along_y, warp;
+  EXPECT_TRUE(detail::cuda::hybrid_choose<float>(
+      detail::normalize(OperandLayouts(Layout::packed({64, 1136})), 1),
+      detail::cuda::HybridFamily::block, along_y));
+  EXPECT_EQ(along_y.M, 16);
+  EXPECT_FALSE(detail::cuda::hybrid_choose<float>(
+      detail::normalize(OperandLayouts(Layout::packed({1136, 64})), 0),
+      detail::cuda::HybridFamily::warp, warp));
+  const ScopedEnv off("TRIAX_CUDA_HYBRID_ROWS12", "0");
+  expect(choice_along_x<float>(Layout::packed({1136, 64})), 8, 160);
 }
 
 // TRIAX_CUDA_HYBRID_ROWS12=0: 16 rows wherever 12 would be taken, shifted rows within a warp

@@ -655,18 +655,29 @@ bool choose(const Problem& p, HybridFamily family, Allowed allowed, HybridConfig
   // ran 1.24x, 1.17x and 1.14x faster; past 2048 rows (up to 256 threads) 12 rows ran slower
   // (n = 2500 and 3001: 0.82x and 0.93x), so 16 stay there (TRIAX_CUDA_HYBRID_ROWS12=0: 16
   // everywhere; docs/notes/2026-11-28-session14.md).
+  //
+  // Past a warp along x (block family), 12 float rows where their threads hold the system, with
+  // room for the shift, in 5% fewer rows than 8 or 16 would (idle rows past n cost loads and
+  // steps), up to 192 threads: on an H200 n = 1023, 1024, 1136 and 2049 ran 1.09x, 1.03x, 1.21x
+  // and 1.06x faster; where the rows were level (513, 563, 701, 1501) 12 ran 0.93-1.10x, where
+  // 12 idled more (768, 1280, 1536) or took 224-256 threads (2500, 3001, 3069) 0.82-0.93x
+  // (scripts/sweep-rows-x; docs/notes/2026-11-29-session15.md).
   const bool twelve_rows = env_switch("TRIAX_CUDA_HYBRID_ROWS12") != 0;
-  const auto rows_per_thread = [&](std::int64_t rows) {
-    const bool one_warp = rows_contiguous && rows > 8 * 32 && rows <= 16 * 32;
-    const bool wide = sizeof(T) == 4 && (!rows_contiguous || rows > 8 * max_p || one_warp);
-    if (!wide) return 8;
-    constexpr std::int64_t most_shift = 16 / sizeof(T) - 1;
-    if (twelve_rows && one_warp && rows + most_shift <= 12 * 32) return 12;
-    return 16;
-  };
   const auto threads_for = [](std::int64_t rows, int m) {
     const std::int64_t c = (rows + m - 1) / m;
     return c <= 32 ? std::int64_t(next_pow2(c)) : (c + 31) / 32 * 32;
+  };
+  const auto rows_per_thread = [&](std::int64_t rows) {
+    constexpr std::int64_t most_shift = 16 / sizeof(T) - 1;
+    const bool one_warp = rows_contiguous && rows > 8 * 32 && rows <= 16 * 32;
+    const bool wide = sizeof(T) == 4 && (!rows_contiguous || rows > 8 * max_p || one_warp);
+    if (wide && twelve_rows && one_warp && rows + most_shift <= 12 * 32) return 12;
+    const int m = wide ? 16 : 8;
+    if (sizeof(T) == 4 && rows_contiguous && twelve_rows && rows > 16 * 32 && max_p > 32) {
+      const std::int64_t r = rows + most_shift, p12 = threads_for(r, 12);
+      if (p12 <= 192 && 20 * 12 * p12 < 19 * m * threads_for(r, m)) return 12;
+    }
+    return m;
   };
   //
   // Where the shift does not fit that way within a warp, 12-row float chunks over the threads
