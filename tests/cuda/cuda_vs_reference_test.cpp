@@ -106,7 +106,8 @@ TYPED_TEST(CudaVsReference, UnalignedRowsAlongAxis0) {
 TYPED_TEST(CudaVsReference, AlignedRowsInWholeVectorChunksAlongAxis0) {
   using T = TypeParam;
   std::vector<std::int64_t> lengths = {4, 12, 20, 36, 100, 166, 300, 380, 388, 500, 1000};
-  if (!quick_mode()) lengths.insert(lengths.end(), {52, 302, 1004, 1024, 1136, 2044, 2300, 2500, 3068});
+  if (!quick_mode())
+    lengths.insert(lengths.end(), {52, 302, 1004, 1024, 1136, 2044, 2300, 2500, 3068});
   int k = 0;
   for (std::int64_t n : lengths) {
     const std::vector<std::int64_t> shape = {n, 37};
@@ -167,7 +168,8 @@ TYPED_TEST(CudaVsReference, ShiftedRowsAlongAxis0) {
   for (std::int64_t n = 1; n <= (quick_mode() ? 12 : 70); ++n) lengths.push_back(n);
   lengths.insert(lengths.end(), {97, 255, 257, 301, 381, 383, 509, 1001});
   if (!quick_mode())
-    lengths.insert(lengths.end(), {127, 129, 191, 499, 510, 777, 1023, 1135, 2047, 2049, 2303, 2501, 3069, 3071, 4093});
+    lengths.insert(lengths.end(), {127, 129, 191, 499, 510, 777, 1023, 1135, 2047, 2049, 2303, 2501,
+                                   3069, 3071, 4093});
   expect_shifted_rows_match<TypeParam>(lengths, "shifted");
 }
 

@@ -245,6 +245,20 @@ __device__ __forceinline__ void unpack(const double2& v, double* out) {
   out[0] = v.x;
   out[1] = v.y;
 }
+/// The 16-byte vector at p (which starts one) read, or written, by one instruction of the
+/// intrinsics' inline assembly, which the compiler cannot split. Where it could not prove the
+/// alignment (chunk_shifted's chunks start at a system's row 0 less its shift), plain vector
+/// accesses were split into 4- and 8-byte ones: on an H200 the shifted kernel issued 2.3x the
+/// aligned kernel's store requests and 1.3x its load requests, and ran at 0.78x its speed
+/// (docs/notes/2026-11-29-session15.md).
+template <class T>
+__device__ __forceinline__ VecOf<T> load_vector(const T* p) {
+  return __ldca(reinterpret_cast<const VecOf<T>*>(p));
+}
+template <class T>
+__device__ __forceinline__ void store_vector(T* p, const VecOf<T>& v) {
+  __stwb(reinterpret_cast<VecOf<T>*>(p), v);
+}
 template <class T>
 __device__ __forceinline__ VecOf<T> pack(const T* in) {
   if constexpr (sizeof(T) == 4) {
@@ -280,8 +294,9 @@ __device__ __forceinline__ void load_unit_rows(const T* unit0, int r0, std::int6
 }
 
 /// chunk_direct: rows [r0, r0 + L) of one operand with 16-byte vectors, or its one value where
-/// it is constant along the row (row stride 0; then `first` is 0).
-template <class T, int M>
+/// it is constant along the row (row stride 0; then `first` is 0). Unsplit: by load_vector
+/// (chunk_shifted's whole chunks), else plain loads (chunk_direct's, as measured).
+template <class T, int M, bool Unsplit = false>
 __device__ __forceinline__ void load_chunk_direct(const T* base, int first, bool constant_rows,
                                                   bool valid, int L, T (&out)[M]) {
   constexpr int V = 16 / sizeof(T);
@@ -294,7 +309,9 @@ __device__ __forceinline__ void load_chunk_direct(const T* base, int first, bool
 #pragma unroll
   for (int v = 0; v < M / V; ++v) {
     if (valid && v * V < L) {
-      unpack(*reinterpret_cast<const VecOf<T>*>(base + first + v * V), out + v * V);
+      const T* at = base + first + v * V;
+      if constexpr (Unsplit) unpack(load_vector(at), out + v * V);
+      else unpack(*reinterpret_cast<const VecOf<T>*>(at), out + v * V);
     }
   }
 }
@@ -332,7 +349,7 @@ __device__ __forceinline__ void load_chunk_shifted(const T* row0, int r0, int n,
     const int rs = r0 + v * V;
     if (valid && v * V < L) {
       if (rs >= 0 && rs + V <= n) {
-        unpack(*reinterpret_cast<const VecOf<T>*>(row0 + rs), out + v * V);
+        unpack(load_vector(row0 + rs), out + v * V);
       } else {
 #pragma unroll
         for (int e = 0; e < V; ++e) {
@@ -368,10 +385,14 @@ __device__ __forceinline__ void load_rows_shifted(const Operands<T>& ops,
                                                   RegisterRows<T, M>& rows) {
   constexpr int V = 16 / static_cast<int>(sizeof(T));
   if (inside) {
-    load_chunk_direct<T, M>(ops.a + off[op_a], a_const ? 0 : r0, a_const, valid, L, rows.a);
-    load_chunk_direct<T, M>(ops.b + off[op_b], b_const ? 0 : r0, b_const, valid, L, rows.b);
-    load_chunk_direct<T, M>(ops.c + off[op_c], c_const ? 0 : r0, c_const, valid, L, rows.c);
-    load_chunk_direct<T, M>(ops.d + off[op_d], r0, false, valid, L, rows.d);
+    constexpr bool unsplit = true;
+    load_chunk_direct<T, M, unsplit>(ops.a + off[op_a], a_const ? 0 : r0, a_const, valid, L,
+                                     rows.a);
+    load_chunk_direct<T, M, unsplit>(ops.b + off[op_b], b_const ? 0 : r0, b_const, valid, L,
+                                     rows.b);
+    load_chunk_direct<T, M, unsplit>(ops.c + off[op_c], c_const ? 0 : r0, c_const, valid, L,
+                                     rows.c);
+    load_chunk_direct<T, M, unsplit>(ops.d + off[op_d], r0, false, valid, L, rows.d);
     // The diagonal of row 0 for the identity rows before it, read again (from the line just
     // read): picking register -r0 by selects made the compiler index the registers at run time,
     // which puts them in local memory.
@@ -429,7 +450,6 @@ template <class T, int M, bool Accumulate, bool Checked>
 __device__ __forceinline__ int store_chunk_shifted(T* row0, int r0, int n, bool valid, int L,
                                                    const T (&v)[M]) {
   constexpr int V = 16 / static_cast<int>(sizeof(T));
-  using Vec = VecOf<T>;
   int bad = 0;
 #pragma unroll
   for (int w = 0; w < M / V; ++w) {
@@ -437,13 +457,13 @@ __device__ __forceinline__ int store_chunk_shifted(T* row0, int r0, int n, bool 
     if (valid && w * V < L) {
       if (rs >= 0 && rs + V <= n) {
         T out[V], old[V];
-        if constexpr (Accumulate) unpack(*reinterpret_cast<const Vec*>(row0 + rs), old);
+        if constexpr (Accumulate) unpack(load_vector(row0 + rs), old);
 #pragma unroll
         for (int e = 0; e < V; ++e) {
           out[e] = Accumulate ? old[e] + v[w * V + e] : v[w * V + e];
           if (Checked && !isfinite(out[e])) bad = rs + e + 1;
         }
-        *reinterpret_cast<Vec*>(row0 + rs) = pack<T>(out);
+        store_vector(row0 + rs, pack<T>(out));
       } else {
 #pragma unroll
         for (int e = 0; e < V; ++e) {
