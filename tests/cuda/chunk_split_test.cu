@@ -193,10 +193,30 @@ TEST(ChunkSplit, DirectShapeByLayout) {
   }
   EXPECT_EQ(shape_of(broadcast, ops), Mapping::chunk_shifted);
   // a, b, c one matrix for every system (row stride 1, batch stride 0): their vectors would
-  // not be d's.
+  // not be d's; staged, or with TRIAX_CUDA_HYBRID_SHARED_ROWS=1 shifted, the three read element
+  // by element (every other operand must still agree).
   detail::Problem shared_matrix = batch_along_x(301, 100, 0, 301);
   for (int op = detail::op_a; op <= detail::op_c; ++op) shared_matrix.map[op].batch_strides[0] = 0;
   EXPECT_EQ(shape_of(shared_matrix, ops), Mapping::chunk_fastest);
+  {
+    const ScopedEnv on("TRIAX_CUDA_HYBRID_SHARED_ROWS", "1");
+    HybridShape sh = detail::cuda::split_rows(301, 32, 32, 8);
+    EXPECT_EQ(detail::cuda::direct_shape<float>(shared_matrix, ops, 16, sh),
+              Mapping::chunk_shifted);
+    EXPECT_EQ(sh.shared_rows, 1u << detail::op_a | 1u << detail::op_b | 1u << detail::op_c);
+    // Only b shared, a and c one value per system.
+    detail::Problem shared_b = broadcast;
+    shared_b.map[detail::op_b].row_stride = 1;
+    shared_b.map[detail::op_b].batch_strides[0] = 0;
+    EXPECT_EQ(detail::cuda::direct_shape<float>(shared_b, ops, 16, sh), Mapping::chunk_shifted);
+    EXPECT_EQ(sh.shared_rows, 1u << detail::op_b);
+    // d and x still agree with each other; x one element apart stays staged.
+    EXPECT_EQ(shape_of(shared_matrix, x_apart), Mapping::chunk_fastest);
+    // Systems whose own rows agree take no shared bits.
+    EXPECT_EQ(detail::cuda::direct_shape<float>(batch_along_x(301, 100, 0, 301), ops, 16, sh),
+              Mapping::chunk_shifted);
+    EXPECT_EQ(sh.shared_rows, 0u);
+  }
   // Rows not contiguous in x: staged.
   detail::Problem strided_x = batch_along_x(301, 100, 0, 301);
   strided_x.map[detail::op_x].row_stride = 2;

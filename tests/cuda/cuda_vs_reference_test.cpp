@@ -184,6 +184,41 @@ TYPED_TEST(CudaVsReference, ShiftedRowsInTwelveRowChunksAlongAxis0) {
   expect_shifted_rows_match<TypeParam>(lengths, "staged");
 }
 
+// One matrix for every system (a, b, c of batch stride 0) along axis 0, systems that start
+// between vectors: staged by default; with TRIAX_CUDA_HYBRID_SHARED_ROWS=1 read shifted, the
+// shared coefficients element by element (load_chunk_elements). Both ways: the matrix at d's
+// phase, one element on (its rows then never meet d's vectors), only b shared.
+TYPED_TEST(CudaVsReference, SharedMatrixRowsAlongAxis0) {
+  using T = TypeParam;
+  std::vector<std::int64_t> lengths = {1, 2, 3, 5, 7, 13, 31, 97, 255, 301, 1001};
+  if (!quick_mode()) lengths.insert(lengths.end(), {63, 127, 381, 509, 1139, 2049, 3001});
+  int k = 0;
+  for (const char* sw : {"0", "1"}) {
+    const ScopedEnv shared("TRIAX_CUDA_HYBRID_SHARED_ROWS", sw);
+    for (std::int64_t n : lengths) {
+      const std::vector<std::int64_t> shape = {n, 37};
+      const std::vector<std::int64_t> rows_only = {1, 0};
+      const auto matrix = Layout::strided(shape, rows_only);
+      const auto matrix_on = Layout::strided(shape, rows_only, 1);
+      const auto packed = Layout::packed(shape);
+      const auto ghost = Layout::padded({n, 37}, {n + 2, 39}, {1, 1});
+      const auto each_system = one_value_per_system(shape, 0);
+      const std::vector<OperandLayouts> cases = {
+          OperandLayouts(matrix, matrix, matrix, packed, packed),
+          OperandLayouts(matrix_on, matrix_on, matrix, ghost, ghost),
+          OperandLayouts(each_system, matrix_on, each_system, packed, packed)};
+      for (const OperandLayouts& layouts : cases) {
+        SCOPED_TRACE(std::string("shared rows ") + sw + ", n " + std::to_string(n) + ", case " +
+                     std::to_string(&layouts - &cases[0]));
+        expect_matches_reference<T>(layouts, 0, all_modes[k % 3], seed_of("matrix", ++k),
+                                    cuda_runner<T>(Algorithm::cuda_block_thomas_pcr));
+        expect_matches_reference<T>(layouts, 0, Mode::separate, seed_of("matrix", ++k),
+                                    cuda_checked_runner<T>(Algorithm::cuda_block_thomas_pcr));
+      }
+    }
+  }
+}
+
 // Kernels that pick their tiling by batch size (the shuffle transpose's group width) get batches
 // on each side of the thresholds, with a partial warp at the end.
 TYPED_TEST(CudaVsReference, ManySystems) {

@@ -85,10 +85,13 @@ bool rows_in_vectors(const Problem& p, const Operands<T>& ops) {
 /// c, row stride 0), the same batch strides in each, and row 0 of every system at the same place
 /// within its 16-byte vector in each: pointers on element boundaries and equal (pointer + offset)
 /// modulo the vector. Odd lengths, ghost layers and a base one element past a vector pass; x one
-/// element apart from d, or a coefficient shared by every system (batch stride 0), do not.
+/// element apart from d does not. A coefficient whose contiguous rows every system shares (batch
+/// strides 0: one matrix for the batch) passes where `shared` is given, which gets its bit (op),
+/// and the kernel reads it element by element; else it does not.
 /// `phase`: where row 0 of d's system 0 lies within its vector, in rows (set where true).
 template <class T>
-bool rows_shifted_alike(const Problem& p, const Operands<T>& ops, std::int64_t& phase) {
+bool rows_shifted_alike(const Problem& p, const Operands<T>& ops, std::int64_t& phase,
+                        unsigned* shared = nullptr) {
   constexpr std::int64_t V = 16 / sizeof(T);
   const auto mod = [](std::int64_t v) { return (v % V + V) % V; };
   const void* ptrs[operand_count] = {ops.a, ops.b, ops.c, ops.d, ops.x};
@@ -96,6 +99,7 @@ bool rows_shifted_alike(const Problem& p, const Operands<T>& ops, std::int64_t& 
   const std::int64_t d_phase =
       mod(static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(ops.d) / sizeof(T) % V) +
           mod(dm.offset));
+  unsigned shared_rows = 0;
   for (int op = 0; op < operand_count; ++op) {
     const OperandMap& m = p.map[op];
     const bool coefficient = op == op_a || op == op_b || op == op_c;
@@ -103,6 +107,12 @@ bool rows_shifted_alike(const Problem& p, const Operands<T>& ops, std::int64_t& 
     if (m.row_stride != 1) return false;
     const std::uintptr_t address = reinterpret_cast<std::uintptr_t>(ptrs[op]);
     if (address % sizeof(T) != 0) return false;
+    bool one_matrix = coefficient && shared != nullptr;
+    for (int k = 0; k < p.batch_rank; ++k) one_matrix = one_matrix && m.batch_strides[k] == 0;
+    if (one_matrix) {
+      shared_rows |= 1u << op;
+      continue;
+    }
     if (mod(static_cast<std::int64_t>(address / sizeof(T) % V) + mod(m.offset)) != d_phase)
       return false;
     for (int k = 0; k < p.batch_rank; ++k) {
@@ -110,6 +120,7 @@ bool rows_shifted_alike(const Problem& p, const Operands<T>& ops, std::int64_t& 
     }
   }
   phase = d_phase;
+  if (shared != nullptr) *shared = shared_rows;
   return true;
 }
 
@@ -163,6 +174,9 @@ bool split_shifted(std::int64_t n, int M, int chunks, int max_shift, HybridShape
 /// `sh` is cut to match. Measurements: docs/notes/2026-11-28-session12.md (the vector cut) and
 /// docs/notes/2026-11-28-session13.md (the shifted cut). TRIAX_CUDA_HYBRID_VECTOR_SPLIT=0 keeps
 /// split_rows' cut; TRIAX_CUDA_HYBRID_SHIFTED=0 turns chunk_shifted off (the A/B switches).
+/// TRIAX_CUDA_HYBRID_SHARED_ROWS=1 lets chunk_shifted take coefficients that every system shares
+/// (one matrix for the batch, rows_shifted_alike), element by element; off until the GPU tests
+/// have run it (such batches are staged, chunk_fastest).
 template <class T>
 Mapping direct_shape(const Problem& p, const Operands<T>& ops, int M, HybridShape& sh) {
   constexpr int V = 16 / sizeof(T);
@@ -176,9 +190,14 @@ Mapping direct_shape(const Problem& p, const Operands<T>& ops, int M, HybridShap
       return Mapping::chunk_direct;
   }
   std::int64_t phase = 0;
-  if (!off("TRIAX_CUDA_HYBRID_SHIFTED") && rows_shifted_alike(p, ops, phase) &&
+  const char* shared_sw = std::getenv("TRIAX_CUDA_HYBRID_SHARED_ROWS");
+  const bool shared_on = shared_sw != nullptr && shared_sw[0] == '1';
+  unsigned shared = 0;
+  if (!off("TRIAX_CUDA_HYBRID_SHIFTED") &&
+      rows_shifted_alike(p, ops, phase, shared_on ? &shared : nullptr) &&
       split_shifted<T>(p.n, M, sh.P * sh.C, max_vector_shift<T>(phase, p, op_d), sh)) {
     operand_span(p, op_d, sh.span_lo, sh.span_hi);
+    sh.shared_rows = shared;
     return Mapping::chunk_shifted;
   }
   return Mapping::chunk_fastest;

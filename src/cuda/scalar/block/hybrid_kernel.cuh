@@ -73,6 +73,9 @@ struct HybridShape {
   // neighbouring system's rows or ghost cells, whose values are then dropped), element by
   // element only at the two ends.
   std::int64_t span_lo, span_hi;
+  // chunk_shifted: bit op set for a coefficient whose rows every system shares (batch strides
+  // 0), read element by element (load_chunk_elements); its vectors do not start where d's do.
+  unsigned shared_rows;
   // chunk_fastest: x leaves the staging area in 16-byte vectors where its rows are contiguous,
   // with single elements at each end of a group's run (store_run).
   bool vector_stage;
@@ -340,6 +343,16 @@ __host__ __device__ __forceinline__ int shifted_chunk_rows(int r0, int n, int q)
 /// where `Diagonal`, the diagonal of the system's nearest row (1 where that is 0): the identity
 /// rows that pad the chunks then scale like the rows beside them (chunk_reduce scales a chunk by
 /// its first row, which in a system's first chunk is such a row).
+template <class T, bool Diagonal>
+__device__ __forceinline__ T shifted_element(const T* row0, int row, int n) {
+  const bool inside = row >= 0 && row < n;
+  if constexpr (Diagonal) {
+    const T near = row0[min(max(row, 0), n - 1)];
+    return inside || near != T(0) ? near : T(1);
+  } else {
+    return inside ? row0[row] : T(0);
+  }
+}
 template <class T, int M, bool Diagonal>
 __device__ __forceinline__ void load_chunk_shifted(const T* row0, int r0, int n, bool valid,
                                                    int L, T (&out)[M]) {
@@ -352,18 +365,22 @@ __device__ __forceinline__ void load_chunk_shifted(const T* row0, int r0, int n,
         unpack(load_vector(row0 + rs), out + v * V);
       } else {
 #pragma unroll
-        for (int e = 0; e < V; ++e) {
-          const int row = rs + e;
-          const bool inside = row >= 0 && row < n;
-          if constexpr (Diagonal) {
-            const T near = row0[min(max(row, 0), n - 1)];
-            out[v * V + e] = inside || near != T(0) ? near : T(1);
-          } else {
-            out[v * V + e] = inside ? row0[row] : T(0);
-          }
-        }
+        for (int e = 0; e < V; ++e) out[v * V + e] = shifted_element<T, Diagonal>(row0, rs + e, n);
       }
     }
+  }
+}
+
+/// chunk_shifted, a coefficient whose rows every system shares (batch strides 0; its vectors do
+/// not start where a system's do): registers k < L from rows r0 + k one element at a time, as
+/// load_chunk_shifted reads a system's ends. The systems' loads meet in L1.
+template <class T, int M, bool Diagonal>
+__device__ __forceinline__ void load_chunk_elements(const T* row0, int r0, int n, bool valid,
+                                                    int L, T (&out)[M]) {
+  constexpr int V = 16 / static_cast<int>(sizeof(T));
+#pragma unroll
+  for (int k = 0; k < M; ++k) {
+    if (valid && k / V * V < L) out[k] = shifted_element<T, Diagonal>(row0, r0 + k, n);
   }
 }
 
@@ -380,19 +397,24 @@ __device__ __forceinline__ void load_chunk_shifted(const T* row0, int r0, int n,
 template <class T, int M>
 __device__ __forceinline__ void load_rows_shifted(const Operands<T>& ops,
                                                   const std::int64_t (&off)[operand_count],
-                                                  bool a_const, bool b_const, bool c_const, int r0,
-                                                  int n, bool valid, int L, bool inside,
-                                                  RegisterRows<T, M>& rows) {
+                                                  bool a_const, bool b_const, bool c_const,
+                                                  unsigned shared, int r0, int n, bool valid,
+                                                  int L, bool inside, RegisterRows<T, M>& rows) {
   constexpr int V = 16 / static_cast<int>(sizeof(T));
+  // A coefficient: one value along the row (row stride 0) read once, rows every system shares
+  // (`shared`, bit op) element by element, else the system's own rows as d's.
+  const auto coefficient = [&](auto diagonal, const T* base, bool constant, int op, T(&out)[M]) {
+    constexpr bool Diagonal = decltype(diagonal)::value;
+    if (constant) load_chunk_direct<T, M>(base, 0, true, valid, L, out);
+    else if ((shared >> op) & 1u) load_chunk_elements<T, M, Diagonal>(base, r0, n, valid, L, out);
+    else if (inside) load_chunk_direct<T, M, true>(base, r0, false, valid, L, out);
+    else load_chunk_shifted<T, M, Diagonal>(base, r0, n, valid, L, out);
+  };
+  coefficient(std::false_type{}, ops.a + off[op_a], a_const, op_a, rows.a);
+  coefficient(std::true_type{}, ops.b + off[op_b], b_const, op_b, rows.b);
+  coefficient(std::false_type{}, ops.c + off[op_c], c_const, op_c, rows.c);
   if (inside) {
-    constexpr bool unsplit = true;
-    load_chunk_direct<T, M, unsplit>(ops.a + off[op_a], a_const ? 0 : r0, a_const, valid, L,
-                                     rows.a);
-    load_chunk_direct<T, M, unsplit>(ops.b + off[op_b], b_const ? 0 : r0, b_const, valid, L,
-                                     rows.b);
-    load_chunk_direct<T, M, unsplit>(ops.c + off[op_c], c_const ? 0 : r0, c_const, valid, L,
-                                     rows.c);
-    load_chunk_direct<T, M, unsplit>(ops.d + off[op_d], r0, false, valid, L, rows.d);
+    load_chunk_direct<T, M, true>(ops.d + off[op_d], r0, false, valid, L, rows.d);
     // The diagonal of row 0 for the identity rows before it, read again (from the line just
     // read): picking register -r0 by selects made the compiler index the registers at run time,
     // which puts them in local memory.
@@ -417,12 +439,6 @@ __device__ __forceinline__ void load_rows_shifted(const Operands<T>& ops,
     }
     return;
   }
-  if (a_const) load_chunk_direct<T, M>(ops.a + off[op_a], 0, true, valid, L, rows.a);
-  else load_chunk_shifted<T, M, false>(ops.a + off[op_a], r0, n, valid, L, rows.a);
-  if (b_const) load_chunk_direct<T, M>(ops.b + off[op_b], 0, true, valid, L, rows.b);
-  else load_chunk_shifted<T, M, true>(ops.b + off[op_b], r0, n, valid, L, rows.b);
-  if (c_const) load_chunk_direct<T, M>(ops.c + off[op_c], 0, true, valid, L, rows.c);
-  else load_chunk_shifted<T, M, false>(ops.c + off[op_c], r0, n, valid, L, rows.c);
   load_chunk_shifted<T, M, false>(ops.d + off[op_d], r0, n, valid, L, rows.d);
 #pragma unroll
   for (int k = 0; k < M; ++k) {
@@ -623,8 +639,9 @@ __global__ void __launch_bounds__(HybridBounds<T, M, Map>::threads,
 #pragma unroll
     for (int k = 0; k < M; ++k) rows.c[k] = r0 + k == n - 1 ? T(0) : rows.c[k];
   } else if constexpr (shifted) {
-    load_rows_shifted<T, M>(ops, off, ra == 0, rb == 0, rc == 0, r0, static_cast<int>(n), valid,
-                            L, shifted_inside<T>(sh, off[op_d], r0, L), rows);
+    load_rows_shifted<T, M>(ops, off, ra == 0, rb == 0, rc == 0, sh.shared_rows, r0,
+                            static_cast<int>(n), valid, L, shifted_inside<T>(sh, off[op_d], r0, L),
+                            rows);
   } else if (ra == 0 && rb == 0 && rc == 0) {
     // Coefficients constant along the system (an ADI step, a uniform grid): one load each.
     const T a0 = valid ? ops.a[off[op_a]] : T(0), b0 = valid ? ops.b[off[op_b]] : T(1),
