@@ -212,9 +212,13 @@ TEST(ChunkSplit, DirectShapeByLayout) {
     EXPECT_EQ(sh.shared_rows, 1u << detail::op_b);
     // d and x still agree with each other; x one element apart stays staged.
     EXPECT_EQ(shape_of(shared_matrix, x_apart), Mapping::chunk_fastest);
-    // Systems whose own rows agree take no shared bits.
+    // Systems whose own rows agree take no shared bits, nor does one system alone.
     EXPECT_EQ(detail::cuda::direct_shape<float>(batch_along_x(301, 100, 0, 301), ops, 16, sh),
               Mapping::chunk_shifted);
+    EXPECT_EQ(sh.shared_rows, 0u);
+    detail::Problem alone = batch_along_x(301, 1, 0, 301);
+    alone.batch_rank = 0;
+    EXPECT_EQ(detail::cuda::direct_shape<float>(alone, moved, 16, sh), Mapping::chunk_shifted);
     EXPECT_EQ(sh.shared_rows, 0u);
   }
   // Rows not contiguous in x: staged.
