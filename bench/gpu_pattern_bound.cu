@@ -81,8 +81,9 @@ __global__ void __launch_bounds__(detail::cuda::chunk_block_threads)
     for (int k = 0; k < M; ++k) sum[k] = valid && k < L ? a[k] + b[k] + c[k] + d[k] : T(0);
   } else if constexpr (Shifted) {
     RegisterRows<T, M> r;
-    load_rows_shifted<T, M>(ops, off, false, false, false, r0, static_cast<int>(n), valid, L,
-                            shifted_inside<T>(sh, off[op_d], r0, L), r);
+    load_rows_shifted<T, M>(ops, off, false, false, false, sh.shared_rows, r0,
+                            static_cast<int>(n), valid, L, shifted_inside<T>(sh, off[op_d], r0, L),
+                            r);
 #pragma unroll
     for (int k = 0; k < M; ++k) sum[k] = valid && k < L ? r.a[k] + r.b[k] + r.c[k] + r.d[k] : T(0);
   } else {
