@@ -106,8 +106,8 @@ struct ChunkTable {
 inline constexpr std::int64_t chunk_table_max_n = 1024;
 
 /// Rows per chunk for n rows: the fewest of 8, 16, 32 that need at most 32 chunks (0: n too long).
-inline int chunk_rows_for(std::int64_t n) {
-  for (int M : {8, 16, 32}) {
+TRIAX_HOST_DEVICE inline int chunk_rows_for(std::int64_t n) {
+  for (int M = 8; M <= 32; M *= 2) {
     if (n <= std::int64_t(32) * M) return M;
   }
   return 0;

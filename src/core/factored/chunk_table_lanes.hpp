@@ -46,7 +46,7 @@ template <class T>
 TRIAX_HOST_DEVICE ChunkView<T> chunk_lanes_layout(int n) {
   ChunkView<T> v;
   v.n = n;
-  v.M = n <= 32 * 8 ? 8 : (n <= 32 * 16 ? 16 : 32);
+  v.M = chunk_rows_for(n);
   v.P = (n + v.M - 1) / v.M;
   v.W = 1;
   while (v.W < v.P) v.W *= 2;
