@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "../env_scope.hpp"
 #include "bound_kernels.cuh"
 #include "core/factored/cr_table.hpp"
 #include "cuda/cuda_check.hpp"
@@ -201,7 +202,12 @@ void rows_for(std::int64_t n, int dims, int reps, cudaStream_t stream, cusparseH
     s[axis] = 1;
     const auto m = Layout::strided(extents, s);
     Solver<T> gen(Backend::cuda, OperandLayouts(m, m, m, packed, packed), axis, {.stream = stream});
-    r.general_ms = median_ms(stream, reps, [&] { gen.solve(da, db, dc, d, x); });
+    {
+      // The general algorithm, not the Solver's own chunk table of the shared matrix.
+      const EnvScope general(std::vector<std::pair<std::string, std::string>>{
+          {"TRIAX_CUDA_SHARED_MATRIX", "0"}});
+      r.general_ms = median_ms(stream, reps, [&] { gen.solve(da, db, dc, d, x); });
+    }
     if (axis == 0) {
       // cuSPARSE takes one full matrix per system: the Pade-like Toeplitz matrix replicated.
       T* fa = device_array<T>(total);

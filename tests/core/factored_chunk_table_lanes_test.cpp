@@ -56,8 +56,8 @@ std::vector<T> lanes_table(const FactoredMatrixCase<T>& m, std::int64_t stride, 
   }
   view = detail::chunk_lanes_layout<T>(static_cast<int>(n));
   std::vector<T> values(detail::chunk_lanes_values(view), std::numeric_limits<T>::quiet_NaN());
-  ok = detail::chunk_lanes_build(view, detail::MatrixRows<T>{a.data(), b.data(), c.data(), stride},
-                                 values.data());
+  const detail::MatrixRows<T> rows{a.data(), b.data(), c.data(), stride, stride, stride};
+  ok = detail::chunk_lanes_build(view, rows, values.data());
   view.rows = values.data();
   view.reduced = values.data() + std::int64_t(detail::chunk_fields) * view.M * view.tables;
   return values;
@@ -153,6 +153,155 @@ TYPED_TEST(ChunkTableLanes, ZeroPivotIsRefused) {
     EXPECT_FALSE(host.ok);
     EXPECT_FALSE(ok);
   }
+}
+
+// A layout of more rows a chunk than n needs (chunk_lanes_layout's rows_per_chunk): fewer
+// chunks, the same solve within Thomas' bound.
+TYPED_TEST(ChunkTableLanes, MoreRowsAChunk) {
+  using T = TypeParam;
+  for (std::int64_t n : {5, 100, 255, 300, 512}) {
+    for (const int M : {16, 32}) {
+      for (const auto& m : factored_matrices<T>(n, true)) {
+        if (!detail::interior_dominant(m.a.data(), m.b.data(), m.c.data(), n)) continue;
+        SCOPED_TRACE(m.name + " n=" + std::to_string(n) + " M=" + std::to_string(M));
+        detail::ChunkView<T> v = detail::chunk_lanes_layout<T>(static_cast<int>(n), M);
+        ASSERT_EQ(v.M, M);
+        ASSERT_EQ(v.P, (n + M - 1) / M);
+        std::vector<T> values(detail::chunk_lanes_values(v), std::numeric_limits<T>::quiet_NaN());
+        const detail::MatrixRows<T> rows{m.a.data(), m.b.data(), m.c.data(), 1, 1, 1};
+        ASSERT_TRUE(detail::chunk_lanes_build(v, rows, values.data()));
+        v.rows = values.data();
+        v.reduced = values.data() + std::int64_t(detail::chunk_fields) * v.M * v.tables;
+        std::mt19937_64 g(3 + n);
+        std::uniform_real_distribution<double> u(-1, 1);
+        std::vector<T> d(n), x(n, std::numeric_limits<T>::quiet_NaN());
+        for (auto& e : d) e = T(u(g));
+        detail::chunk_apply_host(v, d.data(), x.data());
+        const Layout l = Layout::packed({n});
+        EXPECT_LE(backward_error_eps(m, l, d, l, x, 0), 64.0);
+      }
+    }
+  }
+}
+
+// The device build's dominance check, lane by lane, agrees with interior_dominant (which the
+// factored plan checks on the host) on every matrix of the factored suites.
+TYPED_TEST(ChunkTableLanes, LanesJudgeDominanceAsTheHost) {
+  using T = TypeParam;
+  int dominant = 0, not_dominant = 0;
+  const auto judge = [&](const FactoredMatrixCase<T>& m, std::int64_t n) {
+    const detail::ChunkView<T> v = detail::chunk_lanes_layout<T>(static_cast<int>(n));
+    const detail::MatrixRows<T> rows{m.a.data(), m.b.data(), m.c.data(), 1, 1, 1};
+    bool lanes = true;
+    for (int j = 0; j < detail::chunk_lanes; ++j) {
+      lanes = lanes && detail::chunk_lanes_dominant(v, rows, j);
+    }
+    const bool host = detail::interior_dominant(m.a.data(), m.b.data(), m.c.data(), n);
+    EXPECT_EQ(lanes, host);
+    ++(host ? dominant : not_dominant);
+  };
+  for (std::int64_t n : lane_sizes()) {
+    for (const auto& m : factored_matrices<T>(n)) {
+      SCOPED_TRACE(m.name + " n=" + std::to_string(n));
+      judge(m, n);
+      // The same matrix with one interior row no longer dominant: the first, a middle one, the
+      // last (lanes 0, P / 2 and P - 1 judge them).
+      for (const std::int64_t row : {std::int64_t(1), n / 2, n - 2}) {
+        if (row < 1 || row + 1 >= n) continue;
+        SCOPED_TRACE("row " + std::to_string(row));
+        FactoredMatrixCase<T> weak = m;
+        weak.a[row] = T(1);
+        weak.c[row] = T(1);
+        weak.b[row] = T(1.5);
+        judge(weak, n);
+      }
+    }
+  }
+  // Both verdicts occur, so the comparison has weight either way.
+  EXPECT_GT(dominant, 0);
+  EXPECT_GT(not_dominant, 0);
+}
+
+// Thomas' factors of the whole matrix (what a refused table falls back to) solve every matrix
+// of the factored suites within Thomas' backward-error bound, applied as the fallback kernels
+// apply them; a and c read at stride 0 (one value for every row) give the factors of the
+// matrix with those values.
+TYPED_TEST(ChunkTableLanes, ThomasFactorsSolve) {
+  using T = TypeParam;
+  int checked = 0;
+  for (std::int64_t n : {1, 2, 3, 17, 100, 777, 1024}) {
+    for (const auto& m : factored_matrices<T>(n)) {
+      // Thomas' bound holds for dominant matrices; the others only need to be solved somehow.
+      if (!detail::interior_dominant(m.a.data(), m.b.data(), m.c.data(), n)) continue;
+      SCOPED_TRACE(m.name + " n=" + std::to_string(n));
+      std::vector<T> l(n), rinv(n), e(n);
+      const detail::MatrixRows<T> rows{m.a.data(), m.b.data(), m.c.data(), 1, 1, 1};
+      detail::chunk_lanes_thomas_factors(rows, static_cast<int>(n), l.data(), rinv.data(),
+                                         e.data());
+      EXPECT_EQ(l[0], T(0));
+      EXPECT_EQ(e[n - 1], T(0));
+      std::mt19937_64 g(5 + n);
+      std::uniform_real_distribution<double> u(-1, 1);
+      std::vector<T> d(n), x(n);
+      for (auto& v : d) v = T(u(g));
+      T y = 0;
+      for (std::int64_t i = 0; i < n; ++i) x[i] = y = d[i] - l[i] * y;
+      T after = 0;
+      for (std::int64_t i = n - 1; i >= 0; --i) x[i] = after = rinv[i] * x[i] - e[i] * after;
+      const Layout layout = Layout::packed({n});
+      EXPECT_LE(backward_error_eps(m, layout, d, layout, x, 0), 64.0);
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 0);
+  // Stride 0: a = -1 and c = -1 for every row, b = 3.
+  const T minus_one = -1, three = 3;
+  std::vector<T> l(5), rinv(5), e(5);
+  detail::chunk_lanes_thomas_factors(detail::MatrixRows<T>{&minus_one, &three, &minus_one, 0, 0, 0},
+                                     5, l.data(), rinv.data(), e.data());
+  EXPECT_EQ(rinv[0], T(1) / T(3));
+  EXPECT_EQ(e[0], T(-1) / T(3));
+  EXPECT_EQ(l[1], T(-1) / T(3));
+}
+
+// When triax::Solver's cuda plan takes the shared-matrix route (route.hpp).
+TEST(SharedMatrixRouteRule, WhereTheRouteRuns) {
+  using detail::SharedMatrixSwitch;
+  detail::SharedMatrixFacts f;
+  f.n = 512;
+  f.count = 100000;
+  f.shared = true;
+  f.single = true;
+  f.contiguous = false;
+  const auto route = [&](SharedMatrixSwitch sw) { return detail::shared_matrix_route(f, sw); };
+  EXPECT_TRUE(route(SharedMatrixSwitch::automatic));  // float along a strided axis past 256
+  EXPECT_FALSE(route(SharedMatrixSwitch::off));
+  f.contiguous = true;  // float along x: the hybrid measured faster
+  EXPECT_FALSE(route(SharedMatrixSwitch::automatic));
+  EXPECT_TRUE(route(SharedMatrixSwitch::on));
+  f.single = false;  // double wherever the table holds
+  EXPECT_TRUE(route(SharedMatrixSwitch::automatic));
+  f.n = 63;  // short systems keep the hybrid
+  EXPECT_FALSE(route(SharedMatrixSwitch::automatic));
+  EXPECT_TRUE(route(SharedMatrixSwitch::on));
+  f.n = 512;
+  f.count = 16383;  // a small batch: too few blocks of the strided kernel
+  EXPECT_FALSE(route(SharedMatrixSwitch::automatic));
+  EXPECT_TRUE(route(SharedMatrixSwitch::on));
+  f.count = 16384;
+  EXPECT_TRUE(route(SharedMatrixSwitch::automatic));
+  f.single = true;
+  f.contiguous = false;
+  f.n = 513;  // float past 512 rows (32-row chunks)
+  EXPECT_FALSE(route(SharedMatrixSwitch::automatic));
+  f.n = 1025;  // past the table
+  EXPECT_FALSE(route(SharedMatrixSwitch::on));
+  f.n = 512;
+  f.checked = true;  // no info from the table
+  EXPECT_FALSE(route(SharedMatrixSwitch::on));
+  f.checked = false;
+  f.shared = false;  // systems with matrices of their own
+  EXPECT_FALSE(route(SharedMatrixSwitch::on));
 }
 
 }  // namespace

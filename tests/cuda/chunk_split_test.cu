@@ -193,13 +193,15 @@ TEST(ChunkSplit, DirectShapeByLayout) {
   }
   EXPECT_EQ(shape_of(broadcast, ops), Mapping::chunk_shifted);
   // a, b, c one matrix for every system (row stride 1, batch stride 0): their vectors would
-  // not be d's; staged, or with TRIAX_CUDA_HYBRID_SHARED_ROWS=1 shifted, the three read element
-  // by element (every other operand must still agree).
+  // not be d's; shifted, the three read element by element (every other operand must still
+  // agree), or staged with TRIAX_CUDA_HYBRID_SHARED_ROWS=0.
   detail::Problem shared_matrix = batch_along_x(301, 100, 0, 301);
   for (int op = detail::op_a; op <= detail::op_c; ++op) shared_matrix.map[op].batch_strides[0] = 0;
-  EXPECT_EQ(shape_of(shared_matrix, ops), Mapping::chunk_fastest);
   {
-    const ScopedEnv on("TRIAX_CUDA_HYBRID_SHARED_ROWS", "1");
+    const ScopedEnv off("TRIAX_CUDA_HYBRID_SHARED_ROWS", "0");
+    EXPECT_EQ(shape_of(shared_matrix, ops), Mapping::chunk_fastest);
+  }
+  {
     HybridShape sh = detail::cuda::split_rows(301, 32, 32, 8);
     EXPECT_EQ(detail::cuda::direct_shape<float>(shared_matrix, ops, 16, sh),
               Mapping::chunk_shifted);

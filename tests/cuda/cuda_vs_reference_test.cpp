@@ -185,8 +185,8 @@ TYPED_TEST(CudaVsReference, ShiftedRowsInTwelveRowChunksAlongAxis0) {
 }
 
 // One matrix for every system (a, b, c of batch stride 0) along axis 0, systems that start
-// between vectors: staged by default; with TRIAX_CUDA_HYBRID_SHARED_ROWS=1 read shifted, the
-// shared coefficients element by element (load_chunk_elements). Both ways: the matrix at d's
+// between vectors: read shifted by default, the shared coefficients element by element
+// (load_chunk_elements); staged with TRIAX_CUDA_HYBRID_SHARED_ROWS=0. Both ways: the matrix at d's
 // phase, one element on (its rows then never meet d's vectors), only b shared.
 TYPED_TEST(CudaVsReference, SharedMatrixRowsAlongAxis0) {
   using T = TypeParam;

@@ -83,6 +83,19 @@ struct ChunkView {
   TRIAX_HOST_DEVICE T red(int field, int lane) const { return reduced[field * chunk_lanes + lane]; }
 };
 
+/// Where a solve's table may have been refused on the device (triax::Solver's shared-matrix
+/// route builds the table at each solve, cuda/factored/shared_matrix_route.cu): a device flag
+/// that the build cleared, and Thomas' factors of the whole matrix (chunk_lanes_thomas_factors)
+/// that the table kernels then solve with instead, one chunk after another. ok == nullptr: the
+/// table is always valid (the factored plan's, built and checked on the host).
+template <class T>
+struct ChunkFallback {
+  const int* ok = nullptr;
+  const T* l = nullptr;
+  const T* rinv = nullptr;
+  const T* e = nullptr;
+};
+
 /// The table of one matrix, owned on the host. ok is false where the construction met a zero or
 /// non-finite pivot or value (the caller then keeps another kernel).
 template <class T>

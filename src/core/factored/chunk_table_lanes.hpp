@@ -23,14 +23,19 @@
 
 namespace triax::detail {
 
-/// One matrix's diagonals: row i of a, b, c at i * stride (a[0], c[n-1] unread).
+/// One matrix's diagonals: row i of a at i * stride_a, of b at i * stride_b, of c at i *
+/// stride_c (a stride 0: one value for every row; a[0], c[n-1] unread).
 template <class T>
 struct MatrixRows {
   const T* a;
   const T* b;
   const T* c;
-  std::int64_t stride;
-  TRIAX_HOST_DEVICE double at(const T* p, std::int64_t i) const { return double(p[i * stride]); }
+  std::int64_t stride_a;
+  std::int64_t stride_b;
+  std::int64_t stride_c;
+  TRIAX_HOST_DEVICE double a_at(std::int64_t i) const { return double(a[i * stride_a]); }
+  TRIAX_HOST_DEVICE double b_at(std::int64_t i) const { return double(b[i * stride_b]); }
+  TRIAX_HOST_DEVICE double c_at(std::int64_t i) const { return double(c[i * stride_c]); }
 };
 
 /// What the lanes share between phases (shared memory on the device).
@@ -40,13 +45,14 @@ struct ChunkLanesShared {
   int ok[chunk_lanes];
 };
 
-/// The layout of n rows' table (chunk_rows_for(n) rows a chunk, every chunk its own table);
-/// levels from P. n must be 1 .. chunk_table_max_n.
+/// The layout of n rows' table (rows_per_chunk rows a chunk, 8, 16 or 32 with n <= 32 of them;
+/// 0: chunk_rows_for(n), the fewest; every chunk its own table); levels from P. n must be 1 ..
+/// chunk_table_max_n.
 template <class T>
-TRIAX_HOST_DEVICE ChunkView<T> chunk_lanes_layout(int n) {
+TRIAX_HOST_DEVICE ChunkView<T> chunk_lanes_layout(int n, int rows_per_chunk = 0) {
   ChunkView<T> v;
   v.n = n;
-  v.M = chunk_rows_for(n);
+  v.M = rows_per_chunk > 0 ? rows_per_chunk : chunk_rows_for(n);
   v.P = (n + v.M - 1) / v.M;
   v.W = 1;
   while (v.W < v.P) v.W *= 2;
@@ -78,23 +84,23 @@ TRIAX_HOST_DEVICE void chunk_lanes_factor(const ChunkView<T>& v, const MatrixRow
   const std::int64_t r0 = std::int64_t(j) * M;
   double m[32], r[32], e[32], g[32], h[32];
   bool ok = true;
-  double pivot = L > 0 ? mat.at(mat.b, r0) : 1;
+  double pivot = L > 0 ? mat.b_at(r0) : 1;
   for (int k = 0; k < L; ++k) {
     const std::int64_t i = r0 + k;
     m[k] = 0;
     if (k > 0) {
-      m[k] = mat.at(mat.a, i) / pivot;
-      pivot = mat.at(mat.b, i) - m[k] * mat.at(mat.c, i - 1);
+      m[k] = mat.a_at(i) / pivot;
+      pivot = mat.b_at(i) - m[k] * mat.c_at(i - 1);
     }
     if (pivot == 0 || !std::isfinite(pivot)) ok = false;
     r[k] = 1 / pivot;
-    e[k] = k + 1 < L ? mat.at(mat.c, i) * r[k] : 0;
+    e[k] = k + 1 < L ? mat.c_at(i) * r[k] : 0;
   }
   // g = A_I^-1 (-a[r0] e_first) (none for the first chunk), h = A_I^-1 (-c[last] e_last) (none
   // for the last): the interior's forward and backward sweeps on the two unit columns.
   for (int k = 0; k < L; ++k) {
-    g[k] = k == 0 && j > 0 ? -mat.at(mat.a, r0) : 0;
-    h[k] = k == L - 1 && j < v.P - 1 ? -mat.at(mat.c, r0 + L - 1) : 0;
+    g[k] = k == 0 && j > 0 ? -mat.a_at(r0) : 0;
+    h[k] = k == L - 1 && j < v.P - 1 ? -mat.c_at(r0 + L - 1) : 0;
   }
   for (int k = 1; k < L; ++k) {
     g[k] -= m[k] * g[k - 1];
@@ -131,10 +137,10 @@ TRIAX_HOST_DEVICE void chunk_lanes_reduce(const ChunkView<T>& v, const MatrixRow
   double as = 0, cs = 0, sub = 0, diag = 0, sup = 0;
   if (j < R) {
     const std::int64_t s = std::int64_t(j + 1) * v.M - 1;
-    as = mat.at(mat.a, s);
-    cs = mat.at(mat.c, s);
+    as = mat.a_at(s);
+    cs = mat.c_at(s);
     sub = as * sh.g_last[j];
-    diag = mat.at(mat.b, s) + as * sh.h_last[j] + cs * sh.g_first[j + 1];
+    diag = mat.b_at(s) + as * sh.h_last[j] + cs * sh.g_first[j + 1];
     sup = cs * sh.h_first[j + 1];
   }
   bool ok = sh.ok[j] != 0 && chunk_lanes_representable<T>(as) && chunk_lanes_representable<T>(cs);
@@ -181,6 +187,45 @@ TRIAX_HOST_DEVICE void chunk_lanes_finish(const ChunkView<T>& v, int j, T* value
     sh.ok[j] = sh.ok[j] && diag != 0 && chunk_lanes_representable<T>(rinv);
   }
   red[ChunkView<T>::red_rinv() * chunk_lanes + j] = static_cast<T>(rinv);
+}
+
+/// Whether the interior rows (1 .. n-2) among chunk j's rows have |b| >= |a| + |c|: route.hpp's
+/// interior_dominant lane by lane, in double (the table's PCR needs no pivoting for such
+/// matrices; a device build must refuse the others as the factored plan does on the host).
+template <class T>
+TRIAX_HOST_DEVICE bool chunk_lanes_dominant(const ChunkView<T>& v, const MatrixRows<T>& mat,
+                                            int j) {
+  bool dominant = true;
+  const std::int64_t first = std::int64_t(j) * v.M;
+  for (int k = 0; k < v.M; ++k) {
+    const std::int64_t i = first + k;
+    if (i >= 1 && i + 1 < v.n) {
+      const double off = std::fabs(mat.a_at(i)) + std::fabs(mat.c_at(i));
+      dominant = dominant && std::fabs(mat.b_at(i)) >= off;
+    }
+  }
+  return dominant;
+}
+
+/// Thomas' factors of the whole matrix (n rows), in double, stored as T: multipliers l (l[0] =
+/// 0), reciprocal pivots rinv and e = c rinv (e[n-1] = 0), so that y_i = d_i - l_i y_{i-1},
+/// x_i = rinv_i y_i - e_i x_{i+1}. What a solve falls back to where the table was refused (one
+/// lane computes them, serially; a zero pivot gives inf, as unchecked Thomas does).
+template <class T>
+TRIAX_HOST_DEVICE void chunk_lanes_thomas_factors(const MatrixRows<T>& mat, int n, T* l, T* rinv,
+                                                  T* e) {
+  double pivot = n > 0 ? mat.b_at(0) : 1;
+  for (int i = 0; i < n; ++i) {
+    double m = 0;
+    if (i > 0) {
+      m = mat.a_at(i) / pivot;
+      pivot = mat.b_at(i) - m * mat.c_at(i - 1);
+    }
+    const double r = 1 / pivot;
+    l[i] = static_cast<T>(m);
+    rinv[i] = static_cast<T>(r);
+    e[i] = static_cast<T>(i + 1 < n ? mat.c_at(i) * r : 0);
+  }
 }
 
 /// The phases one after another, the lanes in turn (the host's form; the tests compare it with

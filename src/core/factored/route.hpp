@@ -128,4 +128,52 @@ inline bool table_applies(const TableRouteFacts& f, FactoredRoute route) {
   return false;
 }
 
+/// What decides whether triax::Solver's cuda plan (block_thomas_pcr) solves a batch whose
+/// systems all share one matrix (a, b, c with every batch stride 0) through a chunk table that it
+/// builds on the device at each solve (cuda/factored/shared_matrix_route.cu), instead of the
+/// general hybrid. Known when the plan is made; the matrix's values (dominance) only on the
+/// device, which falls back to Thomas where the table is refused.
+struct SharedMatrixFacts {
+  std::int64_t n = 0;
+  std::int64_t count = 0;
+  bool shared = false;      // a, b and c: every batch stride 0
+  bool single = false;      // float (else double)
+  bool contiguous = false;  // d and x at row stride 1
+  bool checked = false;     // info per system (the table has none: never routed)
+};
+
+/// TRIAX_CUDA_SHARED_MATRIX: `0` never, `1` wherever the route can run (n <= 1024, unchecked:
+/// the tests' switch), unset the automatic rule.
+enum class SharedMatrixSwitch { automatic, off, on };
+
+inline SharedMatrixSwitch shared_matrix_switch_from_env() {
+  const char* v = std::getenv("TRIAX_CUDA_SHARED_MATRIX");
+  if (v == nullptr || v[0] == '\0') return SharedMatrixSwitch::automatic;
+  return v[0] == '0' ? SharedMatrixSwitch::off : SharedMatrixSwitch::on;
+}
+
+/// Batches of fewer systems keep the hybrid under the automatic rule: the strided table kernel
+/// holds 16 systems a block of 512 threads at n = 257..512, and 7182 float systems of 499 rows
+/// along z ran 0.73x the hybrid (54x133x499; H200, 2026-11-29), where 84966 of 511 along y ran
+/// 2.15x.
+inline constexpr std::int64_t shared_matrix_min_systems = 16384;
+
+/// Whether the plan's solves take the route. The automatic rule follows table_applies()' (the
+/// same table, measured through the factored plan: double wherever the table holds, float along
+/// strided axes past 256 rows) and the shape suite's broadcast rows (H200, 2026-11-29,
+/// docs/notes/2026-11-29-session16.md): systems of at least hybrid_min_rows rows (float n = 17,
+/// 23, 33 and double n = 2 ran 0.67-0.79x the hybrid), float up to 512 rows (886 rows, 32-row
+/// chunks: 0.98-1.08x in two calls), and batches of at least shared_matrix_min_systems.
+inline bool shared_matrix_route(const SharedMatrixFacts& f, SharedMatrixSwitch sw) {
+  if (!f.shared || f.checked || f.n < 1 || f.n > table_max_rows || f.count < 1) return false;
+  switch (sw) {
+    case SharedMatrixSwitch::off: return false;
+    case SharedMatrixSwitch::on: return true;
+    case SharedMatrixSwitch::automatic:
+      if (f.n < hybrid_min_rows || f.count < shared_matrix_min_systems) return false;
+      return !f.single || (!f.contiguous && f.n > 256 && f.n <= 512);
+  }
+  return false;
+}
+
 }  // namespace triax::detail

@@ -71,10 +71,56 @@ __device__ __forceinline__ void chunk_interior_thomas(T (&u)[M], const T* rows, 
   }
 }
 
+/// Thomas with the whole matrix's factors (ChunkFallback), chunk after chunk, where the table
+/// was refused at this solve: chunk t's forward sweep needs chunk t - 1's last y, its backward
+/// sweep chunk t + 1's first x. pass(value, t) gives every chunk of the system chunk t's value (a
+/// shuffle, or shared memory and a barrier); every thread calls it 2P times. Slow (the chunks
+/// take turns) but any matrix Thomas solves is solved. The factors' addresses come from t, not j
+/// (the same inside `j == t`): loads the loop does not vary would be hoisted out of it.
+template <class T, int M, class Pass>
+__device__ __forceinline__ void chunk_fallback_thomas(T (&u)[M], const ChunkFallback<T>& fb, int j,
+                                                      int P, int held, Pass pass) {
+  T carry = T(0);
+  for (int t = 0; t < P; ++t) {
+    if (j == t) {
+      const T* l = fb.l + t * M;
+#pragma unroll
+      for (int k = 0; k < M; ++k) {
+        if (k < held) u[k] -= table_load(l + k) * (k == 0 ? carry : u[k - 1]);
+      }
+    }
+    carry = pass(u[M - 1], t);
+  }
+  T next = T(0);
+  for (int t = P - 1; t >= 0; --t) {
+    if (j == t) {
+      const T* rinv = fb.rinv + t * M;
+      const T* e = fb.e + t * M;
+      T after = next;
+#pragma unroll
+      for (int k = M - 1; k >= 0; --k) {
+        if (k < held) {
+          u[k] = table_load(rinv + k) * u[k] - table_load(e + k) * after;
+          after = u[k];
+        }
+      }
+    }
+    next = pass(u[0], t);
+  }
+}
+
+/// Whether this solve's table was refused (a flag the build kernel wrote before this launch).
+template <class T>
+__device__ __forceinline__ bool chunk_table_refused(const ChunkFallback<T>& fb) {
+  return fb.ok != nullptr && *fb.ok == 0;
+}
+
 /// d: the input, laid out by p.map[op_d] (f for StencilRows).
-template <class T, int M, bool Accumulate, class Rows>
-__global__ void __launch_bounds__(chunk_table_threads)
-    chunk_table_kernel(Problem p, ChunkView<T> v, Rows rhs_of, const T* d, T* x) {
+/// Block `block`'s systems; Fallback: solved with the fallback's factors, else with the table.
+template <class T, int M, bool Accumulate, class Rows, bool Fallback>
+__device__ __forceinline__ void chunk_table_block(const Problem& p, const ChunkView<T>& v,
+                                                  const Rows& rhs_of, const T* d, T* x,
+                                                  const ChunkFallback<T>& fb, std::int64_t block) {
   extern __shared__ __align__(16) unsigned char chunk_smem[];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int warps = blockDim.x >> 5;
@@ -82,7 +128,7 @@ __global__ void __launch_bounds__(chunk_table_threads)
   const int j = lane & (W - 1);  // chunk of this lane
   const int group = lane / W;
   const int per_warp = 32 / W;
-  const std::int64_t s = (std::int64_t(blockIdx.x) * warps + warp) * per_warp + group;
+  const std::int64_t s = (block * warps + warp) * per_warp + group;
   const bool valid = s < p.count;
   T* stage = reinterpret_cast<T*>(chunk_smem) + warp * chunk_stage_size<T>(M);
   const int gbase = group * W * M;  // = lane * M for j = 0
@@ -120,42 +166,47 @@ __global__ void __launch_bounds__(chunk_table_threads)
            [&](int r) { return stage[chunk_stage_index<T>(gbase + r)]; });
   }
   __syncwarp();
-
-  // ---- Thomas on the chunk's interior with the stored multipliers.
-  const T* rows = v.rows + v.table_of(j);
-  const int ts = v.tables;
-  chunk_interior_thomas<T, M>(u, rows, ts, L);
-
-  // ---- The separators: right-hand side, PCR, solution.
   const unsigned full = 0xffffffffu;
-  const T next_first = __shfl_down_sync(full, u[0], 1, W);
-  const bool owns_separator = valid && j < P - 1;
-  T rhs = owns_separator ? u[M - 1] - v.red(ChunkView<T>::red_a(), j) * u[M - 2] -
-                               v.red(ChunkView<T>::red_c(), j) * next_first
-                         : T(0);
-  for (int l = 0; l < v.levels; ++l) {
-    const int st = 1 << l;
-    const T lo = __shfl_up_sync(full, rhs, st, W);
-    const T hi = __shfl_down_sync(full, rhs, st, W);
-    // Only separator lanes (j < P - 1) with a separator neighbour at this stride take a term:
-    // selected rather than multiplied by a zero multiplier, so that a non-finite value elsewhere
-    // never turns into NaN here.
-    const T a_l = j >= st && j < P - 1 ? v.red(ChunkView<T>::red_alpha(l), j) * lo : T(0);
-    const T c_l = j + st < P - 1 ? v.red(ChunkView<T>::red_gamma(l), j) * hi : T(0);
-    rhs = rhs - a_l - c_l;
-  }
-  const T sep = owns_separator ? rhs * v.red(ChunkView<T>::red_rinv(), j) : T(0);
-  T left = __shfl_up_sync(full, sep, 1, W);
-  if (j == 0) left = T(0);
+  if constexpr (Fallback) {
+    (void)L;
+    chunk_fallback_thomas<T, M>(u, fb, j, P, held,
+                                [&](T value, int t) { return __shfl_sync(full, value, t, W); });
+  } else {
+    // ---- Thomas on the chunk's interior with the stored multipliers.
+    const T* rows = v.rows + v.table_of(j);
+    const int ts = v.tables;
+    chunk_interior_thomas<T, M>(u, rows, ts, L);
+
+    // ---- The separators: right-hand side, PCR, solution.
+    const T next_first = __shfl_down_sync(full, u[0], 1, W);
+    const bool owns_separator = valid && j < P - 1;
+    T rhs = owns_separator ? u[M - 1] - v.red(ChunkView<T>::red_a(), j) * u[M - 2] -
+                                 v.red(ChunkView<T>::red_c(), j) * next_first
+                           : T(0);
+    for (int l = 0; l < v.levels; ++l) {
+      const int st = 1 << l;
+      const T lo = __shfl_up_sync(full, rhs, st, W);
+      const T hi = __shfl_down_sync(full, rhs, st, W);
+      // Only separator lanes (j < P - 1) with a separator neighbour at this stride take a term:
+      // selected rather than multiplied by a zero multiplier, so that a non-finite value elsewhere
+      // never turns into NaN here.
+      const T a_l = j >= st && j < P - 1 ? v.red(ChunkView<T>::red_alpha(l), j) * lo : T(0);
+      const T c_l = j + st < P - 1 ? v.red(ChunkView<T>::red_gamma(l), j) * hi : T(0);
+      rhs = rhs - a_l - c_l;
+    }
+    const T sep = owns_separator ? rhs * v.red(ChunkView<T>::red_rinv(), j) : T(0);
+    T left = __shfl_up_sync(full, sep, 1, W);
+    if (j == 0) left = T(0);
 
 #pragma unroll
-  for (int k = 0; k < M; ++k) {
-    if (k < L) {
-      u[k] += table_load(rows + (chunk_g * M + k) * ts) * left +
-              table_load(rows + (chunk_h * M + k) * ts) * sep;
+    for (int k = 0; k < M; ++k) {
+      if (k < L) {
+        u[k] += table_load(rows + (chunk_g * M + k) * ts) * left +
+                table_load(rows + (chunk_h * M + k) * ts) * sep;
+      }
     }
+    if (owns_separator) u[M - 1] = sep;
   }
-  if (owns_separator) u[M - 1] = sep;
 
   // ---- Store: through the stage, rows i = j + W q.
 #pragma unroll
@@ -171,6 +222,29 @@ __global__ void __launch_bounds__(chunk_table_threads)
       if constexpr (Accumulate) out += x_row0[i];
       x_row0[i] = out;
     }
+  }
+}
+
+/// The table's solve: every block its own systems; nothing where the table was refused.
+template <class T, int M, bool Accumulate, class Rows>
+__global__ void __launch_bounds__(chunk_table_threads)
+    chunk_table_kernel(Problem p, ChunkView<T> v, Rows rhs_of, const T* d, T* x,
+                       ChunkFallback<T> fb) {
+  if (chunk_table_refused(fb)) return;
+  chunk_table_block<T, M, Accumulate, Rows, false>(p, v, rhs_of, d, x, fb, blockIdx.x);
+}
+
+/// The fallback's solve, launched after chunk_table_kernel: nothing unless the table was refused,
+/// then `blocks` blocks' systems over this grid's (a few blocks a multiprocessor: where the
+/// table holds, this launch costs a flag read per block).
+template <class T, int M, bool Accumulate, class Rows>
+__global__ void __launch_bounds__(chunk_table_threads)
+    chunk_fallback_kernel(Problem p, ChunkView<T> v, Rows rhs_of, const T* d, T* x,
+                          ChunkFallback<T> fb, std::int64_t blocks) {
+  if (!chunk_table_refused(fb)) return;
+  for (std::int64_t block = blockIdx.x; block < blocks; block += gridDim.x) {
+    chunk_table_block<T, M, Accumulate, Rows, true>(p, v, rhs_of, d, x, fb, block);
+    __syncwarp();  // the stage's last reads before the next block's stores
   }
 }
 
@@ -192,14 +266,16 @@ __host__ __device__ constexpr int chunk_strided_systems(int P) {
 /// read straight into registers (no stage). The separators' values meet in shared memory: one
 /// barrier for the neighbours' first rows, one per PCR level (two buffers), one for the
 /// separators. Correct at any stride.
-template <class T, int M, bool Accumulate, class Rows>
-__global__ void __launch_bounds__(chunk_strided_threads)
-    chunk_table_strided_kernel(Problem p, ChunkView<T> v, Rows rhs_of, const T* d, T* x) {
+template <class T, int M, bool Accumulate, class Rows, bool Fallback>
+__device__ __forceinline__ void chunk_strided_block(const Problem& p, const ChunkView<T>& v,
+                                                    const Rows& rhs_of, const T* d, T* x,
+                                                    const ChunkFallback<T>& fb,
+                                                    std::int64_t block) {
   extern __shared__ __align__(16) unsigned char chunk_smem[];
   const int P = v.P, n = v.n;
   const int S = chunk_strided_systems(P);
   const int l = threadIdx.x % S, j = threadIdx.x / S;
-  const std::int64_t s = std::int64_t(blockIdx.x) * S + l;
+  const std::int64_t s = block * S + l;
   const bool valid = s < p.count && j < P;
   T* buf0 = reinterpret_cast<T*>(chunk_smem);  // [P][S] each
   T* buf1 = buf0 + P * S;
@@ -237,54 +313,67 @@ __global__ void __launch_bounds__(chunk_strided_threads)
     }
   }
 
-  const T* rows = v.rows + v.table_of(j);
-  const int ts = v.tables;
-  chunk_interior_thomas<T, M>(u, rows, ts, L);
+  if constexpr (Fallback) {
+    // Chunk t's value to its system's chunks through two buffers of S values in turn (call
+    // after call, so that a write never meets the previous step's reads), a barrier a step.
+    (void)L;
+    int calls = 0;
+    chunk_fallback_thomas<T, M>(u, fb, j, P, held, [&](T value, int t) {
+      T* link = buf0 + (calls++ & 1) * S;
+      if (j == t) link[l] = value;
+      __syncthreads();
+      return link[l];
+    });
+  } else {
+    const T* rows = v.rows + v.table_of(j);
+    const int ts = v.tables;
+    chunk_interior_thomas<T, M>(u, rows, ts, L);
 
-  // The separators: each chunk's first value to its left neighbour, then PCR.
-  const bool in_block = j < P;
-  if (in_block) buf0[me] = u[0];
-  __syncthreads();
-  const bool owns_separator = valid && j < P - 1;
-  T rhs = T(0);
-  if (owns_separator) {
-    rhs = u[M - 1] - v.red(ChunkView<T>::red_a(), j) * u[M - 2] -
-          v.red(ChunkView<T>::red_c(), j) * buf0[me + S];
-  }
-  T* cur = buf1;
-  T* other = buf0;
-  if (in_block) cur[me] = rhs;
-  __syncthreads();
-  for (int lev = 0; lev < v.levels; ++lev) {
-    const int st = 1 << lev;
-    if (in_block) {
-      // As the warp kernel: separator neighbours only.
-      const T a_l = j >= st && j < P - 1
-                        ? v.red(ChunkView<T>::red_alpha(lev), j) * cur[me - st * S]
-                        : T(0);
-      const T c_l = j + st < P - 1 ? v.red(ChunkView<T>::red_gamma(lev), j) * cur[me + st * S]
-                                   : T(0);
-      rhs = rhs - a_l - c_l;
-      other[me] = rhs;
-    }
+    // The separators: each chunk's first value to its left neighbour, then PCR.
+    const bool in_block = j < P;
+    if (in_block) buf0[me] = u[0];
     __syncthreads();
-    T* swap = cur;
-    cur = other;
-    other = swap;
-  }
-  const T sep = owns_separator ? rhs * v.red(ChunkView<T>::red_rinv(), j) : T(0);
-  if (in_block) seps[me] = sep;
-  __syncthreads();
-  const T left = j > 0 && in_block ? seps[me - S] : T(0);
+    const bool owns_separator = valid && j < P - 1;
+    T rhs = T(0);
+    if (owns_separator) {
+      rhs = u[M - 1] - v.red(ChunkView<T>::red_a(), j) * u[M - 2] -
+            v.red(ChunkView<T>::red_c(), j) * buf0[me + S];
+    }
+    T* cur = buf1;
+    T* other = buf0;
+    if (in_block) cur[me] = rhs;
+    __syncthreads();
+    for (int lev = 0; lev < v.levels; ++lev) {
+      const int st = 1 << lev;
+      if (in_block) {
+        // As the warp kernel: separator neighbours only.
+        const T a_l = j >= st && j < P - 1
+                          ? v.red(ChunkView<T>::red_alpha(lev), j) * cur[me - st * S]
+                          : T(0);
+        const T c_l = j + st < P - 1 ? v.red(ChunkView<T>::red_gamma(lev), j) * cur[me + st * S]
+                                     : T(0);
+        rhs = rhs - a_l - c_l;
+        other[me] = rhs;
+      }
+      __syncthreads();
+      T* swap = cur;
+      cur = other;
+      other = swap;
+    }
+    const T sep = owns_separator ? rhs * v.red(ChunkView<T>::red_rinv(), j) : T(0);
+    if (in_block) seps[me] = sep;
+    __syncthreads();
+    const T left = j > 0 && in_block ? seps[me - S] : T(0);
 
 #pragma unroll
-  for (int k = 0; k < M; ++k) {
-    if (k < L) {
-      u[k] += table_load(rows + (chunk_g * M + k) * ts) * left +
-              table_load(rows + (chunk_h * M + k) * ts) * sep;
+    for (int k = 0; k < M; ++k) {
+      if (k < L) {
+        u[k] += table_load(rows + (chunk_g * M + k) * ts) * left +
+                table_load(rows + (chunk_h * M + k) * ts) * sep;
+      }
     }
+    if (owns_separator) u[M - 1] = sep;
   }
-  if (owns_separator) u[M - 1] = sep;
 
   T* out = x + off_x + std::int64_t(j) * M * rx;
 #pragma unroll
@@ -294,6 +383,27 @@ __global__ void __launch_bounds__(chunk_strided_threads)
       if constexpr (Accumulate) value += out[k * rx];
       out[k * rx] = value;
     }
+  }
+}
+
+/// The strided table solve (as chunk_table_kernel).
+template <class T, int M, bool Accumulate, class Rows>
+__global__ void __launch_bounds__(chunk_strided_threads)
+    chunk_table_strided_kernel(Problem p, ChunkView<T> v, Rows rhs_of, const T* d, T* x,
+                               ChunkFallback<T> fb) {
+  if (chunk_table_refused(fb)) return;
+  chunk_strided_block<T, M, Accumulate, Rows, false>(p, v, rhs_of, d, x, fb, blockIdx.x);
+}
+
+/// The strided fallback solve (as chunk_fallback_kernel).
+template <class T, int M, bool Accumulate, class Rows>
+__global__ void __launch_bounds__(chunk_strided_threads)
+    chunk_strided_fallback_kernel(Problem p, ChunkView<T> v, Rows rhs_of, const T* d, T* x,
+                                  ChunkFallback<T> fb, std::int64_t blocks) {
+  if (!chunk_table_refused(fb)) return;
+  for (std::int64_t block = blockIdx.x; block < blocks; block += gridDim.x) {
+    chunk_strided_block<T, M, Accumulate, Rows, true>(p, v, rhs_of, d, x, fb, block);
+    __syncthreads();  // the link buffers' last reads before the next block's writes
   }
 }
 

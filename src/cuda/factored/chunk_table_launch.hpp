@@ -10,10 +10,10 @@ namespace triax::detail::cuda {
 
 /// x = A^{-1} d (x += A^{-1} d accumulating) for every system of p, the table `v` on the device.
 /// Launches on `stream`; no allocation, no synchronisation. Under a KernelRehearsal only loads
-/// the kernel.
+/// the kernel. `fb`: where the table may have been refused on the device (ChunkFallback).
 template <class T>
 void launch_chunk_table(const Problem& p, const ChunkView<T>& v, const T* d, T* x, bool accumulate,
-                        cudaStream_t stream);
+                        cudaStream_t stream, const ChunkFallback<T>& fb = {});
 
 /// x = A^{-1} (B f) for every system of p in one pass: the kernels form B f from f (laid out by
 /// p.map[op_d], not overlapping x) in registers. Same launch rules as launch_chunk_table.

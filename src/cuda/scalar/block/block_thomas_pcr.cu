@@ -11,11 +11,15 @@
 // reduced equations to the workspace, that batch of systems (2 rows per chunk) is solved the
 // same way (recursively), and the chunks are re-read to finish: no length limit, about twice
 // the traffic. Kernels: hybrid_kernel.cuh; checked mode as documented there.
+// Systems that all share one matrix (a, b, c with batch strides 0) of up to 1024 rows may take
+// the shared-matrix route instead (cuda/factored/shared_matrix_route.hpp: a chunk table built
+// on the device at each solve, then read and written once); its workspace comes first.
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
 #include "core/problem.hpp"
+#include "cuda/factored/shared_matrix_route.hpp"
 #include "cuda/scalar/block/hybrid.hpp"
 #include "cuda/launch/kernels.hpp"
 
@@ -28,13 +32,22 @@ bool block_thomas_pcr_supports(const Problem& p) {
 
 template <class T>
 std::size_t block_thomas_pcr_workspace(const Problem& p) {
-  return hybrid_family_workspace<T>(p, HybridFamily::block);
+  return shared_matrix_workspace<T>(p) + hybrid_family_workspace<T>(p, HybridFamily::block);
 }
 
 template <class T>
 void block_thomas_pcr(const Problem& p, const Operands<T>& ops, void* workspace,
                      cudaStream_t stream) {
-  hybrid_solve<T>(p, ops, HybridFamily::block, workspace, stream);
+  if (ops.info == nullptr && shared_matrix_takes<T>(p)) {
+    shared_matrix_solve<T>(p, ops, workspace, stream);
+    return;
+  }
+  // The route's bytes (a multiple of 256) first, where the plan reserved them.
+  void* hybrid_space = workspace;
+  if (const std::size_t route = shared_matrix_workspace<T>(p); route > 0) {
+    hybrid_space = static_cast<char*>(workspace) + route;
+  }
+  hybrid_solve<T>(p, ops, HybridFamily::block, hybrid_space, stream);
 }
 
 TRIAX_INSTANTIATE_CUDA_ALGORITHM(block_thomas_pcr)

@@ -174,9 +174,10 @@ bool split_shifted(std::int64_t n, int M, int chunks, int max_shift, HybridShape
 /// `sh` is cut to match. Measurements: docs/notes/2026-11-28-session12.md (the vector cut) and
 /// docs/notes/2026-11-28-session13.md (the shifted cut). TRIAX_CUDA_HYBRID_VECTOR_SPLIT=0 keeps
 /// split_rows' cut; TRIAX_CUDA_HYBRID_SHIFTED=0 turns chunk_shifted off (the A/B switches).
-/// TRIAX_CUDA_HYBRID_SHARED_ROWS=1 lets chunk_shifted take coefficients that every system shares
-/// (one matrix for the batch, rows_shifted_alike), element by element; off until the GPU tests
-/// have run it (such batches are staged, chunk_fastest).
+/// chunk_shifted also takes coefficients that every system shares (one matrix for the batch,
+/// rows_shifted_alike), element by element: 1.06-1.26x the staged kernel on such rows of the
+/// shape suite (H200, docs/notes/2026-11-29-session16.md); TRIAX_CUDA_HYBRID_SHARED_ROWS=0 stages
+/// them (chunk_fastest).
 template <class T>
 Mapping direct_shape(const Problem& p, const Operands<T>& ops, int M, HybridShape& sh) {
   constexpr int V = 16 / sizeof(T);
@@ -190,8 +191,7 @@ Mapping direct_shape(const Problem& p, const Operands<T>& ops, int M, HybridShap
       return Mapping::chunk_direct;
   }
   std::int64_t phase = 0;
-  const char* shared_sw = std::getenv("TRIAX_CUDA_HYBRID_SHARED_ROWS");
-  const bool shared_on = shared_sw != nullptr && shared_sw[0] == '1';
+  const bool shared_on = !off("TRIAX_CUDA_HYBRID_SHARED_ROWS");
   unsigned shared = 0;
   if (!off("TRIAX_CUDA_HYBRID_SHIFTED") &&
       rows_shifted_alike(p, ops, phase, shared_on ? &shared : nullptr) &&

@@ -1,0 +1,146 @@
+// triax::Solver's shared-matrix route on the GPU (cuda/factored/shared_matrix_route.hpp): one
+// matrix for every system (a, b, c with batch strides 0) solved through a chunk table that one
+// warp builds on the device at each solve, and Thomas' factors where the build refuses the table
+// (interior rows not diagonally dominant). TRIAX_CUDA_SHARED_MATRIX=1 takes the route at every n
+// it holds (1 .. 1024); every case is checked against the reference backend on fresh random
+// inputs, with poisoned padding, in every mode, and again with the route off.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "support/device_runner.hpp"
+#include "support/quick_mode.hpp"
+#include "support/scoped_env.hpp"
+
+namespace triax::test {
+namespace {
+
+template <class T>
+class SharedMatrixRoute : public NeedsDevice<> {};
+using ValueTypes = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(SharedMatrixRoute, ValueTypes);
+
+std::uint64_t seed_of(const std::string& name, int k) {
+  return std::hash<std::string>{}(name) + 7919u * static_cast<std::uint64_t>(k);
+}
+
+/// A 3-D grid of n rows along `axis` and the given extents across it.
+std::vector<std::int64_t> grid(std::int64_t n, int axis, std::int64_t across0,
+                               std::int64_t across1) {
+  std::vector<std::int64_t> shape = {across0, across1};
+  shape.insert(shape.begin() + axis, n);
+  return shape;
+}
+
+/// One matrix for the grid: row i of a, b, c at offset i (strides 0 across the systems).
+Layout one_matrix(const std::vector<std::int64_t>& shape, int axis) {
+  std::vector<std::int64_t> strides(shape.size(), 0);
+  strides[axis] = 1;
+  return Layout::strided(shape, strides);
+}
+
+/// The random dominant matrix of fill_random with row n/2 no longer dominant (|b| < |a| + |c|)
+/// and the row after it strongly dominant, so that Thomas stays well away from a small pivot:
+/// the build must refuse the table and the solve fall back to the whole matrix's factors.
+template <class T>
+void fill_not_dominant(Batch<T>& batch, int, std::uint64_t seed) {
+  batch.fill_random(seed);
+  const std::int64_t n = static_cast<std::int64_t>(batch.b.size());
+  const std::int64_t i = n / 2;
+  ASSERT_TRUE(i >= 1 && i + 1 < n);
+  batch.a[i] = T(0.9);
+  batch.c[i] = T(0.5);
+  batch.b[i] = T(1.2);
+  batch.b[i + 1] = T(4);
+  batch.condition *= 4;
+}
+
+// Every axis of a 3-D grid, n from 1 to 1024 (each chunk size of the table: 8, 16, 32 rows, and
+// one to 32 chunks), d and x packed or with ghost layers, dominant matrices (the table) and, from
+// n = 3, a matrix the table refuses (the fallback).
+TYPED_TEST(SharedMatrixRoute, EveryAxisAndLength) {
+  using T = TypeParam;
+  std::vector<std::int64_t> lengths = {1, 2, 3, 5, 8, 9, 17, 64, 100, 255, 257, 511, 700, 1024};
+  if (!quick_mode()) lengths.insert(lengths.end(), {4, 7, 31, 33, 129, 256, 300, 512, 513, 1000});
+  const ScopedEnv route("TRIAX_CUDA_SHARED_MATRIX", "1");
+  int k = 0;
+  for (int axis = 0; axis < 3; ++axis) {
+    for (std::int64_t n : lengths) {
+      const std::vector<std::int64_t> shape = grid(n, axis, 7, 5);
+      std::vector<std::int64_t> allocated = shape, begin(3, 1);
+      for (std::int64_t& e : allocated) e += 2;
+      const Layout matrix = one_matrix(shape, axis);
+      const Layout packed = Layout::packed(shape);
+      const Layout ghost = Layout::padded(shape, allocated, begin);
+      const std::vector<OperandLayouts> cases = {
+          OperandLayouts(matrix, matrix, matrix, packed, packed),
+          OperandLayouts(matrix, matrix, matrix, ghost, ghost)};
+      for (const OperandLayouts& layouts : cases) {
+        for (Mode mode : all_modes) {
+          SCOPED_TRACE("n " + std::to_string(n) + ", case " + std::to_string(&layouts - &cases[0]));
+          expect_matches_reference<T>(layouts, axis, mode, seed_of("route", ++k),
+                                      cuda_runner<T>(Algorithm::automatic));
+          if (n >= 3) {
+            SCOPED_TRACE("not dominant");
+            expect_matches_reference<T>(layouts, axis, mode, seed_of("refused", ++k),
+                                        cuda_runner<T>(Algorithm::automatic),
+                                        fill_not_dominant<T>);
+          }
+        }
+      }
+    }
+  }
+}
+
+// Many systems (several blocks of both table kernels and the fallback's grid-stride loop past
+// its 128 blocks), a, c one value for every row (row stride 0), b a row per row; the route on
+// and off on the same inputs.
+TYPED_TEST(SharedMatrixRoute, ManySystemsAndScalarDiagonals) {
+  using T = TypeParam;
+  int k = 0;
+  for (const char* sw : {"1", "0"}) {
+    const ScopedEnv route("TRIAX_CUDA_SHARED_MATRIX", sw);
+    for (int axis = 0; axis < 2; ++axis) {
+      for (std::int64_t n : {std::int64_t(40), std::int64_t(300), std::int64_t(1000)}) {
+        // n = 40: 32 systems a block in either kernel, so 5000 systems take 157 blocks.
+        const std::int64_t across = n == 40 ? 5000 : (quick_mode() ? 300 : 2100);
+        const std::vector<std::int64_t> shape =
+            axis == 0 ? std::vector<std::int64_t>{n, across} : std::vector<std::int64_t>{across, n};
+        const std::vector<std::int64_t> zero = {0, 0};
+        const Layout scalar = Layout::strided(shape, zero);
+        const Layout matrix = one_matrix(shape, axis);
+        const Layout packed = Layout::packed(shape);
+        SCOPED_TRACE(std::string("route ") + sw + ", n " + std::to_string(n));
+        expect_matches_reference<T>(OperandLayouts(scalar, matrix, scalar, packed, packed), axis,
+                                    all_modes[k % 3], seed_of("scalar", ++k),
+                                    cuda_runner<T>(Algorithm::automatic));
+        expect_matches_reference<T>(OperandLayouts(matrix, matrix, matrix, packed, packed), axis,
+                                    all_modes[k % 3], seed_of("many", ++k),
+                                    cuda_runner<T>(Algorithm::cuda_block_thomas_pcr),
+                                    fill_not_dominant<T>);
+      }
+    }
+  }
+}
+
+// Checked mode never takes the route (the table has no per-system info): the general hybrid
+// reports info 0 for every system of a shared dominant matrix with the switch on.
+TYPED_TEST(SharedMatrixRoute, CheckedModeKeepsTheHybrid) {
+  using T = TypeParam;
+  const ScopedEnv route("TRIAX_CUDA_SHARED_MATRIX", "1");
+  int k = 0;
+  for (std::int64_t n : {std::int64_t(5), std::int64_t(300)}) {
+    const std::vector<std::int64_t> shape = grid(n, 1, 9, 4);
+    const Layout matrix = one_matrix(shape, 1);
+    const Layout packed = Layout::packed(shape);
+    expect_matches_reference<T>(OperandLayouts(matrix, matrix, matrix, packed, packed), 1,
+                                Mode::separate, seed_of("checked", ++k),
+                                cuda_checked_runner<T>(Algorithm::automatic));
+  }
+}
+
+}  // namespace
+}  // namespace triax::test
