@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "shape_spec.hpp"
 #include "triax/layout.hpp"
 
 namespace triax::bench {
@@ -399,6 +400,22 @@ Config parse_command_line(int argc, char** argv) {
   app.add_option("--shape-seed", cfg.shapes.seed,
                  "--suite shapes: the seed of the draw (default 2026)")
       ->option_text("N");
+  repeatable(app.add_option_function<std::vector<std::string>>(
+                 "--shape",
+                 [&](const std::vector<std::string>& specs) {
+                   for (const auto& spec : specs) {
+                     try {
+                       cfg.shapes.given.push_back(parse_shape_draw(spec));
+                     } catch (const std::invalid_argument& e) {
+                       throw CLI::ValidationError("--shape", e.what());
+                     }
+                   }
+                 },
+                 "--suite shapes: time this draw instead of the seeded ones\n"
+                 "(repeatable; PRECISION:EXTENTS:AXIS[:FLAGS], FLAGS a comma\n"
+                 "list of bcast, ghostK, offset, separate, increment; e.g.\n"
+                 "float:294x511x289:1:bcast)"))
+      ->option_text("SPEC");
   app.add_option("--shape-scale", cfg.shapes.scale,
                  "--suite shapes: divide the problem sizes by K (default 1)")
       ->check(at_least(1.0))
@@ -454,6 +471,9 @@ Config parse_command_line(int argc, char** argv) {
   std::vector<Precision> precisions;
   try {
     app.parse(argc, argv);
+    if (!cfg.shapes.given.empty() && !cfg.shape_suite()) {
+      throw CLI::ValidationError("--shape", "draws are timed by --suite shapes only");
+    }
     for (const auto& p : precision_names) {
       if (p == "float" || p == "both") precisions.push_back(Precision::f32);
       if (p == "double" || p == "both") precisions.push_back(Precision::f64);

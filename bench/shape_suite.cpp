@@ -26,9 +26,15 @@ ShapeBudget shape_budget(Backend backend, const ShapeSuiteSettings& settings) {
 
 void run_shape_suite(Backend backend, const ShapeSuiteSettings& settings,
                      const CopyReference& copy, std::vector<ShapeRow>& rows) {
-  const std::vector<ShapeDraw> draws = draw_shapes(settings.seed, shape_budget(backend, settings));
-  std::printf("shape suite: %zu draws, seed %llu, size scale 1/%g\n", draws.size(),
-              static_cast<unsigned long long>(settings.seed), std::max(1.0, settings.scale));
+  const bool given = !settings.given.empty();
+  const std::vector<ShapeDraw> draws =
+      given ? settings.given : draw_shapes(settings.seed, shape_budget(backend, settings));
+  if (given) {
+    std::printf("shape suite: %zu draws given with --shape\n", draws.size());
+  } else {
+    std::printf("shape suite: %zu draws, seed %llu, size scale 1/%g\n", draws.size(),
+                static_cast<unsigned long long>(settings.seed), std::max(1.0, settings.scale));
+  }
   print_shape_header();
   if (backend == Backend::cuda) {
 #if TRIAX_BENCH_HAS_CUDA

@@ -15,6 +15,8 @@ struct ShapeSuiteSettings {
   /// Divides the problem sizes (points and few-long rows) for a quick run on a small machine.
   double scale = 1;
   int reps = 20;
+  /// Draws given with --shape (shape_spec.hpp): timed instead of the seeded draw.
+  std::vector<ShapeDraw> given;
 };
 
 /// The budget of a backend's draws: GPU problems of 2^21 to 2^26 points (most of them 64 MiB or
