@@ -47,6 +47,20 @@ struct Problem {
     }
     return off;
   }
+
+  /// Whether operand op is the same for every system (every batch stride 0: one row, or one
+  /// matrix's diagonal, that all systems read).
+  TRIAX_HOST_DEVICE bool same_for_every_system(int op) const {
+    for (int k = 0; k < batch_rank; ++k) {
+      if (map[op].batch_strides[k] != 0) return false;
+    }
+    return true;
+  }
+  /// Whether a, b and c are one matrix for every system.
+  TRIAX_HOST_DEVICE bool one_matrix() const {
+    return same_for_every_system(op_a) && same_for_every_system(op_b) &&
+           same_for_every_system(op_c);
+  }
 };
 static_assert(std::is_trivially_copyable_v<Problem>);
 

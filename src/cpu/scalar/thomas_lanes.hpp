@@ -312,13 +312,7 @@ struct SharedMatrix {
 
   /// Whether a, b and c are one matrix for every system of p (batch strides 0). Checked mode
   /// keeps the general path, whose checks are per lane.
-  static bool applies(const Problem& p, bool checked) {
-    bool shared = !checked;
-    for (int op = op_a; op <= op_c; ++op) {
-      for (int k = 0; k < p.batch_rank; ++k) shared = shared && p.map[op].batch_strides[k] == 0;
-    }
-    return shared;
-  }
+  static bool applies(const Problem& p, bool checked) { return !checked && p.one_matrix(); }
 
   /// Rows 0..n-1 of the matrix whose row i is a[i * ra], b[i * rb], c[i * rc], into scratch.
   SharedMatrix(T* scratch, std::int64_t n, const T* a, std::int64_t ra, const T* b, std::int64_t rb,

@@ -78,13 +78,7 @@ const T* matrix_row0(const T* base, const Problem& p, int op) {
 }  // namespace
 
 bool shared_matrix_possible(const Problem& p) {
-  if (p.n < 1 || p.n > table_max_rows) return false;
-  for (const int op : {op_a, op_b, op_c}) {
-    for (int k = 0; k < p.batch_rank; ++k) {
-      if (p.map[op].batch_strides[k] != 0) return false;
-    }
-  }
-  return true;
+  return p.n >= 1 && p.n <= table_max_rows && p.one_matrix();
 }
 
 template <class T>

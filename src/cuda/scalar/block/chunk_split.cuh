@@ -107,9 +107,7 @@ bool rows_shifted_alike(const Problem& p, const Operands<T>& ops, std::int64_t& 
     if (m.row_stride != 1) return false;
     const std::uintptr_t address = reinterpret_cast<std::uintptr_t>(ptrs[op]);
     if (address % sizeof(T) != 0) return false;
-    bool one_matrix = coefficient && shared != nullptr && p.batch_rank > 0;
-    for (int k = 0; k < p.batch_rank; ++k) one_matrix = one_matrix && m.batch_strides[k] == 0;
-    if (one_matrix) {
+    if (coefficient && shared != nullptr && p.batch_rank > 0 && p.same_for_every_system(op)) {
       shared_rows |= 1u << op;
       continue;
     }
