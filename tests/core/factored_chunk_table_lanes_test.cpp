@@ -276,10 +276,21 @@ TEST(SharedMatrixRouteRule, WhereTheRouteRuns) {
   const auto route = [&](SharedMatrixSwitch sw) { return detail::shared_matrix_route(f, sw); };
   EXPECT_TRUE(route(SharedMatrixSwitch::automatic));  // float along a strided axis past 256
   EXPECT_FALSE(route(SharedMatrixSwitch::off));
+  f.n = 256;  // float at 256 rows and fewer: the hybrid measured faster
+  EXPECT_FALSE(route(SharedMatrixSwitch::automatic));
+  EXPECT_TRUE(route(SharedMatrixSwitch::on));
+  f.n = 1000;  // float up to the table's 1024 rows
+  EXPECT_TRUE(route(SharedMatrixSwitch::automatic));
+  f.n = 512;
   f.contiguous = true;  // float along x: the hybrid measured faster
   EXPECT_FALSE(route(SharedMatrixSwitch::automatic));
   EXPECT_TRUE(route(SharedMatrixSwitch::on));
-  f.single = false;  // double wherever the table holds
+  f.single = false;  // double along x up to 512 rows
+  EXPECT_TRUE(route(SharedMatrixSwitch::automatic));
+  f.n = 513;
+  EXPECT_FALSE(route(SharedMatrixSwitch::automatic));
+  f.contiguous = false;  // double along strided axes up to 1024
+  f.n = 1024;
   EXPECT_TRUE(route(SharedMatrixSwitch::automatic));
   f.n = 63;  // short systems keep the hybrid
   EXPECT_FALSE(route(SharedMatrixSwitch::automatic));
@@ -288,12 +299,14 @@ TEST(SharedMatrixRouteRule, WhereTheRouteRuns) {
   f.count = 16383;  // a small batch: too few blocks of the strided kernel
   EXPECT_FALSE(route(SharedMatrixSwitch::automatic));
   EXPECT_TRUE(route(SharedMatrixSwitch::on));
-  f.count = 16384;
-  EXPECT_TRUE(route(SharedMatrixSwitch::automatic));
-  f.single = true;
-  f.contiguous = false;
-  f.n = 513;  // float past 512 rows (32-row chunks)
+  f.count = 16384;  // enough systems, but double wants 12 Mi rows in all
   EXPECT_FALSE(route(SharedMatrixSwitch::automatic));
+  f.count = detail::shared_matrix_min_double_rows / 512;
+  EXPECT_TRUE(route(SharedMatrixSwitch::automatic));
+  f.count = 16384;
+  f.single = true;  // float: 16384 systems are enough
+  EXPECT_TRUE(route(SharedMatrixSwitch::automatic));
+  f.count = 100000;
   f.n = 1025;  // past the table
   EXPECT_FALSE(route(SharedMatrixSwitch::on));
   f.n = 512;

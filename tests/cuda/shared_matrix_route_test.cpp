@@ -1,13 +1,15 @@
 // triax::Solver's shared-matrix route on the GPU (cuda/factored/shared_matrix_route.hpp): one
 // matrix for every system (a, b, c with batch strides 0) solved through a chunk table that one
-// warp builds on the device at each solve, and Thomas' factors where the build refuses the table
-// (interior rows not diagonally dominant). TRIAX_CUDA_SHARED_MATRIX=1 takes the route at every n
+// warp builds on the device (at each solve whose matrix differs from the last build's), and
+// Thomas' factors where the build refuses the table (interior rows not diagonally dominant). TRIAX_CUDA_SHARED_MATRIX=1 takes the route at every n
 // it holds (1 .. 1024); every case is checked against the reference backend on fresh random
 // inputs, with poisoned padding, in every mode, and again with the route off.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -121,6 +123,67 @@ TYPED_TEST(SharedMatrixRoute, ManySystemsAndScalarDiagonals) {
                                     all_modes[k % 3], seed_of("many", ++k),
                                     cuda_runner<T>(Algorithm::cuda_block_thomas_pcr),
                                     fill_not_dominant<T>);
+      }
+    }
+  }
+}
+
+/// A runner that keeps one cuda plan across its calls, as a caller solving again and again does
+/// (the plan made at the first call, for its layouts); each call uploads fresh operands.
+template <class T>
+Runner<T> kept_plan_runner() {
+  struct Kept {
+    cudaStream_t stream = nullptr;
+    std::unique_ptr<Solver<T>> solver;
+    ~Kept() {
+      solver.reset();
+      if (stream != nullptr) cudaStreamDestroy(stream);
+    }
+  };
+  auto kept = std::make_shared<Kept>();
+  return [kept](const OperandLayouts& layouts, int axis, Mode mode, Batch<T>& batch) {
+    if (!kept->solver) {
+      TRIAX_TEST_CUDA_OK(cudaStreamCreate(&kept->stream));
+      kept->solver = std::make_unique<Solver<T>>(
+          Backend::cuda, layouts, axis,
+          Options{.algorithm = Algorithm::automatic, .stream = kept->stream});
+    }
+    const DeviceOperands<T> o(batch.a, batch.b, batch.c, batch.d, batch.x);
+    ASSERT_TRUE(o.allocated()) << "cudaMalloc failed";
+    solve_in_mode(*kept->solver, mode, std::tuple(o.a(), o.b(), o.c()), o.d(), o.x());
+    TRIAX_TEST_CUDA_OK(cudaStreamSynchronize(kept->stream));
+    TRIAX_TEST_CUDA_OK(cudaGetLastError());
+    o.download(batch.d, batch.x);
+  };
+}
+
+// One plan solving one matrix after another: the build keeps the matrix of its last table and
+// skips the build where the next solve's matrix is the same bit for bit, so every change must
+// be seen: a dominant matrix twice (the kept table), a refused one twice (the kept factors),
+// the first again, then with one value of b changed, then a fresh one.
+TYPED_TEST(SharedMatrixRoute, OnePlanManyMatrices) {
+  using T = TypeParam;
+  const ScopedEnv route("TRIAX_CUDA_SHARED_MATRIX", "1");
+  for (int axis = 0; axis < 2; ++axis) {
+    for (std::int64_t n : {std::int64_t(9), std::int64_t(300)}) {
+      const std::vector<std::int64_t> shape = grid(n, axis, 7, 5);
+      const Layout matrix = one_matrix(shape, axis);
+      const Layout packed = Layout::packed(shape);
+      const OperandLayouts layouts(matrix, matrix, matrix, packed, packed);
+      const Runner<T> run = kept_plan_runner<T>();
+      const std::uint64_t first = seed_of("kept", int(n) + axis), refused = first + 1;
+      const auto random = [](Batch<T>& batch, int, std::uint64_t seed) { batch.fill_random(seed); };
+      const auto changed = [&](Batch<T>& batch, int, std::uint64_t seed) {
+        batch.fill_random(seed);
+        T& b = batch.b[static_cast<std::size_t>(n / 3)];
+        b += b > 0 ? T(0.25) : T(-0.25);  // still dominant, one row's pivot differs
+      };
+      const std::function<void(Batch<T>&, int, std::uint64_t)> fills[] = {
+          random, random, fill_not_dominant<T>, fill_not_dominant<T>, random, changed, random};
+      const std::uint64_t seeds[] = {first, first, refused, refused, first, first, first + 2};
+      for (int step = 0; step < 7; ++step) {
+        SCOPED_TRACE("n " + std::to_string(n) + ", solve " + std::to_string(step));
+        expect_matches_reference<T>(layouts, axis, Mode::separate, seeds[step], run, fills[step]);
       }
     }
   }

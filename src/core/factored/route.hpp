@@ -154,16 +154,24 @@ inline SharedMatrixSwitch shared_matrix_switch_from_env() {
 
 /// Batches of fewer systems keep the hybrid under the automatic rule: the strided table kernel
 /// holds 16 systems a block of 512 threads at n = 257..512, and 7182 float systems of 499 rows
-/// along z ran 0.73x the hybrid (54x133x499; H200, 2026-11-29), where 84966 of 511 along y ran
-/// 2.15x.
+/// along z ran 0.73x the hybrid (54x133x499; H200, 2026-11-29), 8281 of 500 0.94x, where 16384
+/// of 500 ran 1.32x and 84966 of 511 along y 2.15x.
 inline constexpr std::int64_t shared_matrix_min_systems = 16384;
 
-/// Whether the plan's solves take the route. The automatic rule follows table_applies()' (the
-/// same table, measured through the factored plan: double wherever the table holds, float along
-/// strided axes past 256 rows) and the shape suite's broadcast rows (H200, 2026-11-29,
-/// docs/notes/2026-11-29-session16.md): systems of at least hybrid_min_rows rows (float n = 17,
-/// 23, 33 and double n = 2 ran 0.67-0.79x the hybrid), float up to 512 rows (886 rows, 32-row
-/// chunks: 0.98-1.08x in two calls), and batches of at least shared_matrix_min_systems.
+/// Double also asks for this many rows in all (systems x n): 16384 double systems of 500 rows
+/// along z ran 0.91x the hybrid, 32761 of 500 1.08x, and the strided 3-D grids of 2^24 points 1.10-1.46x
+/// (H200, 2026-11-29, bench/results/shapes/gpu-h200-2026-11-29-sweep.txt).
+inline constexpr std::int64_t shared_matrix_min_double_rows = std::int64_t{12} << 20;
+
+/// Whether the plan's solves take the route. The automatic rule comes from
+/// scripts/sweep-shared-matrix over n = 64..1000 along each axis of 3-D grids of 2^24 points, route
+/// off against on in one call (H200, 2026-11-29, bench/results/shapes/gpu-h200-2026-11-29-sweep.txt):
+/// - systems of at least hybrid_min_rows rows (float n = 17, 23, 33 and double n = 2 ran
+///   0.67-0.79x the hybrid) and batches of at least shared_matrix_min_systems;
+/// - float along strided axes past 256 rows (n = 300..1000: 1.44-1.94x; n = 64..256: 0.71-0.87x);
+///   along x never (0.29-0.88x);
+/// - double along strided axes everywhere (1.10-1.46x), along x up to 512 rows (0.96-1.26x; n =
+///   700 and 1000 ran 0.73x and 0.82x), with shared_matrix_min_double_rows rows in all.
 inline bool shared_matrix_route(const SharedMatrixFacts& f, SharedMatrixSwitch sw) {
   if (!f.shared || f.checked || f.n < 1 || f.n > table_max_rows || f.count < 1) return false;
   switch (sw) {
@@ -171,7 +179,8 @@ inline bool shared_matrix_route(const SharedMatrixFacts& f, SharedMatrixSwitch s
     case SharedMatrixSwitch::on: return true;
     case SharedMatrixSwitch::automatic:
       if (f.n < hybrid_min_rows || f.count < shared_matrix_min_systems) return false;
-      return !f.single || (!f.contiguous && f.n > 256 && f.n <= 512);
+      if (f.single) return !f.contiguous && f.n > 256;
+      return f.count * f.n >= shared_matrix_min_double_rows && (!f.contiguous || f.n <= 512);
   }
   return false;
 }

@@ -255,9 +255,11 @@ namespace triax::detail::cuda {
 /// Threads a block of the strided kernel holds at most (S systems x P chunks).
 inline constexpr int chunk_strided_threads = 512;
 
-/// Systems a block of the strided kernel holds for P chunks each.
-__host__ __device__ constexpr int chunk_strided_systems(int P) {
-  return P >= chunk_strided_threads / 32 ? chunk_strided_threads / P : 32;
+/// Systems a block of the strided kernel holds for P chunks each, with blocks of at most
+/// `threads` threads (a power of two, 64 .. chunk_strided_threads; the launch picks it). The
+/// kernel reads S back as blockDim.x / P.
+__host__ __device__ constexpr int chunk_strided_systems(int P, int threads = chunk_strided_threads) {
+  return P >= threads / 32 ? threads / P : 32;
 }
 
 /// The same solve for rows that are not contiguous (axes >= 1), fast where neighbouring systems are
@@ -273,7 +275,7 @@ __device__ __forceinline__ void chunk_strided_block(const Problem& p, const Chun
                                                     std::int64_t block) {
   extern __shared__ __align__(16) unsigned char chunk_smem[];
   const int P = v.P, n = v.n;
-  const int S = chunk_strided_systems(P);
+  const int S = static_cast<int>(blockDim.x) / P;  // chunk_strided_systems at the launch
   const int l = threadIdx.x % S, j = threadIdx.x / S;
   const std::int64_t s = block * S + l;
   const bool valid = s < p.count && j < P;

@@ -7,13 +7,39 @@
 #include "cuda/factored/chunk_table_launch.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <string>
 #include <type_traits>
 
 #include "cuda/factored/chunk_table_kernel.cuh"
 #include "cuda/launch/launch_kernel.hpp"
+#include "triax/errors.hpp"
 
 namespace triax::detail::cuda {
 namespace {
+
+/// Threads a block of the strided kernel holds at most: TRIAX_CUDA_TABLE_THREADS (64, 128, 256
+/// or 512) to compare, else 256 for double chunks of up to 16 rows and chunk_strided_threads
+/// otherwise. Why (scripts/sweep-table-threads, H200, 2026-11-29,
+/// bench/results/factored/gpu-h200-table-threads.txt): the double kernel at M = 16 holds 77
+/// registers a thread, so one block of 512 an SM (25% occupancy) against three of 256; 512^3
+/// factored solves along y and z 56.1 / 57.8 -> 75.8 / 70.2% of the copy, n = 256 55.8 / 59.8 ->
+/// 61.2 / 65.5%, the compact derivative along y and z 2.15 / 2.13 -> 1.76 / 1.76 copies, the
+/// route's 181x511x181 along y 39.2 -> 45.1%. Float (8 systems a block of 256: 32-byte row runs)
+/// lost along z (512^3 46.6 -> 39.6%), double M = 32 too (155x155x700 along z 34.3 -> 30.5%).
+template <class T, int M>
+int strided_threads() {
+  const char* v = std::getenv("TRIAX_CUDA_TABLE_THREADS");
+  if (v == nullptr || v[0] == '\0') {
+    return sizeof(T) == sizeof(double) && M <= 16 ? 256 : chunk_strided_threads;
+  }
+  const int t = std::atoi(v);
+  if (t != 64 && t != 128 && t != 256 && t != 512) {
+    throw invalid_argument("TRIAX_CUDA_TABLE_THREADS = \"" + std::string(v) +
+                           "\" is not one of 64, 128, 256, 512");
+  }
+  return t;
+}
 
 /// The fallback kernels' grid: at most 128 blocks, each taking every 128th of the table
 /// kernel's blocks (where the table holds, they read a flag and end: a short launch).
@@ -41,7 +67,7 @@ void launch_shape(const Problem& p, const ChunkView<T>& v, const Rows& rows, con
 template <class T, int M, bool Accumulate, class Rows>
 void launch_strided(const Problem& p, const ChunkView<T>& v, const Rows& rows, const T* d, T* x,
                     const ChunkFallback<T>& fb, cudaStream_t stream) {
-  const int S = chunk_strided_systems(v.P);
+  const int S = chunk_strided_systems(v.P, strided_threads<T, M>());
   const std::size_t smem = 3 * std::size_t(v.P) * S * sizeof(T);
   const dim3 grid(static_cast<unsigned>((p.count + S - 1) / S));
   launch_kernel(chunk_table_strided_kernel<T, M, Accumulate, Rows>, grid, dim3(S * v.P), smem,

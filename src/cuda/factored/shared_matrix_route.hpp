@@ -1,7 +1,8 @@
 #pragma once
 // triax::Solver's route for a batch whose systems all share one matrix (a, b, c with every batch
-// stride 0) on the GPU: at each solve one warp builds the matrix's chunk table in the plan's
-// workspace (core/factored/chunk_table_lanes.hpp), and the chunk table kernels apply it, so that
+// stride 0) on the GPU: at each solve a build kernel reads the matrix and, where it differs from
+// the one of the last build, one warp builds its chunk table in the plan's workspace
+// (core/factored/chunk_table_lanes.hpp); the chunk table kernels then apply it, so that
 // a row costs a load of d, five multiply-adds and a store of x, as with a FactoredSolver. The
 // build checks what the factored plan checks on the host (a pivot or value that breaks down,
 // interior rows not diagonally dominant) and, where it refuses the table, writes Thomas'
@@ -23,7 +24,8 @@ bool shared_matrix_possible(const Problem& p);
 template <class T>
 bool shared_matrix_takes(const Problem& p);
 
-/// Device bytes of the route (the table, the fallback factors, the flag), a multiple of 256.
+/// Device bytes of the route (the table, the fallback factors, the matrix of the last build, the
+/// flags), a multiple of 256. The plan zeroes them when it is made.
 template <class T>
 std::size_t shared_matrix_workspace(const Problem& p);
 

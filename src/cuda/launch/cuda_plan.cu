@@ -19,6 +19,11 @@ class CudaPlan final : public BackendPlan<T> {
       : stream_(static_cast<cudaStream_t>(o.stream)),
         algorithm_(cuda::choose_cuda_algorithm<T>(p, o)),
         workspace_(algorithm_.workspace(p)) {
+    // Zeroed once, on the plan's stream (before any solve on it): the shared-matrix route keeps
+    // the matrix its table was built from, behind a flag that must start clear.
+    if (workspace_.get() != nullptr) {
+      TRIAX_CUDA_CHECK(cudaMemsetAsync(workspace_.get(), 0, workspace_.bytes(), stream_));
+    }
     load_kernels(p, o.checked);
   }
 
