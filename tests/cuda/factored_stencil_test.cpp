@@ -75,6 +75,19 @@ TYPED_TEST(FactoredStencilCuda, FusedTableMatchesReference) {
   check_every_size<TypeParam>(cuda_stencil_runner<TypeParam>(FactoredAlgorithm::cuda_hybrid, true));
 }
 
+TYPED_TEST(FactoredStencilCuda, FusedTableInSharedMemoryMatchesReference) {
+  // The strided kernel's blocks copying the table into shared memory first
+  // (TRIAX_CUDA_TABLE_SHARED=1), at both block sizes it takes.
+  const ScopedEnv env("TRIAX_CUDA_FACTORED_ROUTE", nullptr);
+  const ScopedEnv shared("TRIAX_CUDA_TABLE_SHARED", "1");
+  for (const char* threads : {"512", "256"}) {
+    SCOPED_TRACE(std::string("threads ") + threads);
+    const ScopedEnv blocks("TRIAX_CUDA_TABLE_THREADS", threads);
+    check_every_size<TypeParam>(
+        cuda_stencil_runner<TypeParam>(FactoredAlgorithm::cuda_hybrid, true));
+  }
+}
+
 TYPED_TEST(FactoredStencilCuda, AutomaticMatchesReference) {
   // The automatic plan: Thomas' kernels below 64 rows (workspace), the table from 64 on (fused).
   const ScopedEnv env("TRIAX_CUDA_FACTORED_ROUTE", nullptr);

@@ -128,6 +128,34 @@ TYPED_TEST(SharedMatrixRoute, ManySystemsAndScalarDiagonals) {
   }
 }
 
+// The strided table kernel with the table copied into each block's shared memory
+// (TRIAX_CUDA_TABLE_SHARED=1), at both of its block sizes: axes 1 and 2, every chunk size, the
+// table and the fallback, every mode, against the reference.
+TYPED_TEST(SharedMatrixRoute, TableInSharedMemory) {
+  using T = TypeParam;
+  const ScopedEnv route("TRIAX_CUDA_SHARED_MATRIX", "1");
+  const ScopedEnv shared("TRIAX_CUDA_TABLE_SHARED", "1");
+  int k = 0;
+  for (const char* threads : {"512", "256"}) {
+    const ScopedEnv blocks("TRIAX_CUDA_TABLE_THREADS", threads);
+    for (int axis = 1; axis < 3; ++axis) {
+      for (std::int64_t n : {std::int64_t(9), std::int64_t(64), std::int64_t(300),
+                             std::int64_t(700), std::int64_t(1024)}) {
+        const std::vector<std::int64_t> shape = grid(n, axis, 37, 5);
+        const Layout matrix = one_matrix(shape, axis);
+        const Layout packed = Layout::packed(shape);
+        const OperandLayouts layouts(matrix, matrix, matrix, packed, packed);
+        SCOPED_TRACE(std::string("threads ") + threads + ", n " + std::to_string(n));
+        const Mode mode = all_modes[k % 3];
+        expect_matches_reference<T>(layouts, axis, mode, seed_of("shared table", ++k),
+                                    cuda_runner<T>(Algorithm::automatic));
+        expect_matches_reference<T>(layouts, axis, mode, seed_of("shared refused", ++k),
+                                    cuda_runner<T>(Algorithm::automatic), fill_not_dominant<T>);
+      }
+    }
+  }
+}
+
 /// A runner that keeps one cuda plan across its calls, as a caller solving again and again does
 /// (the plan made at the first call, for its layouts); each call uploads fresh operands.
 template <class T>

@@ -17,7 +17,8 @@
 //
 // The table (a few KiB: 5 M values per stored chunk table, 3 tables for near-Toeplitz matrices)
 // is read through the read-only cache; interior lanes of a compressed table read the same
-// address (a broadcast).
+// address (a broadcast). The strided kernel can instead copy it into each block's shared memory
+// first (TRIAX_CUDA_TABLE_SHARED=1, chunk_table_launch.cu; off for now).
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -50,22 +51,33 @@ __device__ __forceinline__ T table_load(const T* at) {
   return __ldg(at);
 }
 
+/// A table value from global memory through the read-only cache, or (Shared) from the block's
+/// copy in shared memory (an ordinary load: __ldg takes global addresses only).
+template <bool Shared, class T>
+__device__ __forceinline__ T table_value(const T* at) {
+  if constexpr (Shared) {
+    return *at;
+  } else {
+    return table_load(at);
+  }
+}
+
 /// Thomas on a chunk's first L rows (its interior) in registers, with the stored multipliers of
 /// its table: forward u[k] -= m[k] u[k-1], backward u[k] = r[k] u[k] - e[k] u[k+1]. `rows` is the
 /// chunk's table column (v.rows + v.table_of(j)), field f of row k at rows[(f M + k) ts]. Both
 /// kernels run this one sequence, so they round alike.
-template <class T, int M>
+template <class T, int M, bool Shared = false>
 __device__ __forceinline__ void chunk_interior_thomas(T (&u)[M], const T* rows, int ts, int L) {
 #pragma unroll
   for (int k = 1; k < M; ++k) {
-    if (k < L) u[k] -= table_load(rows + (chunk_m * M + k) * ts) * u[k - 1];
+    if (k < L) u[k] -= table_value<Shared>(rows + (chunk_m * M + k) * ts) * u[k - 1];
   }
   T next = 0;
 #pragma unroll
   for (int k = M - 1; k >= 0; --k) {
     if (k < L) {
-      u[k] = table_load(rows + (chunk_r * M + k) * ts) * u[k] -
-             table_load(rows + (chunk_e * M + k) * ts) * next;
+      u[k] = table_value<Shared>(rows + (chunk_r * M + k) * ts) * u[k] -
+             table_value<Shared>(rows + (chunk_e * M + k) * ts) * next;
       next = u[k];
     }
   }
@@ -267,14 +279,16 @@ __host__ __device__ constexpr int chunk_strided_systems(int P, int threads = chu
 /// one chunk index consecutive, so that each row of a chunk is one contiguous run of S systems
 /// read straight into registers (no stage). The separators' values meet in shared memory: one
 /// barrier for the neighbours' first rows, one per PCR level (two buffers), one for the
-/// separators. Correct at any stride.
-template <class T, int M, bool Accumulate, class Rows, bool Fallback>
-__device__ __forceinline__ void chunk_strided_block(const Problem& p, const ChunkView<T>& v,
+/// separators. Correct at any stride. SharedTable: the block first copies the table (rows and
+/// reduced values) into shared memory after those buffers (chunk_shared_table_values) and reads
+/// it there; else every thread reads its chunk's 5 M values through the read-only cache.
+template <class T, int M, bool Accumulate, class Rows, bool Fallback, bool SharedTable = false>
+__device__ __forceinline__ void chunk_strided_block(const Problem& p, const ChunkView<T>& table,
                                                     const Rows& rhs_of, const T* d, T* x,
                                                     const ChunkFallback<T>& fb,
                                                     std::int64_t block) {
   extern __shared__ __align__(16) unsigned char chunk_smem[];
-  const int P = v.P, n = v.n;
+  const int P = table.P, n = table.n;
   const int S = static_cast<int>(blockDim.x) / P;  // chunk_strided_systems at the launch
   const int l = threadIdx.x % S, j = threadIdx.x / S;
   const std::int64_t s = block * S + l;
@@ -284,6 +298,19 @@ __device__ __forceinline__ void chunk_strided_block(const Problem& p, const Chun
   T* seps = buf1 + P * S;
   const int me = j * S + l;
   (void)n;
+  ChunkView<T> v = table;
+  if constexpr (SharedTable && !Fallback) {
+    T* rows = seps + P * S;
+    const int row_values = chunk_fields * M * table.tables;
+    T* reduced = rows + row_values;
+    for (int i = threadIdx.x; i < row_values; i += blockDim.x) rows[i] = table_load(table.rows + i);
+    for (int i = threadIdx.x; i < ChunkView<T>::reduced_fields() * chunk_lanes; i += blockDim.x) {
+      reduced[i] = table_load(table.reduced + i);
+    }
+    __syncthreads();
+    v.rows = rows;
+    v.reduced = reduced;
+  }
 
   std::int64_t off_d = 0, off_x = 0;
   if (valid) {
@@ -329,7 +356,7 @@ __device__ __forceinline__ void chunk_strided_block(const Problem& p, const Chun
   } else {
     const T* rows = v.rows + v.table_of(j);
     const int ts = v.tables;
-    chunk_interior_thomas<T, M>(u, rows, ts, L);
+    chunk_interior_thomas<T, M, SharedTable>(u, rows, ts, L);
 
     // The separators: each chunk's first value to its left neighbour, then PCR.
     const bool in_block = j < P;
@@ -370,8 +397,8 @@ __device__ __forceinline__ void chunk_strided_block(const Problem& p, const Chun
 #pragma unroll
     for (int k = 0; k < M; ++k) {
       if (k < L) {
-        u[k] += table_load(rows + (chunk_g * M + k) * ts) * left +
-                table_load(rows + (chunk_h * M + k) * ts) * sep;
+        u[k] += table_value<SharedTable>(rows + (chunk_g * M + k) * ts) * left +
+                table_value<SharedTable>(rows + (chunk_h * M + k) * ts) * sep;
       }
     }
     if (owns_separator) u[M - 1] = sep;
@@ -388,13 +415,20 @@ __device__ __forceinline__ void chunk_strided_block(const Problem& p, const Chun
   }
 }
 
+/// Values of the table a block of the strided kernel copies into shared memory (SharedTable).
+template <class T>
+__host__ __device__ constexpr int chunk_shared_table_values(const ChunkView<T>& v) {
+  return chunk_fields * v.M * v.tables + ChunkView<T>::reduced_fields() * chunk_lanes;
+}
+
 /// The strided table solve (as chunk_table_kernel).
-template <class T, int M, bool Accumulate, class Rows>
+template <class T, int M, bool Accumulate, class Rows, bool SharedTable>
 __global__ void __launch_bounds__(chunk_strided_threads)
     chunk_table_strided_kernel(Problem p, ChunkView<T> v, Rows rhs_of, const T* d, T* x,
                                ChunkFallback<T> fb) {
   if (chunk_table_refused(fb)) return;
-  chunk_strided_block<T, M, Accumulate, Rows, false>(p, v, rhs_of, d, x, fb, blockIdx.x);
+  chunk_strided_block<T, M, Accumulate, Rows, false, SharedTable>(p, v, rhs_of, d, x, fb,
+                                                                  blockIdx.x);
 }
 
 /// The strided fallback solve (as chunk_fallback_kernel).

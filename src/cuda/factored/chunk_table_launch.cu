@@ -41,6 +41,16 @@ int strided_threads() {
   return t;
 }
 
+/// Whether the strided kernel's blocks copy the table into shared memory first
+/// (TRIAX_CUDA_TABLE_SHARED=1; off until its tests have run on a GPU). Measured on the route's
+/// rows (H200, 2026-11-29, bench/results/shapes/gpu-h200-2026-11-29-table-shared.txt): double
+/// 155x155x700 along z (M = 32: 128 registers with spills, 104 without) 34.7 -> 42.9% of the copy;
+/// M = 16, float and double, within 1.5%.
+bool strided_shared_table() {
+  const char* v = std::getenv("TRIAX_CUDA_TABLE_SHARED");
+  return v != nullptr && v[0] == '1';
+}
+
 /// The fallback kernels' grid: at most 128 blocks, each taking every 128th of the table
 /// kernel's blocks (where the table holds, they read a flag and end: a short launch).
 dim3 fallback_grid(dim3 grid) { return dim3(std::min(grid.x, 128u)); }
@@ -70,8 +80,15 @@ void launch_strided(const Problem& p, const ChunkView<T>& v, const Rows& rows, c
   const int S = chunk_strided_systems(v.P, strided_threads<T, M>());
   const std::size_t smem = 3 * std::size_t(v.P) * S * sizeof(T);
   const dim3 grid(static_cast<unsigned>((p.count + S - 1) / S));
-  launch_kernel(chunk_table_strided_kernel<T, M, Accumulate, Rows>, grid, dim3(S * v.P), smem,
-                stream, p, v, rows, d, x, fb);
+  if (strided_shared_table()) {
+    const auto kernel = chunk_table_strided_kernel<T, M, Accumulate, Rows, true>;
+    const std::size_t with_table = smem + std::size_t(chunk_shared_table_values(v)) * sizeof(T);
+    allow_shared_memory(kernel, with_table);
+    launch_kernel(kernel, grid, dim3(S * v.P), with_table, stream, p, v, rows, d, x, fb);
+  } else {
+    launch_kernel(chunk_table_strided_kernel<T, M, Accumulate, Rows, false>, grid, dim3(S * v.P),
+                  smem, stream, p, v, rows, d, x, fb);
+  }
   if constexpr (std::is_same_v<Rows, PlainRows>) {
     if (fb.ok != nullptr) {
       launch_kernel(chunk_strided_fallback_kernel<T, M, Accumulate, Rows>, fallback_grid(grid),
