@@ -279,9 +279,10 @@ __host__ __device__ constexpr int chunk_strided_systems(int P, int threads = chu
 /// one chunk index consecutive, so that each row of a chunk is one contiguous run of S systems
 /// read straight into registers (no stage). The separators' values meet in shared memory: one
 /// barrier for the neighbours' first rows, one per PCR level (two buffers), one for the
-/// separators. Correct at any stride. SharedTable: the block first copies the table (rows and
-/// reduced values) into shared memory after those buffers (chunk_shared_table_values) and reads
-/// it there; else every thread reads its chunk's 5 M values through the read-only cache.
+/// separators. Correct at any stride. SharedTable: the block first copies the table (rows, each
+/// stored table's contiguous, and reduced values) into shared memory after those buffers
+/// (chunk_shared_table_values) and reads it there at fixed offsets; else every thread reads its
+/// chunk's 5 M values through the read-only cache.
 template <class T, int M, bool Accumulate, class Rows, bool Fallback, bool SharedTable = false>
 __device__ __forceinline__ void chunk_strided_block(const Problem& p, const ChunkView<T>& table,
                                                     const Rows& rhs_of, const T* d, T* x,
@@ -300,10 +301,17 @@ __device__ __forceinline__ void chunk_strided_block(const Problem& p, const Chun
   (void)n;
   ChunkView<T> v = table;
   if constexpr (SharedTable && !Fallback) {
+    // Each stored table's 5 M values side by side ([table][field][row], where global memory
+    // holds [field][row][table]): a chunk then reads its values at fixed offsets from one base,
+    // with no index arithmetic per value.
     T* rows = seps + P * S;
-    const int row_values = chunk_fields * M * table.tables;
+    constexpr int per_table = chunk_fields * M;
+    const int row_values = per_table * table.tables;
     T* reduced = rows + row_values;
-    for (int i = threadIdx.x; i < row_values; i += blockDim.x) rows[i] = table_load(table.rows + i);
+    for (int i = threadIdx.x; i < row_values; i += blockDim.x) {
+      const int t = i / per_table, fk = i - t * per_table;  // fk = field * M + row
+      rows[i] = table_load(table.rows + fk * table.tables + t);
+    }
     for (int i = threadIdx.x; i < ChunkView<T>::reduced_fields() * chunk_lanes; i += blockDim.x) {
       reduced[i] = table_load(table.reduced + i);
     }
@@ -354,8 +362,11 @@ __device__ __forceinline__ void chunk_strided_block(const Problem& p, const Chun
       return link[l];
     });
   } else {
-    const T* rows = v.rows + v.table_of(j);
-    const int ts = v.tables;
+    // Chunk j's table: column table_of(j) of [field][row][table], or (SharedTable) the
+    // contiguous [field][row] block copied above.
+    const T* rows = SharedTable ? v.rows + v.table_of(j) * (chunk_fields * M)
+                                : v.rows + v.table_of(j);
+    const int ts = SharedTable ? 1 : v.tables;
     chunk_interior_thomas<T, M, SharedTable>(u, rows, ts, L);
 
     // The separators: each chunk's first value to its left neighbour, then PCR.
