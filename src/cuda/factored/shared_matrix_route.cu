@@ -65,9 +65,11 @@ __global__ void __launch_bounds__(build_threads)
   const bool built = flags[1] != 0;
   bool same = true;
   for (int i = t; i < v.n; i += build_threads) {
-    const T a = global.a[i * global.stride_a];
+    // a[0] and c[n-1] are never read (the caller's arrays need not hold them): zeros instead,
+    // which no phase reads either.
+    const T a = i >= 1 ? global.a[i * global.stride_a] : T(0);
     const T b = global.b[i * global.stride_b];
-    const T c = global.c[i * global.stride_c];
+    const T c = i + 1 < v.n ? global.c[i * global.stride_c] : T(0);
     staged[0][i] = a;
     staged[1][i] = b;
     staged[2][i] = c;
