@@ -3,10 +3,12 @@
 /// triax: batches of tridiagonal systems along any axis of an N-dimensional array.
 ///
 /// Each system is `a[i] x[i-1] + b[i] x[i] + c[i] x[i+1] = d[i]` for i = 0..n-1; `a[0]` and
-/// `c[n-1]` are never read. A plan (triax::Solver) is made once for a backend, the operands'
-/// layouts, the axis and the options; it validates everything, picks the algorithm, owns its
-/// workspace and, on the GPU, loads its kernels. Its solve calls then allocate nothing and, on
-/// the GPU, run asynchronously on the stream given in the options.
+/// `c[n-1]` are never read, so `a` may be LAPACK's `dl - 1` (a pointer one element before the
+/// sub-diagonal's allocation: the cuda backend asks the memory space of row 1). A plan
+/// (triax::Solver) is made once for a backend, the operands' layouts, the axis and the options;
+/// it validates everything, picks the algorithm, owns its workspace and, on the GPU, loads its
+/// kernels. Its solve calls then allocate nothing and, on the GPU, run asynchronously on the
+/// stream given in the options.
 ///
 /// @code
 ///   #include <triax/triax.hpp>

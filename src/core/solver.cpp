@@ -63,7 +63,15 @@ class Solver<T>::Impl {
     if (options_.checked && info == nullptr && has_systems) {
       throw invalid_argument("triax::Solver: checked mode needs an info array, but info is null");
     }
-    if (has_systems) detail::check_memory_space(backend_, {a, b, c, d, x, checked_info}, who);
+    // a's row 0 is never read, so a may point before its allocation (LAPACK's dl - 1): its
+    // memory space is asked of the first element a solve reads, row 1 of the first system.
+    const T* a_read =
+        a != nullptr && problem_.n >= 2
+            ? a + problem_.map[detail::op_a].offset + problem_.map[detail::op_a].row_stride
+            : a;
+    if (has_systems) {
+      detail::check_memory_space(backend_, {a_read, b, c, d, x, checked_info}, who);
+    }
     if (empty) {
       // Systems of no rows are solved: every one gets info 0.
       if (options_.checked && has_systems) plan_->clear_info(info, problem_.count);

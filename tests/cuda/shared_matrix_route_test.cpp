@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -128,13 +129,14 @@ TYPED_TEST(SharedMatrixRoute, ManySystemsAndScalarDiagonals) {
   }
 }
 
-// The strided table kernel with the table copied into each block's shared memory
-// (TRIAX_CUDA_TABLE_SHARED=1), at both of its block sizes: axes 1 and 2, every chunk size, the
-// table and the fallback, every mode, against the reference.
-TYPED_TEST(SharedMatrixRoute, TableInSharedMemory) {
+// The strided table kernel reading the table through the read-only cache, not from a copy in
+// each block's shared memory (TRIAX_CUDA_TABLE_SHARED=0; the default copies), at both of its
+// block sizes: axes 1 and 2, every chunk size, the table and the fallback, every mode, against
+// the reference.
+TYPED_TEST(SharedMatrixRoute, TableThroughTheCache) {
   using T = TypeParam;
   const ScopedEnv route("TRIAX_CUDA_SHARED_MATRIX", "1");
-  const ScopedEnv shared("TRIAX_CUDA_TABLE_SHARED", "1");
+  const ScopedEnv shared("TRIAX_CUDA_TABLE_SHARED", "0");
   int k = 0;
   for (const char* threads : {"512", "256"}) {
     const ScopedEnv blocks("TRIAX_CUDA_TABLE_THREADS", threads);
@@ -156,22 +158,26 @@ TYPED_TEST(SharedMatrixRoute, TableInSharedMemory) {
   }
 }
 
-/// A runner whose device a holds rows 1 .. n-1 only and c rows 0 .. n-2 only (a[0] and c[n-1]
-/// lie outside their allocations): memcheck reports a read of either. For one matrix at row
-/// stride 1 (batch.a and batch.c hold n values).
+/// A runner whose device a starts one element before its allocation and whose c allocation ends
+/// before its last element (batch.a and batch.c in memory order: a's first element is a row 0,
+/// c's last a row n - 1): memcheck reports a read of either. `alike`: b, c, d and x start as
+/// far into a 16-byte vector as a does (V - 1 elements), so that every operand's rows start
+/// alike and the hybrid reads them in vectors (chunk_shifted); else they are aligned.
 template <class T>
-Runner<T> cornerless_runner() {
-  return [](const OperandLayouts& layouts, int axis, Mode mode, Batch<T>& batch) {
+Runner<T> cornerless_runner(bool alike = false) {
+  return [alike](const OperandLayouts& layouts, int axis, Mode mode, Batch<T>& batch) {
     cudaStream_t stream;
     TRIAX_TEST_CUDA_OK(cudaStreamCreate(&stream));
+    const int shift = alike ? 16 / static_cast<int>(sizeof(T)) - 1 : 0;
     const std::vector<T> a_rows(batch.a.begin() + 1, batch.a.end());
-    const std::vector<T> c_rows(batch.c.begin(), batch.c.end() - 1);
+    std::vector<T> c_rows(shift, std::numeric_limits<T>::quiet_NaN());
+    c_rows.insert(c_rows.end(), batch.c.begin(), batch.c.end() - 1);
     const DeviceBuffer<T> a(a_rows), c(c_rows);
-    const DeviceOperands<T> o(batch.a, batch.b, batch.c, batch.d, batch.x);
+    const DeviceOperands<T> o(batch.a, batch.b, batch.c, batch.d, batch.x, shift);
     ASSERT_TRUE(a.get() && c.get() && o.allocated()) << "cudaMalloc failed";
     Solver<T> solver(Backend::cuda, layouts, axis,
                      {.algorithm = Algorithm::automatic, .stream = stream});
-    solve_in_mode(solver, mode, std::tuple(a.get() - 1, o.b(), c.get()), o.d(), o.x());
+    solve_in_mode(solver, mode, std::tuple(a.get() - 1, o.b(), c.get() + shift), o.d(), o.x());
     TRIAX_TEST_CUDA_OK(cudaStreamSynchronize(stream));
     TRIAX_TEST_CUDA_OK(cudaGetLastError());
     o.download(batch.d, batch.x);
@@ -180,8 +186,12 @@ Runner<T> cornerless_runner() {
 }
 
 // a[0] and c[n-1] are never read (include/triax/triax.hpp), by the route's build and by the
-// hybrid alike: the solve runs with arrays that do not hold them (memcheck's run of this test is
-// the check that they stay unread), and still matches the reference.
+// hybrid alike: the solve runs with arrays that do not hold them (a starts one element before
+// its allocation, as LAPACK's dl - 1 does, and c's allocation ends before its last element;
+// memcheck's run of this test is the check that they stay unread), and still matches the
+// reference. One matrix for every system (the route, on and off), then every system its own
+// (packed: the hybrid's vector loads, chunk_direct and chunk_shifted, at lengths from 2 to the
+// long path's).
 TYPED_TEST(SharedMatrixRoute, UnreadCornersStayUnread) {
   using T = TypeParam;
   int k = 0;
@@ -196,6 +206,18 @@ TYPED_TEST(SharedMatrixRoute, UnreadCornersStayUnread) {
         expect_matches_reference<T>(OperandLayouts(matrix, matrix, matrix, packed, packed), axis,
                                     Mode::separate, seed_of("corners", ++k),
                                     cornerless_runner<T>());
+      }
+    }
+  }
+  for (int axis = 0; axis < 3; ++axis) {
+    for (std::int64_t n : {2, 3, 8, 9, 64, 300, 1024, 20000}) {
+      for (bool alike : {false, true}) {
+        const Layout packed = Layout::packed(grid(n, axis, 33, 3));
+        SCOPED_TRACE("packed, axis " + std::to_string(axis) + ", n " + std::to_string(n) +
+                     (alike ? ", rows alike" : ""));
+        expect_matches_reference<T>(OperandLayouts(packed, packed, packed, packed, packed), axis,
+                                    Mode::separate, seed_of("corners", ++k),
+                                    cornerless_runner<T>(alike));
       }
     }
   }

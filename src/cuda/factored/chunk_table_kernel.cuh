@@ -17,8 +17,8 @@
 //
 // The table (a few KiB: 5 M values per stored chunk table, 3 tables for near-Toeplitz matrices)
 // is read through the read-only cache; interior lanes of a compressed table read the same
-// address (a broadcast). The strided kernel can instead copy it into each block's shared memory
-// first (TRIAX_CUDA_TABLE_SHARED=1, chunk_table_launch.cu; off for now).
+// address (a broadcast). The strided kernel copies it into each block's shared memory first
+// (chunk_table_launch.cu; TRIAX_CUDA_TABLE_SHARED=0 reads it through the cache instead).
 #include <cuda_runtime.h>
 
 #include <cstdint>

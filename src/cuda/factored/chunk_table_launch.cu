@@ -41,14 +41,15 @@ int strided_threads() {
   return t;
 }
 
-/// Whether the strided kernel's blocks copy the table into shared memory first
-/// (TRIAX_CUDA_TABLE_SHARED=1; off until its tests have run on a GPU). Measured on the route's
-/// rows (H200, 2026-11-29, bench/results/shapes/gpu-h200-2026-11-29-table-shared.txt): double
-/// 155x155x700 along z (M = 32: 128 registers with spills, 104 without) 34.7 -> 42.9% of the copy;
-/// M = 16, float and double, within 1.5%.
+/// Whether the strided kernel's blocks copy the table into shared memory first (on;
+/// TRIAX_CUDA_TABLE_SHARED=0 reads it through the read-only cache instead). Measured on an H200
+/// (2026-11-29, bench/results/factored/gpu-h200-table-shared.txt), % of the copy, cache ->
+/// shared: factored float 512^3 along y/z 44.8/46.6 -> 58.2/59.8, double 76.1/71.1 -> 82.6/73.2,
+/// double 256^3 58.6/61.9 -> 71.6/71.5; route double 155x155x700 z 34.6 -> 46.9; the one loss,
+/// route double 181x511x181 along y, 45.8 -> 40.7.
 bool strided_shared_table() {
   const char* v = std::getenv("TRIAX_CUDA_TABLE_SHARED");
-  return v != nullptr && v[0] == '1';
+  return v == nullptr || v[0] != '0';
 }
 
 /// The fallback kernels' grid: at most 128 blocks, each taking every 128th of the table

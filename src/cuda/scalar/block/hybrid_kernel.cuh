@@ -299,9 +299,14 @@ __device__ __forceinline__ void load_unit_rows(const T* unit0, int r0, std::int6
 /// chunk_direct: rows [r0, r0 + L) of one operand with 16-byte vectors, or its one value where
 /// it is constant along the row (row stride 0; then `first` is 0). Unsplit: by load_vector
 /// (chunk_shifted's whole chunks), else plain loads (chunk_direct's, as measured).
+/// `drop_first` / `drop_last`: register 0 / L - 1 is a's row 0 / c's row n - 1, which is never
+/// read (LAPACK's dl - 1 and du put it outside the caller's allocation): that vector is read
+/// element by element without it, and the register gets 0.
 template <class T, int M, bool Unsplit = false>
 __device__ __forceinline__ void load_chunk_direct(const T* base, int first, bool constant_rows,
-                                                  bool valid, int L, T (&out)[M]) {
+                                                  bool valid, int L, T (&out)[M],
+                                                  bool drop_first = false,
+                                                  bool drop_last = false) {
   constexpr int V = 16 / sizeof(T);
   if (constant_rows) {
     const T v = valid ? base[0] : T(0);
@@ -313,8 +318,18 @@ __device__ __forceinline__ void load_chunk_direct(const T* base, int first, bool
   for (int v = 0; v < M / V; ++v) {
     if (valid && v * V < L) {
       const T* at = base + first + v * V;
-      if constexpr (Unsplit) unpack(load_vector(at), out + v * V);
-      else unpack(*reinterpret_cast<const VecOf<T>*>(at), out + v * V);
+      const bool head = v == 0 && drop_first, tail = v * V + V >= L && drop_last;
+      if (head || tail) {
+#pragma unroll
+        for (int e = 0; e < V; ++e) {
+          const bool dropped = (head && e == 0) || (tail && v * V + e == L - 1);
+          out[v * V + e] = dropped ? T(0) : at[e];
+        }
+      } else if constexpr (Unsplit) {
+        unpack(load_vector(at), out + v * V);
+      } else {
+        unpack(*reinterpret_cast<const VecOf<T>*>(at), out + v * V);
+      }
     }
   }
 }
@@ -338,34 +353,37 @@ __host__ __device__ __forceinline__ int shifted_chunk_rows(int r0, int n, int q)
 }
 
 /// chunk_shifted: registers k < L of one operand from rows r0 + k, where the rows at r0 + v V
-/// start 16-byte vectors: whole vectors within the system's rows [0, n) in one load, the
-/// vectors over its ends element by element. Registers of rows outside the system get 0, or,
-/// where `Diagonal`, the diagonal of the system's nearest row (1 where that is 0): the identity
-/// rows that pad the chunks then scale like the rows beside them (chunk_reduce scales a chunk by
-/// its first row, which in a system's first chunk is such a row).
+/// start 16-byte vectors: whole vectors within the rows [lo, hi) the operand has (a: 1..n-1,
+/// c: 0..n-2, b and d: 0..n-1) in one load, the vectors over their ends element by element.
+/// Registers of other rows get 0, or, where `Diagonal` (b: lo 0, hi n), the diagonal of the
+/// system's nearest row (1 where that is 0): the identity rows that pad the chunks then scale
+/// like the rows beside them (chunk_reduce scales a chunk by its first row, which in a system's
+/// first chunk is such a row).
 template <class T, bool Diagonal>
-__device__ __forceinline__ T shifted_element(const T* row0, int row, int n) {
-  const bool inside = row >= 0 && row < n;
+__device__ __forceinline__ T shifted_element(const T* row0, int row, int lo, int hi) {
+  const bool inside = row >= lo && row < hi;
   if constexpr (Diagonal) {
-    const T near = row0[min(max(row, 0), n - 1)];
+    const T near = row0[min(max(row, lo), hi - 1)];
     return inside || near != T(0) ? near : T(1);
   } else {
     return inside ? row0[row] : T(0);
   }
 }
 template <class T, int M, bool Diagonal>
-__device__ __forceinline__ void load_chunk_shifted(const T* row0, int r0, int n, bool valid,
-                                                   int L, T (&out)[M]) {
+__device__ __forceinline__ void load_chunk_shifted(const T* row0, int r0, int lo, int hi,
+                                                   bool valid, int L, T (&out)[M]) {
   constexpr int V = 16 / static_cast<int>(sizeof(T));
 #pragma unroll
   for (int v = 0; v < M / V; ++v) {
     const int rs = r0 + v * V;
     if (valid && v * V < L) {
-      if (rs >= 0 && rs + V <= n) {
+      if (rs >= lo && rs + V <= hi) {
         unpack(load_vector(row0 + rs), out + v * V);
       } else {
 #pragma unroll
-        for (int e = 0; e < V; ++e) out[v * V + e] = shifted_element<T, Diagonal>(row0, rs + e, n);
+        for (int e = 0; e < V; ++e) {
+          out[v * V + e] = shifted_element<T, Diagonal>(row0, rs + e, lo, hi);
+        }
       }
     }
   }
@@ -375,12 +393,12 @@ __device__ __forceinline__ void load_chunk_shifted(const T* row0, int r0, int n,
 /// not start where a system's do): registers k < L from rows r0 + k one element at a time, as
 /// load_chunk_shifted reads a system's ends. The systems' loads meet in L1.
 template <class T, int M, bool Diagonal>
-__device__ __forceinline__ void load_chunk_elements(const T* row0, int r0, int n, bool valid,
-                                                    int L, T (&out)[M]) {
+__device__ __forceinline__ void load_chunk_elements(const T* row0, int r0, int lo, int hi,
+                                                    bool valid, int L, T (&out)[M]) {
   constexpr int V = 16 / static_cast<int>(sizeof(T));
 #pragma unroll
   for (int k = 0; k < M; ++k) {
-    if (valid && k / V * V < L) out[k] = shifted_element<T, Diagonal>(row0, r0 + k, n);
+    if (valid && k / V * V < L) out[k] = shifted_element<T, Diagonal>(row0, r0 + k, lo, hi);
   }
 }
 
@@ -405,10 +423,16 @@ __device__ __forceinline__ void load_rows_shifted(const Operands<T>& ops,
   // (`shared`, bit op) element by element, else the system's own rows as d's.
   const auto coefficient = [&](auto diagonal, const T* base, bool constant, int op, T(&out)[M]) {
     constexpr bool Diagonal = decltype(diagonal)::value;
-    if (constant) load_chunk_direct<T, M>(base, 0, true, valid, L, out);
-    else if ((shared >> op) & 1u) load_chunk_elements<T, M, Diagonal>(base, r0, n, valid, L, out);
-    else if (inside) load_chunk_direct<T, M, true>(base, r0, false, valid, L, out);
-    else load_chunk_shifted<T, M, Diagonal>(base, r0, n, valid, L, out);
+    const int lo = op == op_a ? 1 : 0, hi = op == op_c ? n - 1 : n;
+    if (constant) {
+      load_chunk_direct<T, M>(base, 0, true, valid, L, out);
+    } else if ((shared >> op) & 1u) {
+      load_chunk_elements<T, M, Diagonal>(base, r0, lo, hi, valid, L, out);
+    } else if (inside) {
+      load_chunk_direct<T, M, true>(base, r0, false, valid, L, out);
+    } else {
+      load_chunk_shifted<T, M, Diagonal>(base, r0, lo, hi, valid, L, out);
+    }
   };
   coefficient(std::false_type{}, ops.a + off[op_a], a_const, op_a, rows.a);
   coefficient(std::true_type{}, ops.b + off[op_b], b_const, op_b, rows.b);
@@ -439,7 +463,7 @@ __device__ __forceinline__ void load_rows_shifted(const Operands<T>& ops,
     }
     return;
   }
-  load_chunk_shifted<T, M, false>(ops.d + off[op_d], r0, n, valid, L, rows.d);
+  load_chunk_shifted<T, M, false>(ops.d + off[op_d], r0, 0, n, valid, L, rows.d);
 #pragma unroll
   for (int k = 0; k < M; ++k) {
     const int row = r0 + k;
@@ -449,13 +473,15 @@ __device__ __forceinline__ void load_rows_shifted(const Operands<T>& ops,
 }
 
 /// chunk_shifted: whether a chunk's vectors, rows r0 .. r0 + L rounded up to a whole vector, lie
-/// inside d's span (load_rows_shifted).
+/// inside d's span without its two ends (load_rows_shifted): the lowest element is a's row 0 of
+/// the lowest system and the highest c's row n - 1 of the highest, never read (with LAPACK's
+/// dl - 1 and du they are outside the caller's allocations).
 template <class T>
 __device__ __forceinline__ bool shifted_inside(const HybridShape& sh, std::int64_t d_row0, int r0,
                                                int L) {
   constexpr int V = 16 / static_cast<int>(sizeof(T));
   const std::int64_t first = d_row0 + r0;
-  return first >= sh.span_lo && first + (L + V - 1) / V * V - 1 <= sh.span_hi;
+  return first > sh.span_lo && first + (L + V - 1) / V * V - 1 < sh.span_hi;
 }
 
 /// chunk_shifted: registers v[k], k < L, to rows r0 + k of x (added to what x holds,
@@ -631,11 +657,14 @@ __global__ void __launch_bounds__(HybridBounds<T, M, Map>::threads,
   } else if constexpr (Map == Mapping::chunk_direct) {
     // Every chunk starts on a 16-byte boundary and has a multiple of V rows (the host checked);
     // a coefficient that is one value along the row (row stride 0) is read once.
-    load_chunk_direct<T, M>(ops.a + off[op_a], ra == 0 ? 0 : r0, ra == 0, valid, L, rows.a);
+    // a[0] and c[n-1] are never read: their vectors element by element without them.
+    load_chunk_direct<T, M>(ops.a + off[op_a], ra == 0 ? 0 : r0, ra == 0, valid, L, rows.a,
+                            r0 == 0);
     load_chunk_direct<T, M>(ops.b + off[op_b], rb == 0 ? 0 : r0, rb == 0, valid, L, rows.b);
-    load_chunk_direct<T, M>(ops.c + off[op_c], rc == 0 ? 0 : r0, rc == 0, valid, L, rows.c);
+    load_chunk_direct<T, M>(ops.c + off[op_c], rc == 0 ? 0 : r0, rc == 0, valid, L, rows.c,
+                            false, r0 + L == n);
     load_chunk_direct<T, M>(ops.d + off[op_d], r0, false, valid, L, rows.d);
-    if (r0 == 0) rows.a[0] = T(0);  // a[0] and c[n-1] were loaded with their vectors: drop them
+    if (r0 == 0) rows.a[0] = T(0);
 #pragma unroll
     for (int k = 0; k < M; ++k) rows.c[k] = r0 + k == n - 1 ? T(0) : rows.c[k];
   } else if constexpr (shifted) {

@@ -75,7 +75,8 @@ struct PipelinedSmem {
 };
 
 /// Block-wide staging: issues the copies of group g's rows (all four operands) into the staging
-/// buffer, one cp.async group per thread.
+/// buffer, one cp.async group per thread. a of row 0 and c of row n - 1 are never read (LAPACK's
+/// dl - 1 and du put them outside the caller's allocations): zeros are staged in their place.
 template <class T>
 __device__ __forceinline__ void stage_group(const Problem& p, const Operands<T>& ops,
                                             std::int64_t g, int S, int n, T* stage) {
@@ -94,7 +95,12 @@ __device__ __forceinline__ void stage_group(const Problem& p, const Operands<T>&
     for (int i = threadIdx.x; i < per_operand; i += blockDim.x) {
       const int row = i >> shift;
       const int piece = (i & (pieces_per_row - 1)) * V;
-      copy_16_async(dst + row * S + piece, src[op] + row * rs + piece);
+      if ((op == op_a && row == 0) || (op == op_c && row == n - 1)) {
+#pragma unroll
+        for (int v = 0; v < V; ++v) dst[row * S + piece + v] = T(0);
+      } else {
+        copy_16_async(dst + row * S + piece, src[op] + row * rs + piece);
+      }
     }
   }
   __pipeline_commit();

@@ -31,16 +31,20 @@ struct Tile {
 // The warp reads rows [i0, i0 + rows) of its 32 systems (system j starts at base of lane j)
 // into tile[j * pitch + r]: pass k, lane l reads element e = k * 32 + l, i.e. system e / R, row
 // e % R, so that each group of R lanes reads one contiguous segment.
+// Only rows [lo, hi) are read (a: 1 .. n-1, c: 0 .. n-2: a[0] and c[n-1] may lie outside the
+// caller's allocation); the tile keeps whatever it held for the others, which are never used.
 template <class T>
 __device__ void load_tile(const T* __restrict__ base_of_lane, std::int64_t i0, int rows,
-                          std::int64_t row_stride, T* tile, int lane) {
+                          std::int64_t lo, std::int64_t hi, std::int64_t row_stride, T* tile,
+                          int lane) {
   constexpr int R = Tile<T>::rows;
   for (int k = 0; k < R; ++k) {
     const int e = k * warp_size + lane;
     const int j = e / R, r = e % R;
     const T* base = reinterpret_cast<const T*>(
         __shfl_sync(0xffffffffu, reinterpret_cast<std::uintptr_t>(base_of_lane), j));
-    if (r < rows) tile[j * Tile<T>::pitch + r] = base[(i0 + r) * row_stride];
+    const std::int64_t i = i0 + r;
+    if (r < rows && i >= lo && i < hi) tile[j * Tile<T>::pitch + r] = base[i * row_stride];
   }
   __syncwarp();
 }
@@ -88,7 +92,8 @@ __global__ void __launch_bounds__(warp_size* warps_per_block)
     for (std::int64_t i0 = 0; i0 < n; i0 += R) {
       const int rows = static_cast<int>(n - i0 < R ? n - i0 : R);
       for (int op = op_a; op < op_x; ++op) {
-        load_tile(in_base[op], i0, rows, p.map[op].row_stride, tile[op], lane);
+        load_tile(in_base[op], i0, rows, op == op_a ? 1 : 0, op == op_c ? n - 1 : n,
+                  p.map[op].row_stride, tile[op], lane);
       }
 #pragma unroll
       for (int r = 0; r < R; ++r) {

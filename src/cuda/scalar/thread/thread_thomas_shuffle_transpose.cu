@@ -57,17 +57,19 @@ __device__ __forceinline__ T* base_of(T* own_base, int k) {
 }
 
 /// Reads rows [i0, i0 + G) of the group's G systems and leaves lane j with rows of its own
-/// system in v (row i0 + r in v[r]; rows past n and systems past count read as 0).
+/// system in v (row i0 + r in v[r]). Only rows [lo, hi) are read (a: 1 .. n-1, c: 0 .. n-2,
+/// since a[0] and c[n-1] may lie outside the caller's allocation); other rows and systems past
+/// count read as 0.
 template <int G, class T>
 __device__ __forceinline__ void load_block(const T* own_base, std::int64_t row_stride,
-                                           std::int64_t i0, std::int64_t n,
+                                           std::int64_t i0, std::int64_t lo, std::int64_t hi,
                                            std::int64_t first_system, std::int64_t count,
                                            int lane_in_group, T (&v)[G]) {
   const std::int64_t i = i0 + lane_in_group;
 #pragma unroll
   for (int k = 0; k < G; ++k) {
     const T* base = base_of<G>(own_base, k);
-    v[k] = (i < n && first_system + k < count) ? base[i * row_stride] : T(0);
+    v[k] = (i >= lo && i < hi && first_system + k < count) ? base[i * row_stride] : T(0);
   }
   transpose_in_group<G>(v, lane_in_group);
 }
@@ -96,8 +98,8 @@ __global__ void __launch_bounds__(block_threads)
       T v[op_x][G];
 #pragma unroll
       for (int op = op_a; op < op_x; ++op) {
-        load_block<G>(in_base[op], p.map[op].row_stride, i0, n, first_system, count, lane_in_group,
-                   v[op]);
+        load_block<G>(in_base[op], p.map[op].row_stride, i0, op == op_a ? 1 : 0,
+                      op == op_c ? n - 1 : n, first_system, count, lane_in_group, v[op]);
       }
 #pragma unroll
       for (int r = 0; r < G; ++r) {
@@ -125,7 +127,7 @@ __global__ void __launch_bounds__(block_threads)
       if (Accumulate) {
         // The old outputs come in with the reading pattern and the same transpose.
         T old[G];
-        load_block<G>(x_base, rx, i0, n, first_system, count, lane_in_group, old);
+        load_block<G>(x_base, rx, i0, 0, n, first_system, count, lane_in_group, old);
 #pragma unroll
         for (int r = 0; r < G; ++r) xs[r] += old[r];
       }
