@@ -26,6 +26,7 @@
 #include "core/factored/chunk_table.hpp"
 #include "core/problem.hpp"
 #include "core/factored/chunk_rows.hpp"
+#include "cuda/system_offsets.cuh"
 
 namespace triax::detail::cuda {
 
@@ -40,10 +41,13 @@ __host__ __device__ constexpr int chunk_stage_size(int M) {
   return chunk_stage_index<T>(32 * M) + 1;  // one warp's stage, in elements
 }
 
-/// Element offset of system s's row 0 in operand op (mixed radix over the batch dimensions).
-__device__ __forceinline__ std::int64_t chunk_system_offset(const Problem& p, int op,
-                                                            std::int64_t s) {
-  return p.system_offset(op, s);
+/// Element offsets of system s's row 0 in d and x, in one walk over the batch dimensions.
+__device__ __forceinline__ void chunk_system_offsets(const Problem& p, std::int64_t s,
+                                                     std::int64_t& off_d, std::int64_t& off_x) {
+  std::int64_t off[operand_count];
+  system_offsets<(1u << op_d) | (1u << op_x)>(p, s, off);
+  off_d = off[op_d];
+  off_x = off[op_x];
 }
 
 template <class T>
@@ -147,8 +151,7 @@ __device__ __forceinline__ void chunk_table_block(const Problem& p, const ChunkV
 
   std::int64_t off_d = 0, off_x = 0;
   if (valid) {
-    off_d = chunk_system_offset(p, op_d, s);
-    off_x = chunk_system_offset(p, op_x, s);
+    chunk_system_offsets(p, s, off_d, off_x);
   }
   // Rows are contiguous (the launch checked d's and x's row strides are 1).
   const T* d_row0 = d + off_d;
@@ -322,8 +325,7 @@ __device__ __forceinline__ void chunk_strided_block(const Problem& p, const Chun
 
   std::int64_t off_d = 0, off_x = 0;
   if (valid) {
-    off_d = chunk_system_offset(p, op_d, s);
-    off_x = chunk_system_offset(p, op_x, s);
+    chunk_system_offsets(p, s, off_d, off_x);
   }
   const std::int64_t rd = p.map[op_d].row_stride, rx = p.map[op_x].row_stride;
   const int held = valid ? v.chunk_rows(j) : 0;

@@ -44,6 +44,7 @@
 #include "cuda/scalar/block/run_stage.cuh"
 #include "cuda/scalar/thread/thomas_steps.cuh"
 #include "cuda/scalar/warp/hybrid_math.cuh"
+#include "cuda/system_offsets.cuh"
 
 namespace triax::detail::cuda {
 
@@ -134,43 +135,6 @@ struct HybridSmem {
 /// the tests of the host's cuts (chunk_split.cuh).
 __host__ __device__ __forceinline__ int chunk_start(const HybridShape& sh, std::int64_t n, int j) {
   return j < sh.active ? j * sh.q + min(j, sh.rem) : static_cast<int>(n);
-}
-
-/// Offsets of system s's row 0 in each operand (mixed radix over the merged batch dimensions;
-/// 32-bit division where the count allows). s < p.count, so the last dimension's index is what
-/// the others leave: no division there, and none at all for one merged dimension (every batch
-/// of systems side by side, as along the last axis), where the kernels that call this once per
-/// group spent about 30 instructions on it.
-__device__ __forceinline__ void system_offsets(const Problem& p, std::int64_t s,
-                                               std::int64_t (&off)[operand_count]) {
-#pragma unroll
-  for (int op = 0; op < operand_count; ++op) off[op] = p.map[op].offset;
-  const int last = p.batch_rank - 1;
-  if (last < 0) return;  // one system, no batch dimension
-  if (p.count <= 0xffffffffLL) {
-    unsigned rest = static_cast<unsigned>(s);
-    for (int k = 0; k < last; ++k) {
-      const unsigned e = static_cast<unsigned>(p.batch_extents[k]);
-      const unsigned i = rest % e;
-      rest /= e;
-#pragma unroll
-      for (int op = 0; op < operand_count; ++op)
-        off[op] += std::int64_t(i) * p.map[op].batch_strides[k];
-    }
-#pragma unroll
-    for (int op = 0; op < operand_count; ++op)
-      off[op] += std::int64_t(rest) * p.map[op].batch_strides[last];
-  } else {
-    std::int64_t rest = s;
-    for (int k = 0; k < last; ++k) {
-      const std::int64_t e = p.batch_extents[k], i = rest % e;
-      rest /= e;
-#pragma unroll
-      for (int op = 0; op < operand_count; ++op) off[op] += i * p.map[op].batch_strides[k];
-    }
-#pragma unroll
-    for (int op = 0; op < operand_count; ++op) off[op] += rest * p.map[op].batch_strides[last];
-  }
 }
 
 /// Checked mode: the first bad row of the plain Thomas forward recurrence, + 1 (0 if none).
