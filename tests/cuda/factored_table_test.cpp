@@ -55,6 +55,24 @@ std::vector<std::int64_t> table_test_sizes() {
   return sizes;
 }
 
+/// The n^2 systems of an n^3 cube along `axis`, one matrix with Pade closures, against the
+/// reference: the outputs, and a backward error of at most 64 eps.
+template <class T>
+void check_cube_axis(std::int64_t n, int axis) {
+  const auto m = pade<T>(n);
+  const auto l = Layout::packed({n, n, n});
+  FactoredGrid g{"cube", {n, n, n}, axis, FactoredLayouts(l)};
+  std::vector<T> d(l.size()), x(l.size(), std::numeric_limits<T>::quiet_NaN());
+  std::mt19937_64 gen(n + axis);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (auto& v : d) v = T(u(gen));
+  std::vector<T> dr = d, xr = x;
+  run_factored_host(Backend::reference, m, g, Mode::separate, dr, xr);
+  run_factored_cuda(m, g, Mode::separate, d, x);
+  ASSERT_TRUE(outputs_match(l, x, xr, m.condition));
+  ASSERT_LE(backward_error_eps(m, l, d, l, x, axis), 64.0);
+}
+
 TYPED_TEST(FactoredTableCuda, MatchesReferenceEveryStride) {
   using T = TypeParam;
   const ScopedEnv env("TRIAX_CUDA_FACTORED_ROUTE", "table");
@@ -86,18 +104,25 @@ TYPED_TEST(FactoredTableCuda, ManyRightHandSides) {
   for (std::int64_t n : {128, 200}) {
     for (int axis = 0; axis < 3; ++axis) {
       SCOPED_TRACE("n=" + std::to_string(n) + " axis=" + std::to_string(axis));
-      const auto m = pade<T>(n);
-      const auto l = Layout::packed({n, n, n});
-      FactoredGrid g{"cube", {n, n, n}, axis, FactoredLayouts(l)};
-      std::vector<T> d(l.size()), x(l.size(), std::numeric_limits<T>::quiet_NaN());
-      std::mt19937_64 gen(n + axis);
-      std::uniform_real_distribution<double> u(-1, 1);
-      for (auto& v : d) v = T(u(gen));
-      std::vector<T> dr = d, xr = x;
-      run_factored_host(Backend::reference, m, g, Mode::separate, dr, xr);
-      run_factored_cuda(m, g, Mode::separate, d, x);
-      ASSERT_TRUE(outputs_match(l, x, xr, m.condition));
-      ASSERT_LE(backward_error_eps(m, l, d, l, x, axis), 64.0);
+      check_cube_axis<T>(n, axis);
+    }
+  }
+}
+
+TYPED_TEST(FactoredTableCuda, PipelinedStridedKernelMatchesReference) {
+  // TRIAX_CUDA_TABLE_PIPELINED=1: the strided kernel's blocks loop over groups of systems with
+  // the next group's rows in flight (chunks of up to 16 rows; 32-row chunks keep the one-pass
+  // kernel): every size of the sweep, then the cube's strided axes, where every block solves
+  // many groups.
+  using T = TypeParam;
+  const ScopedEnv env("TRIAX_CUDA_FACTORED_ROUTE", "table");
+  const ScopedEnv pipelined("TRIAX_CUDA_TABLE_PIPELINED", "1");
+  const auto hybrid = cuda_factored_runner<T>(FactoredAlgorithm::cuda_hybrid);
+  for (std::int64_t n : table_test_sizes()) check_factored_against_reference<T>(n, hybrid, true);
+  for (std::int64_t n : {128, 200}) {
+    for (int axis = 1; axis < 3; ++axis) {
+      SCOPED_TRACE("n=" + std::to_string(n) + " axis=" + std::to_string(axis));
+      check_cube_axis<T>(n, axis);
     }
   }
 }

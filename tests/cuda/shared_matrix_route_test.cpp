@@ -129,31 +129,58 @@ TYPED_TEST(SharedMatrixRoute, ManySystemsAndScalarDiagonals) {
   }
 }
 
-// The strided table kernel reading the table through the read-only cache, not from a copy in
-// each block's shared memory (TRIAX_CUDA_TABLE_SHARED=0; the default copies), at both of its
-// block sizes: axes 1 and 2, every chunk size, the table and the fallback, every mode, against
-// the reference.
-TYPED_TEST(SharedMatrixRoute, TableThroughTheCache) {
-  using T = TypeParam;
-  const ScopedEnv route("TRIAX_CUDA_SHARED_MATRIX", "1");
-  const ScopedEnv shared("TRIAX_CUDA_TABLE_SHARED", "0");
+/// The route's strided table kernel at both of its block sizes, axes 1 and 2 and the given
+/// lengths, on a dominant matrix (the table) and a refused one (the fallback), the modes in turn,
+/// against the reference; `tag` seeds the inputs.
+template <class T>
+void check_strided_route(const std::string& tag, const std::vector<std::int64_t>& lengths) {
   int k = 0;
   for (const char* threads : {"512", "256"}) {
     const ScopedEnv blocks("TRIAX_CUDA_TABLE_THREADS", threads);
     for (int axis = 1; axis < 3; ++axis) {
-      for (std::int64_t n : {std::int64_t(9), std::int64_t(64), std::int64_t(300),
-                             std::int64_t(700), std::int64_t(1024)}) {
+      for (std::int64_t n : lengths) {
         const std::vector<std::int64_t> shape = grid(n, axis, 37, 5);
         const Layout matrix = one_matrix(shape, axis);
         const Layout packed = Layout::packed(shape);
         const OperandLayouts layouts(matrix, matrix, matrix, packed, packed);
         SCOPED_TRACE(std::string("threads ") + threads + ", n " + std::to_string(n));
         const Mode mode = all_modes[k % 3];
-        expect_matches_reference<T>(layouts, axis, mode, seed_of("shared table", ++k),
+        expect_matches_reference<T>(layouts, axis, mode, seed_of(tag, ++k),
                                     cuda_runner<T>(Algorithm::automatic));
-        expect_matches_reference<T>(layouts, axis, mode, seed_of("shared refused", ++k),
+        expect_matches_reference<T>(layouts, axis, mode, seed_of(tag + " refused", ++k),
                                     cuda_runner<T>(Algorithm::automatic), fill_not_dominant<T>);
       }
+    }
+  }
+}
+
+// The strided table kernel reading the table through the read-only cache, not from a copy in
+// each block's shared memory (TRIAX_CUDA_TABLE_SHARED=0; the default copies): every chunk size.
+TYPED_TEST(SharedMatrixRoute, TableThroughTheCache) {
+  const ScopedEnv route("TRIAX_CUDA_SHARED_MATRIX", "1");
+  const ScopedEnv shared("TRIAX_CUDA_TABLE_SHARED", "0");
+  check_strided_route<TypeParam>("shared table", {9, 64, 300, 700, 1024});
+}
+
+// The pipelined strided table kernel (TRIAX_CUDA_TABLE_PIPELINED=1: blocks looping over groups
+// of systems, the next group's rows in flight behind each group's arithmetic): the chunk sizes
+// it takes (8 and 16 rows; 32-row chunks keep the one-pass kernel), then batches of 12000
+// systems, where every block solves many groups.
+TYPED_TEST(SharedMatrixRoute, TablePipelined) {
+  using T = TypeParam;
+  const ScopedEnv route("TRIAX_CUDA_SHARED_MATRIX", "1");
+  const ScopedEnv pipelined("TRIAX_CUDA_TABLE_PIPELINED", "1");
+  check_strided_route<T>("pipelined", {9, 64, 255, 300, 512, 700});
+  int k = 0;
+  for (int axis = 1; axis < 3; ++axis) {
+    for (std::int64_t n : {std::int64_t(64), std::int64_t(300)}) {
+      const std::vector<std::int64_t> shape = grid(n, axis, 300, 40);
+      const Layout matrix = one_matrix(shape, axis);
+      const Layout packed = Layout::packed(shape);
+      SCOPED_TRACE("many groups, n " + std::to_string(n));
+      expect_matches_reference<T>(OperandLayouts(matrix, matrix, matrix, packed, packed), axis,
+                                  all_modes[k % 3], seed_of("pipelined groups", ++k),
+                                  cuda_runner<T>(Algorithm::automatic));
     }
   }
 }

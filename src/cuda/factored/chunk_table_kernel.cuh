@@ -26,6 +26,7 @@
 #include "core/factored/chunk_table.hpp"
 #include "core/problem.hpp"
 #include "core/factored/chunk_rows.hpp"
+#include "cuda/scalar/block/global_loads.cuh"
 #include "cuda/system_offsets.cuh"
 
 namespace triax::detail::cuda {
@@ -286,6 +287,112 @@ __host__ __device__ constexpr int chunk_strided_systems(int P, int threads = chu
 /// stored table's contiguous, and reduced values) into shared memory after those buffers
 /// (chunk_shared_table_values) and reads it there at fixed offsets; else every thread reads its
 /// chunk's 5 M values through the read-only cache.
+/// The block's copy of the table (SharedTable) at `at` in shared memory: each stored table's 5 M
+/// values side by side ([table][field][row], where global memory holds [field][row][table]), then
+/// the reduced values, so that a chunk reads its values at fixed offsets from one base, with no
+/// index arithmetic per value. Ends with a block barrier; returns the view that reads there.
+template <class T, int M>
+__device__ __forceinline__ ChunkView<T> share_chunk_table(const ChunkView<T>& table, T* at) {
+  ChunkView<T> v = table;
+  constexpr int per_table = chunk_fields * M;
+  const int row_values = per_table * table.tables;
+  T* reduced = at + row_values;
+  for (int i = threadIdx.x; i < row_values; i += blockDim.x) {
+    const int t = i / per_table, fk = i - t * per_table;  // fk = field * M + row
+    at[i] = table_load(table.rows + fk * table.tables + t);
+  }
+  for (int i = threadIdx.x; i < ChunkView<T>::reduced_fields() * chunk_lanes; i += blockDim.x) {
+    reduced[i] = table_load(table.reduced + i);
+  }
+  __syncthreads();
+  v.rows = at;
+  v.reduced = reduced;
+  return v;
+}
+
+/// The strided kernels' shared buffers for the separators: two of P x S values for the PCR
+/// levels and one for the separators' values (element j S + l: chunk j of system l).
+template <class T>
+struct StridedLinks {
+  T* buf0;
+  T* buf1;
+  T* seps;
+  __device__ static StridedLinks at(T* base, int P, int S) {
+    return {base, base + P * S, base + 2 * P * S};
+  }
+  __device__ T* end(int P, int S) const { return seps + P * S; }
+};
+
+/// Chunk j's solve with the table, its rows u in registers: Thomas on its interior with the
+/// stored multipliers, the separators of the block's systems by PCR through shared memory (one
+/// barrier for the neighbours' first rows, one per level, one for the separators), then the
+/// correction of the interior by its two separators. Every thread of the block calls it (the
+/// barriers); `me` = j S + l.
+template <class T, int M, bool SharedTable>
+__device__ __forceinline__ void chunk_strided_table_solve(const ChunkView<T>& v, T (&u)[M], int j,
+                                                          int P, int S, int me, bool valid, int L,
+                                                          const StridedLinks<T>& links) {
+  // Chunk j's table: column table_of(j) of [field][row][table], or (SharedTable) the
+  // contiguous [field][row] block of share_chunk_table.
+  const T* rows = SharedTable ? v.rows + v.table_of(j) * (chunk_fields * M) : v.rows + v.table_of(j);
+  const int ts = SharedTable ? 1 : v.tables;
+  chunk_interior_thomas<T, M, SharedTable>(u, rows, ts, L);
+
+  // The separators: each chunk's first value to its left neighbour, then PCR.
+  links.buf0[me] = u[0];
+  __syncthreads();
+  const bool owns_separator = valid && j < P - 1;
+  T rhs = T(0);
+  if (owns_separator) {
+    rhs = u[M - 1] - v.red(ChunkView<T>::red_a(), j) * u[M - 2] -
+          v.red(ChunkView<T>::red_c(), j) * links.buf0[me + S];
+  }
+  T* cur = links.buf1;
+  T* other = links.buf0;
+  cur[me] = rhs;
+  __syncthreads();
+  for (int lev = 0; lev < v.levels; ++lev) {
+    const int st = 1 << lev;
+    // As the warp kernel: separator neighbours only.
+    const T a_l =
+        j >= st && j < P - 1 ? v.red(ChunkView<T>::red_alpha(lev), j) * cur[me - st * S] : T(0);
+    const T c_l = j + st < P - 1 ? v.red(ChunkView<T>::red_gamma(lev), j) * cur[me + st * S] : T(0);
+    rhs = rhs - a_l - c_l;
+    other[me] = rhs;
+    __syncthreads();
+    T* swap = cur;
+    cur = other;
+    other = swap;
+  }
+  const T sep = owns_separator ? rhs * v.red(ChunkView<T>::red_rinv(), j) : T(0);
+  links.seps[me] = sep;
+  __syncthreads();
+  const T left = j > 0 ? links.seps[me - S] : T(0);
+
+#pragma unroll
+  for (int k = 0; k < M; ++k) {
+    if (k < L) {
+      u[k] += table_value<SharedTable>(rows + (chunk_g * M + k) * ts) * left +
+              table_value<SharedTable>(rows + (chunk_h * M + k) * ts) * sep;
+    }
+  }
+  if (owns_separator) u[M - 1] = sep;
+}
+
+/// A chunk's first `held` rows from registers to x (added to what x holds, accumulating).
+template <class T, int M, bool Accumulate>
+__device__ __forceinline__ void chunk_strided_store(const T (&u)[M], T* out, std::int64_t rx,
+                                                    int held) {
+#pragma unroll
+  for (int k = 0; k < M; ++k) {
+    if (k < held) {
+      T value = u[k];
+      if constexpr (Accumulate) value += out[k * rx];
+      out[k * rx] = value;
+    }
+  }
+}
+
 template <class T, int M, bool Accumulate, class Rows, bool Fallback, bool SharedTable = false>
 __device__ __forceinline__ void chunk_strided_block(const Problem& p, const ChunkView<T>& table,
                                                     const Rows& rhs_of, const T* d, T* x,
@@ -296,37 +403,15 @@ __device__ __forceinline__ void chunk_strided_block(const Problem& p, const Chun
   const int S = static_cast<int>(blockDim.x) / P;  // chunk_strided_systems at the launch
   const int l = threadIdx.x % S, j = threadIdx.x / S;
   const std::int64_t s = block * S + l;
-  const bool valid = s < p.count && j < P;
-  T* buf0 = reinterpret_cast<T*>(chunk_smem);  // [P][S] each
-  T* buf1 = buf0 + P * S;
-  T* seps = buf1 + P * S;
+  const bool valid = s < p.count;  // j < P: the block is S x P threads
+  const StridedLinks<T> links = StridedLinks<T>::at(reinterpret_cast<T*>(chunk_smem), P, S);
   const int me = j * S + l;
   (void)n;
   ChunkView<T> v = table;
-  if constexpr (SharedTable && !Fallback) {
-    // Each stored table's 5 M values side by side ([table][field][row], where global memory
-    // holds [field][row][table]): a chunk then reads its values at fixed offsets from one base,
-    // with no index arithmetic per value.
-    T* rows = seps + P * S;
-    constexpr int per_table = chunk_fields * M;
-    const int row_values = per_table * table.tables;
-    T* reduced = rows + row_values;
-    for (int i = threadIdx.x; i < row_values; i += blockDim.x) {
-      const int t = i / per_table, fk = i - t * per_table;  // fk = field * M + row
-      rows[i] = table_load(table.rows + fk * table.tables + t);
-    }
-    for (int i = threadIdx.x; i < ChunkView<T>::reduced_fields() * chunk_lanes; i += blockDim.x) {
-      reduced[i] = table_load(table.reduced + i);
-    }
-    __syncthreads();
-    v.rows = rows;
-    v.reduced = reduced;
-  }
+  if constexpr (SharedTable && !Fallback) v = share_chunk_table<T, M>(table, links.end(P, S));
 
   std::int64_t off_d = 0, off_x = 0;
-  if (valid) {
-    chunk_system_offsets(p, s, off_d, off_x);
-  }
+  if (valid) chunk_system_offsets(p, s, off_d, off_x);
   const std::int64_t rd = p.map[op_d].row_stride, rx = p.map[op_x].row_stride;
   const int held = valid ? v.chunk_rows(j) : 0;
   const int L = valid ? v.interior(j) : 0;
@@ -358,74 +443,15 @@ __device__ __forceinline__ void chunk_strided_block(const Problem& p, const Chun
     (void)L;
     int calls = 0;
     chunk_fallback_thomas<T, M>(u, fb, j, P, held, [&](T value, int t) {
-      T* link = buf0 + (calls++ & 1) * S;
+      T* link = links.buf0 + (calls++ & 1) * S;
       if (j == t) link[l] = value;
       __syncthreads();
       return link[l];
     });
   } else {
-    // Chunk j's table: column table_of(j) of [field][row][table], or (SharedTable) the
-    // contiguous [field][row] block copied above.
-    const T* rows = SharedTable ? v.rows + v.table_of(j) * (chunk_fields * M)
-                                : v.rows + v.table_of(j);
-    const int ts = SharedTable ? 1 : v.tables;
-    chunk_interior_thomas<T, M, SharedTable>(u, rows, ts, L);
-
-    // The separators: each chunk's first value to its left neighbour, then PCR.
-    const bool in_block = j < P;
-    if (in_block) buf0[me] = u[0];
-    __syncthreads();
-    const bool owns_separator = valid && j < P - 1;
-    T rhs = T(0);
-    if (owns_separator) {
-      rhs = u[M - 1] - v.red(ChunkView<T>::red_a(), j) * u[M - 2] -
-            v.red(ChunkView<T>::red_c(), j) * buf0[me + S];
-    }
-    T* cur = buf1;
-    T* other = buf0;
-    if (in_block) cur[me] = rhs;
-    __syncthreads();
-    for (int lev = 0; lev < v.levels; ++lev) {
-      const int st = 1 << lev;
-      if (in_block) {
-        // As the warp kernel: separator neighbours only.
-        const T a_l = j >= st && j < P - 1
-                          ? v.red(ChunkView<T>::red_alpha(lev), j) * cur[me - st * S]
-                          : T(0);
-        const T c_l = j + st < P - 1 ? v.red(ChunkView<T>::red_gamma(lev), j) * cur[me + st * S]
-                                     : T(0);
-        rhs = rhs - a_l - c_l;
-        other[me] = rhs;
-      }
-      __syncthreads();
-      T* swap = cur;
-      cur = other;
-      other = swap;
-    }
-    const T sep = owns_separator ? rhs * v.red(ChunkView<T>::red_rinv(), j) : T(0);
-    if (in_block) seps[me] = sep;
-    __syncthreads();
-    const T left = j > 0 && in_block ? seps[me - S] : T(0);
-
-#pragma unroll
-    for (int k = 0; k < M; ++k) {
-      if (k < L) {
-        u[k] += table_value<SharedTable>(rows + (chunk_g * M + k) * ts) * left +
-                table_value<SharedTable>(rows + (chunk_h * M + k) * ts) * sep;
-      }
-    }
-    if (owns_separator) u[M - 1] = sep;
+    chunk_strided_table_solve<T, M, SharedTable>(v, u, j, P, S, me, valid, L, links);
   }
-
-  T* out = x + off_x + std::int64_t(j) * M * rx;
-#pragma unroll
-  for (int k = 0; k < M; ++k) {
-    if (k < held) {
-      T value = u[k];
-      if constexpr (Accumulate) value += out[k * rx];
-      out[k * rx] = value;
-    }
-  }
+  chunk_strided_store<T, M, Accumulate>(u, x + off_x + std::int64_t(j) * M * rx, rx, held);
 }
 
 /// Values of the table a block of the strided kernel copies into shared memory (SharedTable).
@@ -442,6 +468,77 @@ __global__ void __launch_bounds__(chunk_strided_threads)
   if (chunk_table_refused(fb)) return;
   chunk_strided_block<T, M, Accumulate, Rows, false, SharedTable>(p, v, rhs_of, d, x, fb,
                                                                   blockIdx.x);
+}
+
+/// The strided table solve with the next rows in flight (TRIAX_CUDA_TABLE_PIPELINED=1,
+/// chunk_table_launch.cu): each block takes groups of S systems in turn (blockIdx.x, then
+/// gridDim.x further), copying the table into shared memory once, and its threads copy the next
+/// group's rows into shared memory (cp.async) while the current group is solved. The one-pass
+/// kernel has a block's rows in flight only until its arithmetic starts, so an SM's two or three
+/// blocks leave it idle on memory for much of the solve. Each thread copies exactly the elements
+/// it reads (stage[b][k * threads + t], a warp's 32 consecutive): the stages need no barrier.
+/// PlainRows only (the stencil's rows need their neighbours' halos).
+/// Threads a block of the pipelined strided kernel holds at most, and its blocks an SM: float
+/// blocks of 512 two an SM (64 registers a thread; unbounded, the compiler took 84 at M = 8),
+/// double blocks of 256 three (80; it took 86 at M = 16, which holds two).
+template <class T>
+inline constexpr int pipelined_strided_threads = sizeof(T) == 4 ? 512 : 256;
+template <class T>
+inline constexpr int pipelined_strided_blocks = sizeof(T) == 4 ? 2 : 3;
+
+template <class T, int M, bool Accumulate>
+__global__ void __launch_bounds__(pipelined_strided_threads<T>, pipelined_strided_blocks<T>)
+    chunk_table_strided_pipelined_kernel(Problem p, ChunkView<T> table, const T* d, T* x,
+                                         ChunkFallback<T> fb, std::int64_t groups) {
+  if (chunk_table_refused(fb)) return;
+  extern __shared__ __align__(16) unsigned char chunk_smem[];
+  const int P = table.P;
+  const int threads = static_cast<int>(blockDim.x);
+  const int S = threads / P;  // chunk_strided_systems at the launch
+  const int t = threadIdx.x, l = t % S, j = t / S;
+  const StridedLinks<T> links = StridedLinks<T>::at(reinterpret_cast<T*>(chunk_smem), P, S);
+  T* const table_at = links.end(P, S);
+  const ChunkView<T> v = share_chunk_table<T, M>(table, table_at);
+  T* const stage = table_at + chunk_shared_table_values(table);
+  const std::int64_t rd = p.map[op_d].row_stride, rx = p.map[op_x].row_stride;
+  const int rows = v.chunk_rows(j), interior = v.interior(j);
+  const auto stage_rows = [&](std::int64_t g, int b) {
+    const std::int64_t s = g * S + l;
+    if (s >= p.count) return;
+    std::int64_t off[operand_count];
+    system_offsets<1u << op_d>(p, s, off);
+    const T* at = d + off[op_d] + std::int64_t(j) * M * rd;
+    T* to = stage + b * M * threads + t;
+#pragma unroll
+    for (int k = 0; k < M; ++k) {
+      if (k < rows) copy_row_async(to + k * threads, at + k * rd);
+    }
+  };
+
+  std::int64_t g = blockIdx.x;
+  if (g < groups) stage_rows(g, 0);
+  __pipeline_commit();
+  for (int b = 0; g < groups; g += gridDim.x, b ^= 1) {
+    // The next group's copies go out first; stage b ^ 1 was last read by this thread's previous
+    // group, whose values the arithmetic has used.
+    if (g + gridDim.x < groups) stage_rows(g + gridDim.x, b ^ 1);
+    __pipeline_commit();
+    __pipeline_wait_prior(1);  // this group's copies (this thread's own) have landed
+    const std::int64_t s = g * S + l;
+    const bool valid = s < p.count;
+    const int held = valid ? rows : 0, L = valid ? interior : 0;
+    T u[M];
+    const T* from = stage + b * M * threads + t;
+#pragma unroll
+    for (int k = 0; k < M; ++k) u[k] = k < held ? from[k * threads] : T(0);
+    chunk_strided_table_solve<T, M, true>(v, u, j, P, S, t, valid, L, links);
+    if (valid) {
+      std::int64_t off[operand_count];
+      system_offsets<1u << op_x>(p, s, off);
+      chunk_strided_store<T, M, Accumulate>(u, x + off[op_x] + std::int64_t(j) * M * rx, rx,
+                                            held);
+    }
+  }
 }
 
 /// The strided fallback solve (as chunk_fallback_kernel).

@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "cuda/factored/chunk_table_kernel.cuh"
+#include "cuda/launch/device_occupancy.hpp"
 #include "cuda/launch/launch_kernel.hpp"
 #include "triax/errors.hpp"
 
@@ -52,6 +53,47 @@ bool strided_shared_table() {
   return v == nullptr || v[0] != '0';
 }
 
+/// Whether the strided kernel keeps the next rows in flight behind each group's arithmetic
+/// (TRIAX_CUDA_TABLE_PIPELINED=1: chunk_table_strided_pipelined_kernel; off until it has run on a
+/// GPU).
+bool strided_pipelined() {
+  const char* v = std::getenv("TRIAX_CUDA_TABLE_PIPELINED");
+  return v != nullptr && v[0] == '1';
+}
+
+/// Two stages of a block's rows at most: 64 KiB (float and double chunks of up to 16 rows at
+/// the default block sizes), so that two blocks of 512 or three of 256 still fit an SM.
+constexpr std::size_t pipelined_stage_budget = 64 * 1024;
+
+/// The pipelined strided kernel where it applies (PlainRows, its two stages within the budget,
+/// blocks within its bound: not at TRIAX_CUDA_TABLE_THREADS=512 in double):
+/// as many blocks as the device holds at once, each looping over groups of S systems. Returns
+/// whether it launched.
+template <class T, int M, bool Accumulate>
+bool launch_strided_pipelined(const Problem& p, const ChunkView<T>& v, const T* d, T* x,
+                              const ChunkFallback<T>& fb, int S, cudaStream_t stream) {
+  if constexpr (M > 16) {
+    return false;  // 32-row chunks' stages are past the budget at any block size
+  } else {
+    const int threads = S * v.P;
+    const std::size_t stages = 2 * std::size_t(M) * threads * sizeof(T);
+    if (!strided_pipelined() || stages > pipelined_stage_budget ||
+        threads > pipelined_strided_threads<T>) {
+      return false;
+    }
+    const std::size_t smem =
+        (3 * std::size_t(v.P) * S + std::size_t(chunk_shared_table_values(v))) * sizeof(T) +
+        stages;
+    constexpr auto kernel = chunk_table_strided_pipelined_kernel<T, M, Accumulate>;
+    allow_shared_memory(kernel, smem);
+    const std::int64_t groups = (p.count + S - 1) / S;
+    const std::int64_t resident = std::int64_t(blocks_per_sm<kernel>(threads, smem)) * sm_count();
+    const dim3 grid(static_cast<unsigned>(std::min(groups, resident)));
+    launch_kernel(kernel, grid, dim3(threads), smem, stream, p, v, d, x, fb, groups);
+    return true;
+  }
+}
+
 /// The fallback kernels' grid: at most 128 blocks, each taking every 128th of the table
 /// kernel's blocks (where the table holds, they read a flag and end: a short launch).
 dim3 fallback_grid(dim3 grid) { return dim3(std::min(grid.x, 128u)); }
@@ -81,12 +123,16 @@ void launch_strided(const Problem& p, const ChunkView<T>& v, const Rows& rows, c
   const int S = chunk_strided_systems(v.P, strided_threads<T, M>());
   const std::size_t smem = 3 * std::size_t(v.P) * S * sizeof(T);
   const dim3 grid(static_cast<unsigned>((p.count + S - 1) / S));
-  if (strided_shared_table()) {
+  bool pipelined = false;
+  if constexpr (std::is_same_v<Rows, PlainRows>) {
+    pipelined = launch_strided_pipelined<T, M, Accumulate>(p, v, d, x, fb, S, stream);
+  }
+  if (!pipelined && strided_shared_table()) {
     const auto kernel = chunk_table_strided_kernel<T, M, Accumulate, Rows, true>;
     const std::size_t with_table = smem + std::size_t(chunk_shared_table_values(v)) * sizeof(T);
     allow_shared_memory(kernel, with_table);
     launch_kernel(kernel, grid, dim3(S * v.P), with_table, stream, p, v, rows, d, x, fb);
-  } else {
+  } else if (!pipelined) {
     launch_kernel(chunk_table_strided_kernel<T, M, Accumulate, Rows, false>, grid, dim3(S * v.P),
                   smem, stream, p, v, rows, d, x, fb);
   }

@@ -19,6 +19,7 @@
 #include "cuda/scalar/block/small_batch.hpp"
 #include "cuda/scalar/block/staged_kernel.cuh"
 #include "cuda/cuda_check.hpp"
+#include "cuda/launch/device_occupancy.hpp"
 #include "cuda/launch/launch_kernel.hpp"
 #include "cuda/solve_modes.cuh"
 
@@ -59,23 +60,6 @@ int systems_per_block(int P) {
   if (S < s_min && s_min * P <= hybrid_max_threads) S = s_min;
   while (S * P % 32 != 0) ++S;
   return S;
-}
-
-/// An attribute of the current device, read once per device: hybrid_choose runs at every solve.
-/// 0 without a device.
-template <cudaDeviceAttr Attr>
-int device_attribute() {
-  constexpr int max_devices = 64;
-  static std::atomic<int> known[max_devices];  // value + 1; 0: not read yet
-  int device = 0, v = 0;
-  if (cudaGetDevice(&device) != cudaSuccess) return 0;
-  if (device >= 0 && device < max_devices) {
-    const int k = known[device].load(std::memory_order_relaxed);
-    if (k != 0) return k - 1;
-  }
-  if (cudaDeviceGetAttribute(&v, Attr, device) != cudaSuccess) return 0;
-  if (device >= 0 && device < max_devices) known[device].store(v + 1, std::memory_order_relaxed);
-  return v;
 }
 
 /// Shared memory a block of the current device may opt into (0 without a device).
@@ -121,12 +105,6 @@ bool unified_path(const Problem& p, const Operands<T>& ops) {
   if (sw == -1 && !(sizeof(T) == 4 && p.n > 256 && p.n <= 512)) return false;
   const void* const ptrs[4] = {ops.a, ops.b, ops.c, ops.d};
   return unified_units(p, sizeof(T), ptrs);
-}
-
-/// SMs of the current device (132, an H100's, without one: host-side callers only size things).
-int sm_count() {
-  const int v = device_attribute<cudaDevAttrMultiProcessorCount>();
-  return v > 0 ? v : 132;
 }
 
 /// A positive integer knob from the environment, or `fallback` when unset or not one.
@@ -339,25 +317,6 @@ void launch_staged(int M, const Problem& p, const Operands<T>& ops, const Hybrid
   }
   if (vector) return launch(staged_kernel<T, 8, Clustered, Acc, Chk, true>, 8);
   launch(staged_kernel<T, 8, Clustered, Acc, Chk, false>, 8);
-}
-
-/// Blocks of Kernel an SM holds at once with this block and shared memory size, at least 1. The
-/// occupancy query runs once per kernel, device and shape (the last one is kept), not at every
-/// solve; each kernel has its own cache, since kernels of one signature differ in registers.
-template <auto Kernel>
-int blocks_per_sm(int threads, std::size_t smem) {
-  static std::atomic<std::uint64_t> known{0};  // device | threads | smem | blocks; 0: none
-  int device = 0;
-  TRIAX_CUDA_CHECK(cudaGetDevice(&device));
-  const std::uint64_t key = (std::uint64_t(device) << 48) | (std::uint64_t(threads) << 32) |
-                            (std::uint64_t(smem) << 8);
-  const std::uint64_t k = known.load(std::memory_order_relaxed);
-  if (k != 0 && (k & ~std::uint64_t(0xff)) == key) return static_cast<int>(k & 0xff);
-  int per_sm = 0;
-  TRIAX_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, threads, smem));
-  per_sm = std::clamp(per_sm, 1, 255);
-  known.store(key | std::uint64_t(per_sm), std::memory_order_relaxed);
-  return per_sm;
 }
 
 /// Clusters of C blocks of Kernel the device holds at once with this block and shared memory
