@@ -225,7 +225,7 @@ TYPED_TEST(SharedMatrixRoute, UnreadCornersStayUnread) {
   for (const char* sw : {"1", "0"}) {
     const ScopedEnv route("TRIAX_CUDA_SHARED_MATRIX", sw);
     for (int axis = 0; axis < 2; ++axis) {
-      for (std::int64_t n : {std::int64_t(2), std::int64_t(3), std::int64_t(9), std::int64_t(300)}) {
+      for (std::int64_t n : {2, 3, 9, 300}) {
         const std::vector<std::int64_t> shape = grid(n, axis, 33, 3);
         const Layout matrix = one_matrix(shape, axis);
         const Layout packed = Layout::packed(shape);

@@ -278,15 +278,6 @@ __host__ __device__ constexpr int chunk_strided_systems(int P, int threads = chu
   return P >= threads / 32 ? threads / P : 32;
 }
 
-/// The same solve for rows that are not contiguous (axes >= 1), fast where neighbouring systems are
-/// adjacent in memory: thread (system l, chunk j) of a block of S x P threads, the S threads of
-/// one chunk index consecutive, so that each row of a chunk is one contiguous run of S systems
-/// read straight into registers (no stage). The separators' values meet in shared memory: one
-/// barrier for the neighbours' first rows, one per PCR level (two buffers), one for the
-/// separators. Correct at any stride. SharedTable: the block first copies the table (rows, each
-/// stored table's contiguous, and reduced values) into shared memory after those buffers
-/// (chunk_shared_table_values) and reads it there at fixed offsets; else every thread reads its
-/// chunk's 5 M values through the read-only cache.
 /// The block's copy of the table (SharedTable) at `at` in shared memory: each stored table's 5 M
 /// values side by side ([table][field][row], where global memory holds [field][row][table]), then
 /// the reduced values, so that a chunk reads its values at fixed offsets from one base, with no
@@ -334,7 +325,8 @@ __device__ __forceinline__ void chunk_strided_table_solve(const ChunkView<T>& v,
                                                           const StridedLinks<T>& links) {
   // Chunk j's table: column table_of(j) of [field][row][table], or (SharedTable) the
   // contiguous [field][row] block of share_chunk_table.
-  const T* rows = SharedTable ? v.rows + v.table_of(j) * (chunk_fields * M) : v.rows + v.table_of(j);
+  const T* rows =
+      SharedTable ? v.rows + v.table_of(j) * (chunk_fields * M) : v.rows + v.table_of(j);
   const int ts = SharedTable ? 1 : v.tables;
   chunk_interior_thomas<T, M, SharedTable>(u, rows, ts, L);
 
@@ -393,6 +385,15 @@ __device__ __forceinline__ void chunk_strided_store(const T (&u)[M], T* out, std
   }
 }
 
+/// The same solve for rows that are not contiguous (axes >= 1), fast where neighbouring systems are
+/// adjacent in memory: thread (system l, chunk j) of a block of S x P threads, the S threads of
+/// one chunk index consecutive, so that each row of a chunk is one contiguous run of S systems
+/// read straight into registers (no stage). The separators' values meet in shared memory: one
+/// barrier for the neighbours' first rows, one per PCR level (two buffers), one for the
+/// separators. Correct at any stride. SharedTable: the block first copies the table (rows, each
+/// stored table's contiguous, and reduced values) into shared memory after those buffers
+/// (chunk_shared_table_values) and reads it there at fixed offsets; else every thread reads its
+/// chunk's 5 M values through the read-only cache.
 template <class T, int M, bool Accumulate, class Rows, bool Fallback, bool SharedTable = false>
 __device__ __forceinline__ void chunk_strided_block(const Problem& p, const ChunkView<T>& table,
                                                     const Rows& rhs_of, const T* d, T* x,
