@@ -503,26 +503,28 @@ __global__ void __launch_bounds__(pipelined_strided_threads<T>, pipelined_stride
   T* const stage = table_at + chunk_shared_table_values(table);
   const std::int64_t rd = p.map[op_d].row_stride, rx = p.map[op_x].row_stride;
   const int rows = v.chunk_rows(j), interior = v.interior(j);
-  const auto stage_rows = [&](std::int64_t g, int b) {
+  // Group g's rows into stage b; returns the system's offset in x, found in the same walk.
+  const auto stage_rows = [&](std::int64_t g, int b) -> std::int64_t {
     const std::int64_t s = g * S + l;
-    if (s >= p.count) return;
+    if (g >= groups || s >= p.count) return 0;
     std::int64_t off[operand_count];
-    system_offsets<1u << op_d>(p, s, off);
+    system_offsets<(1u << op_d) | (1u << op_x)>(p, s, off);
     const T* at = d + off[op_d] + std::int64_t(j) * M * rd;
     T* to = stage + b * M * threads + t;
 #pragma unroll
     for (int k = 0; k < M; ++k) {
       if (k < rows) copy_row_async(to + k * threads, at + k * rd);
     }
+    return off[op_x];
   };
 
   std::int64_t g = blockIdx.x;
-  if (g < groups) stage_rows(g, 0);
+  std::int64_t off_x = stage_rows(g, 0);
   __pipeline_commit();
   for (int b = 0; g < groups; g += gridDim.x, b ^= 1) {
     // The next group's copies go out first; stage b ^ 1 was last read by this thread's previous
     // group, whose values the arithmetic has used.
-    if (g + gridDim.x < groups) stage_rows(g + gridDim.x, b ^ 1);
+    const std::int64_t next_off_x = stage_rows(g + gridDim.x, b ^ 1);
     __pipeline_commit();
     __pipeline_wait_prior(1);  // this group's copies (this thread's own) have landed
     const std::int64_t s = g * S + l;
@@ -534,11 +536,9 @@ __global__ void __launch_bounds__(pipelined_strided_threads<T>, pipelined_stride
     for (int k = 0; k < M; ++k) u[k] = k < held ? from[k * threads] : T(0);
     chunk_strided_table_solve<T, M, true>(v, u, j, P, S, t, valid, L, links);
     if (valid) {
-      std::int64_t off[operand_count];
-      system_offsets<1u << op_x>(p, s, off);
-      chunk_strided_store<T, M, Accumulate>(u, x + off[op_x] + std::int64_t(j) * M * rx, rx,
-                                            held);
+      chunk_strided_store<T, M, Accumulate>(u, x + off_x + std::int64_t(j) * M * rx, rx, held);
     }
+    off_x = next_off_x;
   }
 }
 

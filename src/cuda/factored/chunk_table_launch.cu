@@ -127,14 +127,17 @@ void launch_strided(const Problem& p, const ChunkView<T>& v, const Rows& rows, c
   if constexpr (std::is_same_v<Rows, PlainRows>) {
     pipelined = launch_strided_pipelined<T, M, Accumulate>(p, v, d, x, fb, S, stream);
   }
-  if (!pipelined && strided_shared_table()) {
-    const auto kernel = chunk_table_strided_kernel<T, M, Accumulate, Rows, true>;
-    const std::size_t with_table = smem + std::size_t(chunk_shared_table_values(v)) * sizeof(T);
-    allow_shared_memory(kernel, with_table);
-    launch_kernel(kernel, grid, dim3(S * v.P), with_table, stream, p, v, rows, d, x, fb);
-  } else if (!pipelined) {
-    launch_kernel(chunk_table_strided_kernel<T, M, Accumulate, Rows, false>, grid, dim3(S * v.P),
-                  smem, stream, p, v, rows, d, x, fb);
+  if (!pipelined) {
+    if (strided_shared_table()) {
+      const auto kernel = chunk_table_strided_kernel<T, M, Accumulate, Rows, true>;
+      const std::size_t with_table =
+          smem + std::size_t(chunk_shared_table_values(v)) * sizeof(T);
+      allow_shared_memory(kernel, with_table);
+      launch_kernel(kernel, grid, dim3(S * v.P), with_table, stream, p, v, rows, d, x, fb);
+    } else {
+      launch_kernel(chunk_table_strided_kernel<T, M, Accumulate, Rows, false>, grid,
+                    dim3(S * v.P), smem, stream, p, v, rows, d, x, fb);
+    }
   }
   if constexpr (std::is_same_v<Rows, PlainRows>) {
     if (fb.ok != nullptr) {
