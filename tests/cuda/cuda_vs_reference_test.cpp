@@ -310,7 +310,7 @@ TYPED_TEST(CudaVsReference, LongSystemsAcrossBlocks) {
   using T = TypeParam;
   const std::vector<std::int64_t> sizes =
       quick_mode() ? std::vector<std::int64_t>{700}
-                   : std::vector<std::int64_t>{300, 700, 1024, 2048, 2100, 4096, 5000};
+                   : std::vector<std::int64_t>{300, 700, 1024, 2048, 2100, 4096, 5000, 8192};
   const std::vector<Mode> these_modes =
       quick_mode() ? std::vector<Mode>{Mode::increment}
                    : std::vector<Mode>(std::begin(all_modes), std::end(all_modes));
@@ -407,17 +407,19 @@ TYPED_TEST(CudaVsReference, PipelinedAlongAxesAboveZero) {
   }
 }
 
-// Pipelined clusters (float; double ones are register clusters) by the default rule past 512
-// rows along y and z, with few clusters so that each reuses both sets of records, and 128-byte
-// rows in four blocks through the tuning override.
+// Pipelined clusters by the default rule past 512 rows along y and z, up to clusters of 16
+// blocks (float 6144 < n <= 8192, double 2048 < n <= 4096; past 4096 rows in float up to 6144,
+// and past the clusters, the long path), with few clusters so that
+// each reuses both sets of records, and 128-byte rows in four blocks through the tuning override.
 TYPED_TEST(CudaVsReference, PipelinedClustersAlongAxesAboveZero) {
   using T = TypeParam;
   // At most 3 clusters (or blocks), so that each loops over several groups even here: groups
   // i and i + 2 of a cluster reuse one set of records and one mbarrier (in its next phase).
   const ScopedEnv few("TRIAX_CUDA_HYBRID_PERSISTENT", "3");
   const std::vector<std::int64_t> sizes =
-      quick_mode() ? std::vector<std::int64_t>{600, 1024}
-                   : std::vector<std::int64_t>{513, 600, 1000, 1024, 1025, 1500, 2048, 4096};
+      quick_mode() ? std::vector<std::int64_t>{600, 1024, 3000, 7000}
+                   : std::vector<std::int64_t>{513,  600,  1000, 1024, 1025, 1500, 2048,
+                                               3000, 4096, 4097, 5000, 6145, 7000, 8192};
   const std::int64_t run64 = 64 / sizeof(T), run128 = 128 / sizeof(T);
   int k = 0;
   for (std::int64_t n : sizes) {

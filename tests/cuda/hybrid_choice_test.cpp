@@ -69,7 +69,9 @@ TEST(HybridChoice, StagedAndClusteredAlongAxesAboveZeroForLongSystems) {
   // four blocks up to n = 1024 and eight up to 2048. Double: pipelined blocks of
   // 16 systems (128-byte rows, 32 chunks) at n = 256 and of 8 systems (64 chunks) for
   // 256 < n <= 512, then clusters of pipelined blocks of 16 systems and 32 chunks of 8 rows.
-  // Without clusters, float stages past 1024.
+  // Past 384 chunks in float (n > 6144) and 256 in double (n > 2048), up to 512, clusters of 16
+  // pipelined blocks: 16 systems and 32 chunks each; float 4096 < n <= 6144 the long path.
+  // Without clusters, float stages past 1024 and both take the long path past 256 chunks.
   for (const Case& c : {
            Case{256, {pipe, 32, 1}, {pipe, 16, 1}, {pipe, 32, 1}, {pipe, 16, 1}},
            Case{300, {pipe, 16, 1}, {pipe, 8, 1}, {pipe, 16, 1}, {pipe, 8, 1}},
@@ -78,7 +80,11 @@ TEST(HybridChoice, StagedAndClusteredAlongAxesAboveZeroForLongSystems) {
            Case{1024, {pipe, 32, 4}, {pipe, 16, 4}, {reg, 0, 1}, {reg, 0, 1}},
            Case{1025, {pipe, 32, 8}, {pipe, 16, 8}, {staged, 8, 1}, {reg, 0, 1}},
            Case{2048, {pipe, 32, 8}, {pipe, 16, 8}, {staged, 8, 1}, {reg, 0, 1}},
-           Case{4096, {pipe, 16, 8}, {reg, 0, 1}, {staged, 4, 1}, {reg, 0, 1}},
+           Case{4096, {pipe, 16, 8}, {pipe, 16, 16}, {staged, 4, 1}, {reg, 0, 1}},
+           Case{4097, {reg, 0, 1}, {reg, 0, 1}, {reg, 0, 1}, {reg, 0, 1}},
+           Case{6144, {reg, 0, 1}, {reg, 0, 1}, {reg, 0, 1}, {reg, 0, 1}},
+           Case{6145, {pipe, 16, 16}, {reg, 0, 1}, {reg, 0, 1}, {reg, 0, 1}},
+           Case{8192, {pipe, 16, 16}, {reg, 0, 1}, {reg, 0, 1}, {reg, 0, 1}},
        }) {
     SCOPED_TRACE("n " + std::to_string(c.n));
     const OperandLayouts layouts(Layout::packed({64, c.n, 3}));
@@ -103,16 +109,16 @@ TEST(HybridChoice, StagedAndClusteredAlongAxesAboveZeroForLongSystems) {
       expect_config(choice<double>(layouts, 1), {reg, 0, 1}, hopper_shared);
     }
     // Past 512 rows, where S divides no group (37 systems): clusters of staged float blocks, 32
-    // chunks of 16 rows each.
-    if (c.n > 512) {
+    // chunks of 16 rows each (where the rule takes clusters).
+    if (c.n > 512 && c.f.C > 1) {
       const std::int64_t blocks = (c.n + 32 * 16 - 1) / (32 * 16);
-      const int C = blocks <= 2 ? 2 : blocks <= 4 ? 4 : 8;
+      const int C = blocks <= 2 ? 2 : blocks <= 4 ? 4 : blocks <= 8 ? 8 : 16;
       const OperandLayouts odd(Layout::packed({37, c.n, 3}));
       expect_config(choice<float>(odd, 1), {staged, 16, C}, hopper_shared);
     }
-    // Fused: the chunks hold the system (double n = 4096 takes the long path).
+    // Fused: the chunks hold the system (past a block, where no cluster takes it, the long path).
     const HybridConfig f = choice<float>(layouts, 1);
-    EXPECT_GE(std::int64_t(f.M) * f.P * f.C, c.n);
+    if (c.n <= 4096 || c.f.C > 1) EXPECT_GE(std::int64_t(f.M) * f.P * f.C, c.n);
     // Along axis 0, and for the warp family, never.
     const HybridConfig x = choice<float>(OperandLayouts(Layout::packed({c.n, 64})), 0);
     EXPECT_NE(x.map, staged);

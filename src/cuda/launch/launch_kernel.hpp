@@ -49,6 +49,19 @@ void allow_shared_memory(void (*kernel)(Params...), std::size_t bytes) {
   allow_shared_memory(reinterpret_cast<const void*>(kernel), bytes);
 }
 
+/// Lets `kernel` launch in clusters of `blocks` blocks: past 8, Hopper's portable most, a kernel
+/// launches (and the cluster occupancy query answers) only once it allows non-portable sizes (16 on
+/// the H100 and H200).
+inline void allow_cluster_blocks(const void* kernel, unsigned blocks) {
+  if (blocks <= 8) return;
+  TRIAX_CUDA_CHECK(
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+}
+template <class... Params>
+void allow_cluster_blocks(void (*kernel)(Params...), unsigned blocks) {
+  allow_cluster_blocks(reinterpret_cast<const void*>(kernel), blocks);
+}
+
 /// kernel<<<grid, block, smem, stream>>>(args...) with the launch checked; under a
 /// KernelRehearsal, only loads the kernel.
 template <class... Params, class... Args>
@@ -96,6 +109,7 @@ void launch_cluster_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, std
     load_kernel(kernel);
     return;
   }
+  allow_cluster_blocks(kernel, cluster_y);
   const ClusterLaunch launch(grid, block, smem, stream, cluster_y);
   TRIAX_CUDA_CHECK(cudaLaunchKernelEx(launch.config(), kernel, std::forward<Args>(args)...));
 }

@@ -162,6 +162,12 @@ bool long_tiles_on() {
   return on;
 }
 
+/// Whether systems of up to 512 chunks (from 385 in float, 257 in double) along axes >= 1 take
+/// clusters of 16 blocks (a non-portable size) instead of the long path: TRIAX_CUDA_HYBRID_CLUSTER16=0 keeps the long path
+/// (docs/algorithms.md, "Clusters of 16"). Read at every choice, as the other switches; a plan's
+/// workspace holds the long path's either way (hybrid_workspace), which checked mode takes.
+bool wide_clusters_on() { return env_switch("TRIAX_CUDA_HYBRID_CLUSTER16") != 0; }
+
 /// The long path's block along axes >= 1 (long_block.hpp) asked for by
 /// TRIAX_CUDA_HYBRID_LONG_AXES=P,S (e.g. 128,4: round 1's), or {0, 0} for the default rule: a
 /// tuning aid for comparisons on the device. Read once per process, like long_tiles_on (a plan's
@@ -331,6 +337,7 @@ int clusters_on_device(int threads, std::size_t smem, int C) {
                             (std::uint64_t(threads) << 40) | (std::uint64_t(smem) << 16);
   const std::uint64_t k = known.load(std::memory_order_relaxed);
   if (k != 0 && (k & ~std::uint64_t(0xffff)) == key) return static_cast<int>(k & 0xffff);
+  allow_cluster_blocks(Kernel, static_cast<unsigned>(C));
   const ClusterLaunch shape(dim3(1, static_cast<unsigned>(C)), dim3(static_cast<unsigned>(threads)),
                             smem, nullptr, static_cast<unsigned>(C));
   int clusters = 0;
@@ -510,9 +517,10 @@ bool hybrid_config_valid(const HybridConfig& cfg) {
   const bool m_ok = cfg.M == 8 || (cfg.M == 16 && sizeof(T) == 4) ||
                     (cfg.M == 12 && sizeof(T) == 4 && chunk_major && cfg.C == 1);
   // Clusters: neighbouring systems adjacent, at most 32 chunk threads per block (the block's
-  // reduced rows in one warp per system), C a power of two up to 8 (pair_solve over C lanes).
+  // reduced rows in one warp per system), C a power of two up to 16 (pair_solve over C lanes;
+  // past 8 a non-portable size, launch_kernel.hpp).
   const bool c_ok =
-      cfg.C == 1 || ((cfg.C == 2 || cfg.C == 4 || cfg.C == 8) && p_pow2 &&
+      cfg.C == 1 || ((cfg.C == 2 || cfg.C == 4 || cfg.C == 8 || cfg.C == 16) && p_pow2 &&
                      (cfg.map == Mapping::system_fastest || cfg.map == Mapping::system_staged ||
                       (cfg.map == Mapping::system_pipelined && pipelined_warp_staged<T>(cfg.P))));
   const int threads = cfg.S * cfg.P;
@@ -550,15 +558,15 @@ template <class T>
 constexpr std::int64_t cluster_min_chunks = sizeof(T) == 4 ? 32 : 64;
 
 /// The clustered configuration (Hopper; axes >= 1) for a system of `chunks` chunks of M rows:
-/// 32 chunk threads per block, C the power of two of blocks that hold the chunks (2 to 8), rows
-/// read in 64-byte runs: staged blocks of 16 systems (float; 512 threads) or 8 (double), else
-/// register blocks of 8 systems (256 threads). False where one block holds the chunks or eight
-/// do not.
+/// 32 chunk threads per block, C the power of two of blocks that hold the chunks (2 to
+/// `most_blocks`, 8 or 16), rows read in 64-byte runs: staged blocks of 16 systems (float; 512
+/// threads) or 8 (double), else register blocks of 8 systems (256 threads). False where one
+/// block holds the chunks or `most_blocks` do not.
 template <class T>
-bool cluster_choose(std::int64_t chunks, int M, bool staged, HybridConfig& cfg) {
+bool cluster_choose(std::int64_t chunks, int M, bool staged, int most_blocks, HybridConfig& cfg) {
   constexpr int P = 32;
   const std::int64_t blocks = (chunks + P - 1) / P;
-  if (blocks < 2 || blocks > 8) return false;
+  if (blocks < 2 || blocks > most_blocks) return false;
   HybridConfig c{Mapping::system_fastest, M, P, 8, next_pow2(blocks)};
   if (staged) {
     c.map = Mapping::system_staged;
@@ -664,7 +672,19 @@ bool choose(const Problem& p, HybridFamily family, Allowed allowed, HybridConfig
   const std::int64_t chunks = (held + cfg.M - 1) / cfg.M;
   if (family == HybridFamily::warp && chunks > 32) return false;
   int P = chunks <= 32 ? next_pow2(chunks) : static_cast<int>((chunks + 31) / 32 * 32);
-  const bool long_path = P > max_p;
+  // Along axes >= 1, systems of up to 512 chunks (float n <= 8192, double n <= 4096) in a cluster
+  // of 16 blocks rather than the long path (wide_clusters_on); where clusters are not allowed
+  // (checked mode), the long path as before. On an H200 (docs/notes/2026-11-29-session19.md),
+  // % of the copy, long path -> clusters of 16: double n = 2227 22.6 -> 26.5, 3447 25.0 -> 37.9,
+  // 4096 31.9 -> 50.4; float n = 6380 30.1 -> 34.2, 8192 22.6-34.4 -> 29.0-59.8. Float past 4096
+  // with up to 384 chunks lost (n = 4292, 4423, 5875: 0.87x, 0.97x, 0.97x): a cluster of 16
+  // blocks of 32 chunks then idles a quarter or more of its rows, so float starts past 384.
+  const int cw = env_switch("TRIAX_CUDA_HYBRID_CLUSTER");
+  const std::int64_t wide_min_chunks = sizeof(T) == 4 ? 384 : 256;
+  const bool wide_cluster = P > max_p && !rows_contiguous && family == HybridFamily::block &&
+                            allowed.clusters && cw != 0 && chunks > wide_min_chunks &&
+                            chunks <= 16 * 32 && wide_clusters_on() && device_has_clusters();
+  const bool long_path = P > max_p && !wide_cluster;
   if (long_path) {  // block family only
     cfg.M = long_path_chunk<T>;
     P = long_block_round1.P;
@@ -717,15 +737,17 @@ bool choose(const Problem& p, HybridFamily family, Allowed allowed, HybridConfig
     // 64-byte runs per row fills an SM and its load, reduce and store phases run one after the
     // other. The C blocks of a thread-block cluster share each group of systems instead
     // (reduced_solve.cuh); staged in float as in one block. TRIAX_CUDA_HYBRID_CLUSTER=0 turns
-    // them off, =1 takes them wherever the chunks need 2 to 8 blocks.
-    const int cw = env_switch("TRIAX_CUDA_HYBRID_CLUSTER");
+    // them off, =1 takes them wherever the chunks need 2 to 8 blocks (16 past 256 chunks).
     const bool stage_clusters =
         allowed.staged && !broadcast && (sw == 1 || (sw == -1 && sizeof(T) == 4));
     HybridConfig clustered;
     if (family == HybridFamily::block && allowed.clusters && cw != 0 && fits_fused(n, cfg) &&
         (cw == 1 || chunks > cluster_min_chunks<T>) && device_has_clusters() &&
-        cluster_choose<T>(chunks, cfg.M, stage_clusters, clustered)) {
+        cluster_choose<T>(chunks, cfg.M, stage_clusters, wide_cluster ? 16 : 8, clustered)) {
       cfg = clustered;
+    } else if (wide_cluster) {
+      // No cluster holds it after all: the long path, chosen without the wide clusters.
+      return choose<T>(p, family, Allowed{false, allowed.pipelined, allowed.staged}, cfg);
     }
     // Pipelined: persistent blocks that stream the next group in while they solve one. Measured
     // on the H100 (docs/algorithms.md, "Pipelined blocks"): in float up to n = 512 (P <= 32) it
@@ -785,6 +807,12 @@ bool hybrid_choose(const Problem& p, HybridFamily family, HybridConfig& cfg) {
 
 template <class T>
 std::size_t hybrid_workspace(const Problem& p, const HybridConfig& cfg) {
+  if (fits_fused(p.n, cfg) && cfg.C > 8) {
+    // A cluster of 16 holds what one block cannot: checked mode takes the long path instead.
+    HybridConfig one{};
+    if (!choose<T>(p, HybridFamily::block, Allowed{false, true, true}, one)) return 0;
+    return hybrid_workspace<T>(p, one);
+  }
   if (fits_fused(p.n, cfg)) return 0;
   const LongSplit ls = long_split<T>(p, cfg);
   const Problem r = reduced_problem<T>(p, ls);
@@ -810,6 +838,8 @@ void hybrid_run(const Problem& p, const Operands<T>& ops, const HybridConfig& cf
     if ((checked && (cfg.C > 1 || pipe)) || pipe_bad ||
         (units && cfg.map == Mapping::system_staged)) {
       choose<T>(p, HybridFamily::block, Allowed{!checked, !checked && !pipe_bad, !units}, c0);
+      // Without clusters, a system a cluster of 16 held takes the long path.
+      if (!fits_fused(p.n, c0)) return hybrid_run<T>(p, ops, c0, workspace, stream);
     }
     HybridShape sh = split_rows(p.n, c0.P * c0.C, c0.P, c0.S);
     sh.C = c0.C;
