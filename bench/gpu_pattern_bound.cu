@@ -48,7 +48,7 @@ constexpr T never = T(-1234567.0);
 /// chunk_fastest: the group's run element by element. WriteX: x = a + b + c + d; else the long
 /// path's first pass, 8 values per tile of 32 chunks to `pairs`.
 template <class T, int M, Mapping Map, bool WriteX>
-__global__ void __launch_bounds__(detail::cuda::chunk_block_threads)
+__global__ void __launch_bounds__(detail::cuda::chunk_block_most_threads)
     chunk_bound_kernel(Problem p, Operands<T> ops, HybridShape sh, T* pairs) {
   using namespace detail::cuda;
   constexpr int V = 16 / static_cast<int>(sizeof(T));

@@ -173,6 +173,38 @@ TYPED_TEST(CudaVsReference, ShiftedRowsAlongAxis0) {
   expect_shifted_rows_match<TypeParam>(lengths, "shifted");
 }
 
+// Past 256 chunks along axis 0, float systems of up to 8192 rows in one block of up to 512 chunk
+// threads each (hybrid.cu, wide_x_on) instead of the long path, every layout of
+// expect_shifted_rows_match (aligned, shifted, staged, a, b, c one value per system) in every
+// mode and checked mode; then TRIAX_CUDA_HYBRID_WIDE_X=0, the long path. Double (2048 < n <=
+// 4096) takes the long path both ways. Each length first checks the choice.
+TYPED_TEST(CudaVsReference, OneSystemPerBlockAlongAxis0) {
+  using T = TypeParam;
+  const std::int64_t most = sizeof(T) == 4 ? 8192 : 4096;
+  const std::vector<std::int64_t> lengths =
+      quick_mode() ? std::vector<std::int64_t>{most / 2 + 1, most - 1}
+                   : std::vector<std::int64_t>{most / 2 + 1, most / 2 + 2, most / 2 + 3,
+                                               3 * most / 4 + 5, most - 1, most};
+  for (const char* wide : {"default", "0"}) {
+    const ScopedEnv env("TRIAX_CUDA_HYBRID_WIDE_X", wide);
+    for (std::int64_t n : lengths) {
+      SCOPED_TRACE("n " + std::to_string(n) + ", TRIAX_CUDA_HYBRID_WIDE_X " + wide);
+      detail::cuda::HybridConfig cfg;
+      ASSERT_TRUE(detail::cuda::hybrid_choose<T>(
+          detail::normalize(OperandLayouts(Layout::packed({n, 37})), 0),
+          detail::cuda::HybridFamily::block, cfg));
+      if (std::string(wide) == "0" || sizeof(T) == 8) {
+        EXPECT_GT(n, std::int64_t(cfg.M) * cfg.P * cfg.C);
+      } else {
+        EXPECT_LE(n, std::int64_t(cfg.M) * cfg.P);
+        EXPECT_GT(cfg.P, 256);
+        EXPECT_EQ(cfg.S, 1);
+      }
+    }
+    expect_shifted_rows_match<T>(lengths, std::string("wide x ") + wide);
+  }
+}
+
 // Float systems whose shifted rows do not fit 8-row chunks within a warp take 12-row chunks
 // over the threads n alone has (hybrid.cu's choose), or with TRIAX_CUDA_HYBRID_SHIFTED12=0 are
 // staged: lengths on each side of the thread counts 2 to 32, both ways.

@@ -79,8 +79,8 @@ void expect_tiled_long_path(const Layout& layout, int axis) {
 TYPED_TEST(CudaLongSystems, OneSystemMatchesReference) {
   using T = TypeParam;
   const std::vector<std::int64_t> sizes =
-      quick_mode() ? std::vector<std::int64_t>{4097, 65537}
-                   : std::vector<std::int64_t>{4097, 10001, 65537, 100000, 1000000};
+      quick_mode() ? std::vector<std::int64_t>{8193, 65537}
+                   : std::vector<std::int64_t>{8193, 10001, 65537, 100000, 1000000};
   int k = 0;
   for (std::int64_t n : sizes) {
     const Layout layout = Layout::packed({n});
@@ -169,7 +169,7 @@ TYPED_TEST(CudaLongSystems, ScaledSystemsSolveAsTheUnscaledOne) {
       quick_mode() ? std::vector<int>{lo, hi}
                    : std::vector<int>{lo, lo + 1, emin - 1, -w - 3, w - 1, hi - 1, hi};
   const std::vector<std::int64_t> sizes =
-      quick_mode() ? std::vector<std::int64_t>{4097} : std::vector<std::int64_t>{4097, 100003};
+      quick_mode() ? std::vector<std::int64_t>{8193} : std::vector<std::int64_t>{8193, 100003};
   int seed = 0;
   for (std::int64_t n : sizes) {
     for (int axis = 0; axis < 3; ++axis) {
@@ -206,7 +206,7 @@ TYPED_TEST(CudaLongSystems, CheckedZeroPivotInTheSecondTile) {
   const long double eps = std::numeric_limits<T>::epsilon();
   const std::int64_t row = tile_rows<T> + 100;  // tile 1 (the second) of chunks of M rows
   const std::vector<std::int64_t> sizes =
-      quick_mode() ? std::vector<std::int64_t>{4097} : std::vector<std::int64_t>{4097, 100003};
+      quick_mode() ? std::vector<std::int64_t>{8193} : std::vector<std::int64_t>{8193, 100003};
   int seed = 0;
   for (std::int64_t n : sizes) {
     for (int axis = 0; axis < 3; ++axis) {

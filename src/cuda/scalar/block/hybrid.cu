@@ -163,10 +163,16 @@ bool long_tiles_on() {
 }
 
 /// Whether systems of up to 512 chunks (from 385 in float, 257 in double) along axes >= 1 take
-/// clusters of 16 blocks (a non-portable size) instead of the long path: TRIAX_CUDA_HYBRID_CLUSTER16=0 keeps the long path
-/// (docs/algorithms.md, "Clusters of 16"). Read at every choice, as the other switches; a plan's
-/// workspace holds the long path's either way (hybrid_workspace), which checked mode takes.
+/// clusters of 16 blocks (a non-portable size) instead of the long path:
+/// TRIAX_CUDA_HYBRID_CLUSTER16=0 keeps the long path (docs/algorithms.md, "Past 256 chunks").
+/// Read at every choice, as the other switches; a plan's workspace holds the long path's either
+/// way (hybrid_workspace), which checked mode takes.
 bool wide_clusters_on() { return env_switch("TRIAX_CUDA_HYBRID_CLUSTER16") != 0; }
+
+/// Whether a float system of 257 to 512 chunks along x takes one block of 512 threads instead of
+/// the long path: TRIAX_CUDA_HYBRID_WIDE_X=0 keeps the long path. Read at every choice, as
+/// wide_clusters_on, with the same workspace.
+bool wide_x_on() { return env_switch("TRIAX_CUDA_HYBRID_WIDE_X") != 0; }
 
 /// The long path's block along axes >= 1 (long_block.hpp) asked for by
 /// TRIAX_CUDA_HYBRID_LONG_AXES=P,S (e.g. 128,4: round 1's), or {0, 0} for the default rule: a
@@ -542,9 +548,11 @@ bool hybrid_config_valid(const HybridConfig& cfg) {
     return smem <= static_cast<std::size_t>(shared_optin_bytes());
   }
   const bool p_ok = p_pow2 || (cfg.P > 32 && cfg.P <= hybrid_max_threads && cfg.P % 32 == 0);
-  // A system's chunk threads adjacent (axis 0): blocks of at most chunk_block_threads, which the
-  // kernel's register budget assumes (HybridBounds).
-  const int most = cfg.map == Mapping::system_fastest ? hybrid_max_threads : chunk_block_threads;
+  // A system's chunk threads adjacent (axis 0): blocks of at most chunk_block_most_threads (256
+  // for 12-row float chunks), which the kernel's register budget assumes (HybridBounds).
+  const int most = cfg.map == Mapping::system_fastest ? hybrid_max_threads
+                   : cfg.M == 12                      ? chunk_block_threads
+                                                      : chunk_block_most_threads;
   return p_ok && threads <= most;
 }
 
@@ -579,11 +587,14 @@ bool cluster_choose(std::int64_t chunks, int M, bool staged, int most_blocks, Hy
 
 /// What hybrid_choose may take beyond one block per group of systems: checked mode takes
 /// neither, a layout the pipelined kernel cannot stream takes no pipelining, Unified-Vector
-/// units take no staging (hybrid_run).
+/// units take no staging (hybrid_run). `wide`: past 256 chunks, clusters of 16 (axes >= 1) and
+/// blocks of 512 chunks (along x) rather than the long path; off where the long path's
+/// workspace is sized (hybrid_workspace).
 struct Allowed {
   bool clusters = true;
   bool pipelined = true;
   bool staged = true;
+  bool wide = true;
 };
 
 /// hybrid_choose, within what is allowed.
@@ -596,6 +607,17 @@ bool choose(const Problem& p, HybridFamily family, Allowed allowed, HybridConfig
   const bool rows_contiguous = p.map[op_d].row_stride == 1 || n == 1;
   cfg.map = rows_contiguous ? Mapping::chunk_direct : Mapping::system_fastest;
   const int max_p = family == HybridFamily::warp ? 32 : 256;
+  // Along x, one float system of up to 512 chunks (n <= 8192) in a block of 512 threads of its
+  // own rather than the long path (wide_x_on). On an H200, % of the copy, long path -> one block:
+  // n = 4100, 4697, 4742 26.8-29.8 -> 52.0-55.2, 5000 (base one element off) 24.7 -> 45.1, 7001
+  // 30.0 -> 37.2, 6000 34.2 -> 35.5, 8192 34.5 -> 38.3. Double lost (n = 2050-4096: 0.75-0.96x; its
+  // chunk's rows alone take 64 of the 128 registers, and one block an SM overlaps nothing), so it
+  // keeps the long path (docs/notes/2026-11-29-session19.md). The chunk size rule below still
+  // counts 256 threads (float 16-row chunks past 2048 rows).
+  const int max_fused = sizeof(T) == 4 && family == HybridFamily::block && rows_contiguous &&
+                                allowed.wide && wide_x_on()
+                            ? 512
+                            : max_p;
   // Rows per thread. What keeps enough loads in flight is the bytes each thread asks for (its
   // registers bound the threads per SM), so where neighbouring systems share a row (axes >= 1)
   // float chunks are 16 rows, as many bytes as 8 double rows: 76-92% of the copy against
@@ -660,7 +682,7 @@ bool choose(const Problem& p, HybridFamily family, Allowed allowed, HybridConfig
     const std::int64_t wider = n + max_vector_shift<T>(p.map[op_d].offset, p, op_d);
     const int m = rows_per_thread(n);
     const std::int64_t pn = threads_for(n, m), pw = threads_for(wider, m);
-    if (rows_per_thread(wider) == m && (pw == pn || pn == 1 || pn > 32) && pw <= max_p) {
+    if (rows_per_thread(wider) == m && (pw == pn || pn == 1 || pn > 32) && pw <= max_fused) {
       held = wider;
     } else if (sizeof(T) == 4 && m < 12 && pn <= 32 && wider <= 12 * pn && twelve_rows &&
                env_switch("TRIAX_CUDA_HYBRID_SHIFTED12") != 0) {
@@ -682,9 +704,10 @@ bool choose(const Problem& p, HybridFamily family, Allowed allowed, HybridConfig
   const int cw = env_switch("TRIAX_CUDA_HYBRID_CLUSTER");
   const std::int64_t wide_min_chunks = sizeof(T) == 4 ? 384 : 256;
   const bool wide_cluster = P > max_p && !rows_contiguous && family == HybridFamily::block &&
-                            allowed.clusters && cw != 0 && chunks > wide_min_chunks &&
-                            chunks <= 16 * 32 && wide_clusters_on() && device_has_clusters();
-  const bool long_path = P > max_p && !wide_cluster;
+                            allowed.clusters && allowed.wide && cw != 0 &&
+                            chunks > wide_min_chunks && chunks <= 16 * 32 && wide_clusters_on() &&
+                            device_has_clusters();
+  const bool long_path = P > max_fused && !wide_cluster;
   if (long_path) {  // block family only
     cfg.M = long_path_chunk<T>;
     P = long_block_round1.P;
@@ -702,7 +725,8 @@ bool choose(const Problem& p, HybridFamily family, Allowed allowed, HybridConfig
     while (cfg.S * P % 32 != 0) ++cfg.S;
     // Small batches: spread over every SM (small_batch.hpp), where switched on.
     SmallBatchKnobs knobs;
-    if (family == HybridFamily::block && !long_path && small_batch_on(knobs)) {
+    if (family == HybridFamily::block && !long_path && P <= small_batch_block_threads &&
+        small_batch_on(knobs)) {
       const ChunkSpread sp = small_batch_spread(n, p.count, cfg.P, cfg.S, sm_count(), knobs);
       cfg.P = sp.P;
       cfg.S = sp.S;
@@ -747,7 +771,7 @@ bool choose(const Problem& p, HybridFamily family, Allowed allowed, HybridConfig
       cfg = clustered;
     } else if (wide_cluster) {
       // No cluster holds it after all: the long path, chosen without the wide clusters.
-      return choose<T>(p, family, Allowed{false, allowed.pipelined, allowed.staged}, cfg);
+      return choose<T>(p, family, Allowed{false, allowed.pipelined, allowed.staged, false}, cfg);
     }
     // Pipelined: persistent blocks that stream the next group in while they solve one. Measured
     // on the H100 (docs/algorithms.md, "Pipelined blocks"): in float up to n = 512 (P <= 32) it
@@ -807,10 +831,11 @@ bool hybrid_choose(const Problem& p, HybridFamily family, HybridConfig& cfg) {
 
 template <class T>
 std::size_t hybrid_workspace(const Problem& p, const HybridConfig& cfg) {
-  if (fits_fused(p.n, cfg) && cfg.C > 8) {
-    // A cluster of 16 holds what one block cannot: checked mode takes the long path instead.
+  if (fits_fused(p.n, cfg) && (cfg.C > 8 || cfg.P > chunk_block_threads)) {
+    // Clusters of 16 and blocks of 512 chunks hold what the long path would: its workspace,
+    // which checked mode takes in place of the clusters, and a solve with the wide switches off.
     HybridConfig one{};
-    if (!choose<T>(p, HybridFamily::block, Allowed{false, true, true}, one)) return 0;
+    if (!choose<T>(p, HybridFamily::block, Allowed{true, true, true, false}, one)) return 0;
     return hybrid_workspace<T>(p, one);
   }
   if (fits_fused(p.n, cfg)) return 0;

@@ -541,20 +541,30 @@ __device__ __forceinline__ int store_run(T* x_row0, int R0, int R1, int gi, int 
 /// take 95 with two. Double keeps two blocks: its chunk's rows alone are 64 registers (236 bytes
 /// spilled at 80).
 constexpr int chunk_block_threads = 256;
-#ifndef TRIAX_CUDA_CHUNK_MIN_BLOCKS  // a tuning aid: blocks per SM of the 8-row float kernels
+/// Past chunk_block_threads, one system of up to 512 chunks along x in a block of its own
+/// (hybrid.cu): the chunk-major kernels are bounded for 512 threads with half the blocks per SM,
+/// the same register caps (64 for 8-row float chunks, 128 for 16-row float and 8-row double).
+/// 12-row float chunks (at most 192 threads) keep 256 and three blocks.
+constexpr int chunk_block_most_threads = 512;
+// A tuning aid: blocks of 256 threads per SM of the 8-row float kernels.
+#ifndef TRIAX_CUDA_CHUNK_MIN_BLOCKS
 #define TRIAX_CUDA_CHUNK_MIN_BLOCKS 4
 #endif
 template <class T, int M, Mapping Map>
 struct HybridBounds {
   static constexpr bool chunk_major = Map != Mapping::system_fastest;
-  static constexpr int threads = chunk_major ? chunk_block_threads : hybrid_max_threads;
+  static constexpr bool twelve = sizeof(T) == 4 && M == 12;
+  static constexpr int threads = !chunk_major ? hybrid_max_threads
+                                 : twelve     ? chunk_block_threads
+                                              : chunk_block_most_threads;
   // The rest keep the 128-register cap that blocks of hybrid_max_threads gave them: two blocks.
   // Where neighbouring systems are adjacent, 0 as if none were named (1 made ptxas take up to a
   // third more registers for the same cap).
-  static constexpr int min_blocks = !chunk_major                    ? 0
-                                    : sizeof(T) == 4 && M == 8  ? TRIAX_CUDA_CHUNK_MIN_BLOCKS
-                                    : sizeof(T) == 4 && M == 12 ? 3
-                                                                : 2;
+  static constexpr int min_blocks =
+      !chunk_major                 ? 0
+      : sizeof(T) == 4 && M == 8   ? TRIAX_CUDA_CHUNK_MIN_BLOCKS * chunk_block_threads / threads
+      : twelve                     ? 3
+                                   : 2 * chunk_block_threads / threads;
 };
 
 template <class T, int M, Mapping Map, Phase Ph, bool Accumulate, bool Checked>
