@@ -497,6 +497,45 @@ TYPED_TEST(CudaVsReference, PipelinedClustersAlongAxesAboveZero) {
   }
 }
 
+// Clusters of as many blocks as hold the chunks (TRIAX_CUDA_HYBRID_CLUSTER_EXACT=1: 3, 5, 6, 7,
+// 9 ... 16 blocks; the pairs are solved over the power of two of lanes above, reduced_solve.cuh)
+// along y and z: pipelined, register and staged blocks (37 systems: no pipelining), every mode
+// and checked mode (the long path or one block). Each case first checks the cluster's size.
+TYPED_TEST(CudaVsReference, ClustersOfEveryBlockCount) {
+  using T = TypeParam;
+  int device = 0, clusters = 0;
+  TRIAX_TEST_CUDA_OK(cudaGetDevice(&device));
+  TRIAX_TEST_CUDA_OK(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device));
+  if (clusters == 0) GTEST_SKIP() << "this device launches no thread-block clusters";
+  const ScopedEnv exact("TRIAX_CUDA_HYBRID_CLUSTER_EXACT", "1");
+  const std::int64_t rows_per_block = 32 * (sizeof(T) == 4 ? 16 : 8);
+  std::vector<std::int64_t> blocks = {3, 9};
+  if (!quick_mode()) blocks.insert(blocks.end(), {5, 6, 7, 12, 13, 16});
+  const std::int64_t run128 = 128 / sizeof(T), run64 = 64 / sizeof(T);
+  int k = 0;
+  for (std::int64_t b : blocks) {
+    const std::int64_t n = (b - 1) * rows_per_block + rows_per_block / 3;
+    for (const auto& [layout, axis] : {std::pair{Layout::packed({7 * run128, n}), 1},
+                                       std::pair{Layout::packed({37, n}), 1},
+                                       std::pair{Layout::packed({run64, 5, n}), 2}}) {
+      SCOPED_TRACE("n " + std::to_string(n) + ", " + std::to_string(b) + " blocks, axis " +
+                   std::to_string(axis) + ", extents " + std::to_string(layout.extent(0)));
+      const OperandLayouts layouts(layout);
+      detail::cuda::HybridConfig cfg;
+      ASSERT_TRUE(detail::cuda::hybrid_choose<T>(detail::normalize(layouts, axis),
+                                                 detail::cuda::HybridFamily::block, cfg));
+      EXPECT_EQ(cfg.C * cfg.P, b * 32);
+      for (Mode mode : all_modes) {
+        if (quick_mode() && mode != Mode::increment) continue;
+        expect_matches_reference<T>(layouts, axis, mode, seed_of("exact clusters", ++k),
+                                    cuda_runner<T>(Algorithm::cuda_block_thomas_pcr));
+      }
+      expect_matches_reference<T>(layouts, axis, Mode::separate, seed_of("exact clusters", ++k),
+                                  cuda_checked_runner<T>(Algorithm::cuda_block_thomas_pcr));
+    }
+  }
+}
+
 // Clustered configurations forced through the tuning override, where chunks are few against
 // C x P: whole blocks of the cluster hold no rows (n = 40 over 8 blocks of 32 chunks), one chunk
 // per block (P = 1), chunks of two rows; register and staged blocks. Each case first checks that

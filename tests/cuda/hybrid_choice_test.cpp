@@ -186,6 +186,18 @@ TEST(HybridChoice, StagedAndClusteredAlongAxesAboveZeroForLongSystems) {
     expect_config(choice<double>(n512, 1), {pipe, 16, 2}, hopper_shared);
     EXPECT_EQ(choice<float>(n512, 1).C, 1);  // 32 chunks: one block
   }
+  // TRIAX_CUDA_HYBRID_CLUSTER_EXACT=1: as many blocks as hold the chunks (float n = 2100: 132
+  // chunks of 16 rows, 5 blocks; 4400: 275 chunks, 9 blocks, where the power of two takes the
+  // long path; double n = 2600: 325 chunks of 8 rows, 11 blocks), pipelined as before.
+  {
+    const ScopedEnv exact("TRIAX_CUDA_HYBRID_CLUSTER_EXACT", "1");
+    expect_config(choice<float>(OperandLayouts(Layout::packed({64, 2100, 3})), 1), {pipe, 16, 5},
+                  hopper_shared);
+    expect_config(choice<float>(OperandLayouts(Layout::packed({64, 4400, 3})), 1), {pipe, 16, 9},
+                  hopper_shared);
+    expect_config(choice<double>(OperandLayouts(Layout::packed({64, 2600, 3})), 1),
+                  {pipe, 16, 11}, hopper_shared);
+  }
 }
 
 // Where each SM holds one block, the persistent kernel launches no more blocks than its rounds

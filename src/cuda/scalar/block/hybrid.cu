@@ -169,6 +169,12 @@ bool long_tiles_on() {
 /// way (hybrid_workspace), which checked mode takes.
 bool wide_clusters_on() { return env_switch("TRIAX_CUDA_HYBRID_CLUSTER16") != 0; }
 
+/// Whether clusters take as many blocks as hold the chunks (3, 5, 6, ... 16) rather than the power
+/// of two at or above (TRIAX_CUDA_HYBRID_CLUSTER_EXACT=1; off by default until measured): fewer
+/// blocks per group, each with chunks of more rows; float then takes clusters of 16 from 257
+/// chunks, as double does (the rows a power of two left idle were why float started past 384).
+bool exact_clusters_on() { return env_switch("TRIAX_CUDA_HYBRID_CLUSTER_EXACT") == 1; }
+
 /// Whether a float system of 257 to 512 chunks along x takes one block of 512 threads instead of
 /// the long path: TRIAX_CUDA_HYBRID_WIDE_X=0 keeps the long path. Read at every choice, as
 /// wide_clusters_on, with the same workspace.
@@ -523,10 +529,10 @@ bool hybrid_config_valid(const HybridConfig& cfg) {
   const bool m_ok = cfg.M == 8 || (cfg.M == 16 && sizeof(T) == 4) ||
                     (cfg.M == 12 && sizeof(T) == 4 && chunk_major && cfg.C == 1);
   // Clusters: neighbouring systems adjacent, at most 32 chunk threads per block (the block's
-  // reduced rows in one warp per system), C a power of two up to 16 (pair_solve over C lanes;
-  // past 8 a non-portable size, launch_kernel.hpp).
+  // reduced rows in one warp per system), C from 2 to 16 (pair_solve over the power of two of
+  // lanes at or above C, reduced_solve.cuh; past 8 a non-portable size, launch_kernel.hpp).
   const bool c_ok =
-      cfg.C == 1 || ((cfg.C == 2 || cfg.C == 4 || cfg.C == 8 || cfg.C == 16) && p_pow2 &&
+      cfg.C == 1 || (cfg.C >= 2 && cfg.C <= 16 && p_pow2 &&
                      (cfg.map == Mapping::system_fastest || cfg.map == Mapping::system_staged ||
                       (cfg.map == Mapping::system_pipelined && pipelined_warp_staged<T>(cfg.P))));
   const int threads = cfg.S * cfg.P;
@@ -567,15 +573,16 @@ constexpr std::int64_t cluster_min_chunks = sizeof(T) == 4 ? 32 : 64;
 
 /// The clustered configuration (Hopper; axes >= 1) for a system of `chunks` chunks of M rows:
 /// 32 chunk threads per block, C the power of two of blocks that hold the chunks (2 to
-/// `most_blocks`, 8 or 16), rows read in 64-byte runs: staged blocks of 16 systems (float; 512
-/// threads) or 8 (double), else register blocks of 8 systems (256 threads). False where one
-/// block holds the chunks or `most_blocks` do not.
+/// `most_blocks`, 8 or 16; with exact_clusters_on, the blocks themselves), rows read in 64-byte
+/// runs: staged blocks of 16 systems (float; 512 threads) or 8 (double), else register blocks of
+/// 8 systems (256 threads). False where one block holds the chunks or `most_blocks` do not.
 template <class T>
 bool cluster_choose(std::int64_t chunks, int M, bool staged, int most_blocks, HybridConfig& cfg) {
   constexpr int P = 32;
   const std::int64_t blocks = (chunks + P - 1) / P;
   if (blocks < 2 || blocks > most_blocks) return false;
-  HybridConfig c{Mapping::system_fastest, M, P, 8, next_pow2(blocks)};
+  const int C = exact_clusters_on() ? static_cast<int>(blocks) : next_pow2(blocks);
+  HybridConfig c{Mapping::system_fastest, M, P, 8, C};
   if (staged) {
     c.map = Mapping::system_staged;
     c.S = 64 / static_cast<int>(sizeof(T));
@@ -700,9 +707,10 @@ bool choose(const Problem& p, HybridFamily family, Allowed allowed, HybridConfig
   // % of the copy, long path -> clusters of 16: double n = 2227 22.6 -> 26.5, 3447 25.0 -> 37.9,
   // 4096 31.9 -> 50.4; float n = 6380 30.1 -> 34.2, 8192 22.6-34.4 -> 29.0-59.8. Float past 4096
   // with up to 384 chunks lost (n = 4292, 4423, 5875: 0.87x, 0.97x, 0.97x): a cluster of 16
-  // blocks of 32 chunks then idles a quarter or more of its rows, so float starts past 384.
+  // blocks of 32 chunks then idles a quarter or more of its rows, so float starts past 384
+  // (from 257 with exact_clusters_on, whose clusters have no idle blocks).
   const int cw = env_switch("TRIAX_CUDA_HYBRID_CLUSTER");
-  const std::int64_t wide_min_chunks = sizeof(T) == 4 ? 384 : 256;
+  const std::int64_t wide_min_chunks = sizeof(T) == 4 && !exact_clusters_on() ? 384 : 256;
   const bool wide_cluster = P > max_p && !rows_contiguous && family == HybridFamily::block &&
                             allowed.clusters && allowed.wide && cw != 0 &&
                             chunks > wide_min_chunks && chunks <= 16 * 32 && wide_clusters_on() &&

@@ -70,8 +70,9 @@ __device__ __forceinline__ void solve_reduced_in_block(T* ra, T* rb, T* rc, T* r
 ///     block keeps its pairs, and after a cluster barrier every block reads the others' (the
 ///     caller runs cluster_exchange_leave<pull> before it exits). cluster_exchange.cuh says why
 ///     both exist.
-///  3. Every block solves the C pairs of each system (pair_solve over C lanes), keeping its own
-///     Y_f, Y_l.
+///  3. Every block solves the C pairs of each system (pair_solve over G lanes, G the power of two
+///     at or above C: a cluster of another size pads with identity pairs, which nothing couples
+///     to, since the system's last row has no super-diagonal), keeping its own Y_f, Y_l.
 /// x replaces the right-hand sides. The caller synchronises the block before and after.
 template <class T, Exchange E>
 __device__ __forceinline__ void solve_reduced_in_cluster(T* ra, T* rb, T* rc, T* rd, int sys_stride,
@@ -118,24 +119,26 @@ __device__ __forceinline__ void solve_reduced_in_cluster(T* ra, T* rb, T* rc, T*
   };
   if (head) put(slot, {f.sub, f.diag + f.sup * vl[1], f.sup * vl[2], f.rhs - f.sup * vl[0]});
   if (tail) put(slot + 4, {g.sub * vf[1], g.diag + g.sub * vf[2], g.sup, g.rhs - g.sub * vf[0]});
-  // 3. C lanes per system (whole warps: pair_solve shuffles across all 32 lanes). Pushed: only
+  // 3. G lanes per system (whole warps: pair_solve shuffles across all 32 lanes). Pushed: only
   // the warps that read records wait for them; the others wait at the block barrier below.
+  int G = 1;
+  while (G < C) G *= 2;
   if constexpr (push) {
-    if (warp * 32 < S * C) cluster_exchange_receive(ex);
+    if (warp * 32 < S * G) cluster_exchange_receive(ex);
   } else {
     cluster.sync();  // every block's pairs written and visible
   }
-  for (int g0 = warp * 32; g0 < S * C; g0 += static_cast<int>(blockDim.x)) {
-    const int q = (g0 + lane) / C, c = (g0 + lane) % C;
+  for (int g0 = warp * 32; g0 < S * G; g0 += static_cast<int>(blockDim.x)) {
+    const int q = (g0 + lane) / G, c = (g0 + lane) % G;
     Row<T> bf = identity_row<T>(), bl = identity_row<T>();
-    if (q < S) {
+    if (q < S && c < C) {
       const T* r = push ? ex.records + ex.record(q, c)
                         : cluster.map_shared_rank(ex.records + ex.record(q, 0), c);
       bf = {r[0], r[1], r[2], r[3]};
       bl = {r[4], r[5], r[6], r[7]};
     }
     T yf, yl;
-    pair_solve(bf, bl, C, yf, yl);
+    pair_solve(bf, bl, G, yf, yl);
     if (q < S && c == rank) {
       ex.ends[2 * q] = yf;
       ex.ends[2 * q + 1] = yl;
