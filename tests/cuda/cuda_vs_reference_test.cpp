@@ -48,6 +48,15 @@ void for_each_accepting(const OperandLayouts& layouts, int axis,
   }
 }
 
+/// Whether the current device launches thread-block clusters (Hopper and later); a failing query
+/// fails the calling test.
+bool device_launches_clusters() {
+  int device = 0, clusters = 0;
+  EXPECT_EQ(cudaGetDevice(&device), cudaSuccess);
+  EXPECT_EQ(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device), cudaSuccess);
+  return clusters != 0;
+}
+
 std::uint64_t seed_of(const std::string& name, int k) {
   return std::hash<std::string>{}(name) + 104729u * static_cast<std::uint64_t>(k);
 }
@@ -503,10 +512,7 @@ TYPED_TEST(CudaVsReference, PipelinedClustersAlongAxesAboveZero) {
 // and checked mode (the long path or one block). Each case first checks the cluster's size.
 TYPED_TEST(CudaVsReference, ClustersOfEveryBlockCount) {
   using T = TypeParam;
-  int device = 0, clusters = 0;
-  TRIAX_TEST_CUDA_OK(cudaGetDevice(&device));
-  TRIAX_TEST_CUDA_OK(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device));
-  if (clusters == 0) GTEST_SKIP() << "this device launches no thread-block clusters";
+  if (!device_launches_clusters()) GTEST_SKIP() << "this device launches no thread-block clusters";
   const ScopedEnv exact("TRIAX_CUDA_HYBRID_CLUSTER_EXACT", "1");
   const std::int64_t rows_per_block = 32 * (sizeof(T) == 4 ? 16 : 8);
   std::vector<std::int64_t> blocks = {3, 9};
@@ -542,10 +548,7 @@ TYPED_TEST(CudaVsReference, ClustersOfEveryBlockCount) {
 // the override took effect.
 TYPED_TEST(CudaVsReference, ClustersWithEmptyBlocks) {
   using T = TypeParam;
-  int device = 0, clusters = 0;
-  TRIAX_TEST_CUDA_OK(cudaGetDevice(&device));
-  TRIAX_TEST_CUDA_OK(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device));
-  if (clusters == 0) GTEST_SKIP() << "this device launches no thread-block clusters";
+  if (!device_launches_clusters()) GTEST_SKIP() << "this device launches no thread-block clusters";
   struct Case {
     std::int64_t n;
     const char* config;

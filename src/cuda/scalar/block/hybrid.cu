@@ -710,11 +710,11 @@ bool choose(const Problem& p, HybridFamily family, Allowed allowed, HybridConfig
   // blocks of 32 chunks then idles a quarter or more of its rows, so float starts past 384
   // (from 257 with exact_clusters_on, whose clusters have no idle blocks).
   const int cw = env_switch("TRIAX_CUDA_HYBRID_CLUSTER");
-  const std::int64_t wide_min_chunks = sizeof(T) == 4 && !exact_clusters_on() ? 384 : 256;
-  const bool wide_cluster = P > max_p && !rows_contiguous && family == HybridFamily::block &&
-                            allowed.clusters && allowed.wide && cw != 0 &&
-                            chunks > wide_min_chunks && chunks <= 16 * 32 && wide_clusters_on() &&
-                            device_has_clusters();
+  const bool wide_cluster =
+      P > max_p && !rows_contiguous && family == HybridFamily::block && allowed.clusters &&
+      allowed.wide && cw != 0 && chunks <= 16 * 32 &&
+      chunks > (sizeof(T) == 4 && !exact_clusters_on() ? 384 : 256) && wide_clusters_on() &&
+      device_has_clusters();
   const bool long_path = P > max_fused && !wide_cluster;
   if (long_path) {  // block family only
     cfg.M = long_path_chunk<T>;
@@ -839,7 +839,7 @@ bool hybrid_choose(const Problem& p, HybridFamily family, HybridConfig& cfg) {
 
 template <class T>
 std::size_t hybrid_workspace(const Problem& p, const HybridConfig& cfg) {
-  if (fits_fused(p.n, cfg) && (cfg.C > 8 || cfg.P > chunk_block_threads)) {
+  if (fits_fused(p.n, cfg) && cfg.C * cfg.P > chunk_block_threads) {
     // Clusters of 16 and blocks of 512 chunks hold what the long path would: its workspace,
     // which checked mode takes in place of the clusters, and a solve with the wide switches off.
     HybridConfig one{};
